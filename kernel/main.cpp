@@ -1,0 +1,145 @@
+// rodsim command line: run | check | plugins | describe. Exit status: 0 ok, 2 bad input, 3 the
+// simulation failed (see ../shared/spec/scene-format.md).
+#include "describe.h"
+#include "scene.h"
+#include "simulation.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace rodsim;
+using namespace rodsim::kernel;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--quiet]\n"
+    "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only, run nothing\n"
+    "  rodsim plugins                                 plugin libraries found and the types each provides\n"
+    "  rodsim describe TYPE                           every parameter of a component type\n"
+    "  rodsim describe --all [--markdown]             every type (the docs reference)\n";
+
+struct Args {
+  std::string verb, scene, output, type;
+  std::vector<std::string> sets;
+  bool quiet = false, all = false, markdown = false;
+};
+
+Args parseArgs(int argc, char** argv) {
+  if (argc < 2) throw InputError(std::string("missing command\n") + kUsage);
+  Args a;
+  a.verb = argv[1];
+  const std::vector<std::string> verbs{"run", "check", "plugins", "describe"};
+  if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
+    std::printf("%s", kUsage);
+    std::exit(0);
+  }
+  if (std::find(verbs.begin(), verbs.end(), a.verb) == verbs.end()) {
+    std::string near = closestMatch(a.verb, verbs);
+    throw InputError(fmt::format("unknown command '{}'{}\n{}", a.verb, near.empty() ? "" : "; did you mean '" + near + "'?", kUsage));
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* opt) -> std::string {
+      if (i + 1 >= argc) throw InputError(fmt::format("option {} needs a value\n{}", opt, kUsage));
+      return argv[++i];
+    };
+    if (arg == "--set") a.sets.push_back(value("--set"));
+    else if (arg.rfind("--set=", 0) == 0) a.sets.push_back(arg.substr(6));
+    else if (arg == "--output") a.output = value("--output");
+    else if (arg == "--quiet") a.quiet = true;
+    else if (arg == "--all") a.all = true;
+    else if (arg == "--markdown") a.markdown = true;
+    else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, kUsage));
+    else if (a.verb == "describe" && a.type.empty()) a.type = arg;
+    else if ((a.verb == "run" || a.verb == "check") && a.scene.empty()) a.scene = arg;
+    else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
+  }
+  if ((a.verb == "run" || a.verb == "check") && a.scene.empty())
+    throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, kUsage));
+  if (a.verb == "describe" && a.type.empty() && !a.all)
+    throw InputError(fmt::format("'describe' needs a component type (or --all)\n{}", kUsage));
+  return a;
+}
+
+int describe(const Args& a, const TypeRegistry& registry) {
+  if (a.all) {
+    std::printf("%s", referenceMarkdown(registry).c_str());
+    return 0;
+  }
+  bool found = false;
+  for (const Schema& s : {simulationSchema(), outputSchema(), probeSchema()})
+    if (s.type() == a.type) {
+      std::printf("%s", describeText(s, fmt::format("[{}] (kernel section)", s.type())).c_str());
+      found = true;
+    }
+  std::vector<std::string> all{"simulation", "output", "probe"};
+  for (const auto& [key, t] : registry.types()) {
+    all.push_back(t.schema.type());
+    if (t.schema.type() != a.type) continue;
+    std::printf("%s\n", describeText(t.schema, fmt::format("{} {} \"{}\"   (plugin '{}', {})", kindName(t.kind),
+                                                           t.kind == ComponentKind::Rod ? "model" : "type",
+                                                           t.schema.type(), t.plugin, t.library))
+                            .c_str());
+    found = true;
+  }
+  if (!found) {
+    std::string near = closestMatch(a.type, all);
+    throw InputError(fmt::format("unknown component type '{}'{}; `rodsim plugins` lists every type", a.type,
+                                 near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  return 0;
+}
+
+int listPlugins(const TypeRegistry& registry) {
+  std::printf("plugin search order:\n");
+  for (const auto& d : pluginSearchDirectories({})) std::printf("  %s\n", d.c_str());
+  std::printf("\nplugins:\n");
+  for (const auto& p : registry.plugins()) {
+    std::printf("  %s %s  (%s)\n", p.name.c_str(), p.version.c_str(), p.library.c_str());
+    for (const auto& t : p.types) std::printf("      %s\n", t.c_str());
+  }
+  for (const auto& s : registry.shadowed()) std::printf("  ignored: %s\n", s.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Args args = parseArgs(argc, argv);
+    TypeRegistry registry;
+    std::vector<std::string> scene_plugin_paths;
+    if (!args.scene.empty()) scene_plugin_paths = readPluginPaths(args.scene);
+    try {
+      loadPlugins(registry, scene_plugin_paths);
+    } catch (const InputError& e) {
+      if (args.verb == "plugins" || args.verb == "describe" || !args.scene.empty()) throw;
+    }
+    if (args.verb == "plugins") return listPlugins(registry);
+    if (args.verb == "describe") return describe(args, registry);
+    Scene scene = loadScene(args.scene, args.sets, registry);
+    if (args.verb == "check") {
+      std::printf("%s: ok (%zu rod(s), %zu force(s), %zu constraint(s), %zu contact model(s), solver %s)\n",
+                  args.scene.c_str(), scene.rods.size(), scene.forces.size(), scene.constraints.size(),
+                  scene.contacts.size(), scene.solver.type.c_str());
+      return 0;
+    }
+    RunOptions options;
+    options.output_dir = args.output;
+    options.quiet = args.quiet;
+    options.progress = !args.quiet;
+    return runSimulation(scene, registry, options);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "rodsim: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rodsim: internal error: %s\n", e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,180 @@
+#include "output.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace rodsim::kernel {
+
+namespace {
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// JSON has no Infinity/NaN: write null.
+std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
+
+// CSV: empty cell for a value that does not exist (no contact: min_gap).
+std::string csvNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : ""; }
+
+}  // namespace
+
+void writeFileAtomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std::string> probe_names)
+    : scene_(scene), dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir_, ec.message()));
+  // A rerun into the same directory must not leave stale frames of a longer run behind.
+  fs::remove_all(fs::path(dir_) / "vtk", ec);
+  if (scene_.output.vtk) fs::create_directories(fs::path(dir_) / "vtk");
+  if (scene_.output.csv) {
+    timeseries_ = std::fopen((fs::path(dir_) / "timeseries.csv").c_str(), "w");
+    if (!timeseries_) throw InputError(fmt::format("cannot write {}/timeseries.csv", dir_));
+    std::string header = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
+    for (const auto& p : probe_names) header += "," + p;
+    std::fprintf(timeseries_, "%s\n", header.c_str());
+    std::fflush(timeseries_);
+  }
+}
+
+OutputWriter::~OutputWriter() {
+  if (timeseries_) std::fclose(timeseries_);
+}
+
+void OutputWriter::writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
+                            double kinetic, double elastic, const std::vector<double>& probes) {
+  if (!timeseries_) return;
+  std::string row = fmt::format("{},{:.10g},{},{:.4f},{},{},{},{}", step, t, iterations, wall_ms, contacts.active,
+                                csvNumber(contacts.min_gap), csvNumber(kinetic), csvNumber(elastic));
+  for (double p : probes) row += "," + csvNumber(p);
+  std::fprintf(timeseries_, "%s\n", row.c_str());
+  std::fflush(timeseries_);
+}
+
+void OutputWriter::writeFrame(KernelWorld& world) {
+  if (!scene_.output.vtk) return;
+  const std::size_t k = frame_times_.size();
+  const Vec& q = world.q();
+  const Vec& v = world.v();
+  std::string points, radius, velocity, director, conn, offsets, twist;
+  int total = 0;
+  for (int r = 0; r < world.numRods(); ++r) {
+    Rod& rod = world.rod(r);
+    rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
+    const int n = rod.numNodes();
+    for (int i = 0; i < n; ++i) {
+      const int d = rod.globalPositionDof(i);
+      points += fmt::format("{:.9g} {:.9g} {:.9g}\n", q[d], q[d + 1], q[d + 2]);
+      velocity += fmt::format("{:.9g} {:.9g} {:.9g}\n", v[d], v[d + 1], v[d + 2]);
+      radius += fmt::format("{:.9g}\n", rod.nodeRadius(i));
+      // Per-node material director m1: that of the edge starting here (the last node repeats).
+      Vec3 t, m1, m2;
+      rod.materialFrame(std::min(i, n - 2), t, m1, m2);
+      director += fmt::format("{:.6g} {:.6g} {:.6g}\n", m1.x(), m1.y(), m1.z());
+      const int td = rod.twistDof(std::min(i, n - 2));
+      twist += fmt::format("{:.9g}\n", td >= 0 ? q[rod.dofOffset() + td] : 0.0);
+      conn += fmt::format("{} ", total + i);
+    }
+    total += n;
+    offsets += fmt::format("{} ", total);
+  }
+  std::string vtp = fmt::format(
+      "<?xml version=\"1.0\"?>\n"
+      "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "<PolyData>\n"
+      "<Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"{}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+      "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray></Points>\n"
+      "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
+      "<DataArray type=\"Float64\" Name=\"radius\" format=\"ascii\">\n{}</DataArray>\n"
+      "<DataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray>\n"
+      "<DataArray type=\"Float64\" Name=\"director_m1\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray>\n"
+      "<DataArray type=\"Float64\" Name=\"twist_angle\" format=\"ascii\">\n{}</DataArray>\n"
+      "</PointData>\n"
+      "<Lines>\n"
+      "<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n{}\n</DataArray>\n"
+      "<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n{}\n</DataArray>\n"
+      "</Lines>\n"
+      "</Piece>\n</PolyData>\n</VTKFile>\n",
+      total, world.numRods(), points, radius, velocity, director, twist, conn, offsets);
+  writeFileAtomic((fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k)).string(), vtp);
+  frame_times_.push_back(world.time());
+  writePvd();
+}
+
+void OutputWriter::writePvd() {
+  std::string text =
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n";
+  for (std::size_t k = 0; k < frame_times_.size(); ++k)
+    text += fmt::format("<DataSet timestep=\"{:.10g}\" group=\"\" part=\"0\" file=\"frame_{}.vtp\"/>\n", frame_times_[k], k);
+  text += "</Collection>\n</VTKFile>\n";
+  writeFileAtomic((fs::path(dir_) / "vtk" / (scene_.name + ".pvd")).string(), text);
+}
+
+void OutputWriter::writeFinal(KernelWorld& world) {
+  if (!scene_.output.csv) return;
+  std::string text = "rod,node,x,y,z\n";
+  const Vec& q = world.q();
+  for (int r = 0; r < world.numRods(); ++r) {
+    Rod& rod = world.rod(r);
+    for (int i = 0; i < rod.numNodes(); ++i) {
+      const int d = rod.globalPositionDof(i);
+      text += fmt::format("{},{},{:.17g},{:.17g},{:.17g}\n", rod.name(), i, q[d], q[d + 1], q[d + 2]);
+    }
+  }
+  writeFileAtomic((fs::path(dir_) / "final.csv").string(), text);
+}
+
+void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
+  const double steps = static_cast<double>(std::max<long long>(s.steps, 1));
+  const double csteps = static_cast<double>(std::max<long long>(s.steps_with_contact, 1));
+  std::string plugins;
+  for (const auto& [type, lib] : world.pluginsInUse())
+    plugins += fmt::format("{}{}: {}", plugins.empty() ? "" : ", ", jsonString(type), jsonString(lib));
+  std::string text = fmt::format(
+      "{{\n"
+      "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
+      "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
+      "  \"newton_iterations\": {},\n  \"aipts\": {},\n"
+      "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
+      "  \"atpts_ms\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
+      "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
+      "  \"plugins\": {{{}}},\n  \"version\": \"{}\"\n}}\n",
+      jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason), s.steps,
+      jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
+      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.steps_with_contact,
+      jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
+      jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0),
+      jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), plugins,
+      RODSIM_SDK_VERSION);
+  writeFileAtomic((fs::path(dir_) / "summary.json").string(), text);
+}
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,570 @@
+// Scene parsing and validation. Every error names file:line:column, the key, what was expected
+// and what was found; unknown names list the choices and the closest match.
+#include "scene.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace rodsim::kernel {
+
+const Location& ComponentSpec::at(const std::string& key) const {
+  auto it = keys.find(key);
+  return it == keys.end() ? where : it->second;
+}
+
+Schema simulationSchema() {
+  Schema s{"simulation", "[simulation]: run length, time step and seed."};
+  s.optional<std::string>("name", "Run name; default: the scene file's stem. Names the default output directory.");
+  s.required<double>("duration", "Simulated time.").unit("s").greater(0);
+  s.required<double>("dt", "Time step.").unit("s").greater(0);
+  s.add<int>("seed", 0, "Seed for anything random (perturbations).").atLeast(0);
+  return s;
+}
+
+Schema outputSchema() {
+  Schema s{"output", "[output]: where and how often results are written."};
+  s.optional<std::string>("dir", "Output directory, relative to the working directory; default out/<simulation.name>. --output overrides.");
+  s.add<double>("every", 0.01, "Simulated time between VTK frames; 0: the final frame only.").unit("s").atLeast(0);
+  s.add<std::vector<std::string>>("formats", std::vector<std::string>{"vtk", "csv"}, "Files to write besides summary.json.")
+      .choices({"vtk", "csv"});
+  s.add<double>("checkpoint_every", 0.0, "Simulated time between checkpoints; 0: none. (Checkpoints are not implemented yet: only 0 is accepted.)")
+      .unit("s").range(0, 0);
+  return s;
+}
+
+Schema probeSchema() {
+  Schema s{"probe", "[[probe]]: an extra column in timeseries.csv."};
+  s.required<std::string>("name", "Column name.");
+  s.required<std::string>("type", "What to measure.")
+      .choices({"node-position", "node-velocity", "constraint-force", "end-to-end"});
+  s.optional<std::string>("rod", "Rod name (node-position, node-velocity, end-to-end).");
+  s.add<int>("node", -1, "Node index; negative counts from the end.");
+  s.optional<std::string>("constraint", "Constraint name (constraint-force).");
+  s.add<std::string>("component", "norm", "Vector component.").choices({"x", "y", "z", "norm"});
+  return s;
+}
+
+std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(3, word.size() / 2) + 1;
+  for (const auto& c : candidates) {
+    std::size_t d = distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+namespace {
+
+std::string choicesText(const std::string& word, std::vector<std::string> choices) {
+  std::sort(choices.begin(), choices.end());
+  std::string text = choices.empty() ? "none are available" : fmt::format("valid: {}", fmt::join(choices, ", "));
+  std::string near = closestMatch(word, choices);
+  if (!near.empty()) text += fmt::format("; did you mean '{}'?", near);
+  return text;
+}
+
+std::string describeValue(const toml::node& n) {
+  std::ostringstream os;
+  if (n.is_string()) os << "string \"" << n.value<std::string>().value_or("") << "\"";
+  else if (n.is_integer()) os << "integer " << n.value<long long>().value_or(0);
+  else if (n.is_floating_point()) os << "number " << n.value<double>().value_or(0);
+  else if (n.is_boolean()) os << "boolean " << (n.value<bool>().value_or(false) ? "true" : "false");
+  else if (n.is_array()) os << "array of " << n.as_array()->size() << " element(s)";
+  else if (n.is_table()) os << "table";
+  else os << "a date/time";
+  return os.str();
+}
+
+std::string formatNumber(double v) { return fmt::format("{:g}", v); }
+
+// The parsed document plus where each value came from.
+class Document {
+ public:
+  Document(toml::table root, std::string file) : root_(std::move(root)), file_(std::move(file)) {}
+
+  toml::table& root() { return root_; }
+  const std::string& file() const { return file_; }
+  fs::path dir() const { return fs::absolute(fs::path(file_)).parent_path(); }
+
+  Location where(const toml::node& n) const {
+    auto it = overridden_.find(&n);
+    if (it != overridden_.end()) return {fmt::format("<--set {}>", it->second)};
+    const auto& src = n.source();
+    if (src.begin.line == 0) return {file_};
+    return {fmt::format("{}:{}:{}", file_, src.begin.line, src.begin.column)};
+  }
+  Location where(const toml::key& k) const {
+    const auto& src = k.source();
+    if (src.begin.line == 0) return {file_};
+    return {fmt::format("{}:{}:{}", file_, src.begin.line, src.begin.column)};
+  }
+  void markOverride(const toml::node* n, const std::string& key) {
+    overridden_[n] = key;
+    if (const auto* t = n->as_table())
+      for (auto&& [k, v] : *t) markOverride(&v, key);
+    if (const auto* a = n->as_array())
+      for (const auto& v : *a) markOverride(&v, key);
+  }
+
+  void applyOverride(const std::string& assignment);
+
+ private:
+  toml::table root_;
+  std::string file_;
+  std::map<const toml::node*, std::string> overridden_;
+};
+
+[[noreturn]] void fail(const Location& at, const std::string& message) {
+  throw InputError(fmt::format("{}: {}", at.text, message));
+}
+
+toml::node_view<toml::node> parseValue(toml::table& holder, const std::string& text) {
+  try {
+    holder = toml::parse(std::string_view("v = " + text), std::string_view("<--set>"));
+  } catch (const toml::parse_error&) {
+    holder = toml::table{};
+    holder.insert("v", text);  // unquoted words are strings: --set contact.type=ipc
+  }
+  return holder["v"];
+}
+
+void Document::applyOverride(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("--set '{}': expected KEY=VALUE, e.g. --set rod.beam.youngs_modulus=2e6", assignment));
+  const std::string key = assignment.substr(0, eq);
+  std::vector<std::string> path;
+  for (std::size_t pos = 0; pos <= key.size();) {
+    std::size_t end = key.find('.', pos);
+    if (end == std::string::npos) end = key.size();
+    path.push_back(key.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  for (const auto& p : path)
+    if (p.empty()) throw InputError(fmt::format("--set '{}': empty segment in the key", assignment));
+  if (path.size() < 2) throw InputError(fmt::format("--set '{}': the key needs a section, e.g. simulation.dt", assignment));
+
+  static const std::vector<std::string> arrays{"rod", "force", "constraint", "obstacle", "contact", "probe"};
+  static const std::vector<std::string> tables{"simulation", "plugins", "solver", "output"};
+  toml::table* target = nullptr;
+  std::size_t next = 1;
+  const std::string& section = path[0];
+  if (std::find(arrays.begin(), arrays.end(), section) != arrays.end()) {
+    toml::array* arr = root_[section].as_array();
+    if (!arr || arr->empty()) throw InputError(fmt::format("--set {}: the scene has no [[{}]] table", key, section));
+    for (auto& el : *arr) {
+      auto* t = el.as_table();
+      if (t && path.size() > 2 && (*t)["name"].value<std::string>() == path[1]) {
+        target = t;
+        next = 2;
+      }
+    }
+    if (!target) {
+      if (arr->size() == 1 && arr->front().is_table()) {
+        target = arr->front().as_table();
+      } else {
+        std::vector<std::string> names;
+        for (auto& el : *arr)
+          if (auto* t = el.as_table()) names.push_back((*t)["name"].value<std::string>().value_or("?"));
+        throw InputError(fmt::format("--set {}: no [[{}]] named '{}' ({})", key, section, path[1], choicesText(path[1], names)));
+      }
+    }
+  } else if (std::find(tables.begin(), tables.end(), section) != tables.end()) {
+    if (!root_.contains(section)) root_.insert(section, toml::table{});
+    target = root_[section].as_table();
+    if (!target) throw InputError(fmt::format("--set {}: '{}' is not a table in the scene", key, section));
+  } else {
+    std::vector<std::string> all = arrays;
+    all.insert(all.end(), tables.begin(), tables.end());
+    throw InputError(fmt::format("--set {}: unknown section '{}' ({})", key, section, choicesText(section, all)));
+  }
+  for (; next + 1 < path.size(); ++next) {
+    if (!target->contains(path[next])) target->insert(path[next], toml::table{});
+    target = (*target)[path[next]].as_table();
+    if (!target) throw InputError(fmt::format("--set {}: '{}' is not a table", key, path[next]));
+  }
+  toml::table holder;
+  auto value = parseValue(holder, assignment.substr(eq + 1));
+  target->insert_or_assign(path.back(), *value.node());
+  markOverride(target->get(path.back()), key);
+}
+
+// Converts one TOML value to the type the schema declares; throws InputError on mismatch.
+Value convert(const Document& doc, const toml::node& n, const ParamSpec& spec, const std::string& what) {
+  auto mismatch = [&]() -> InputError {
+    return InputError(fmt::format("{}: {}: '{}' expects {}, found {}", doc.where(n).text, what, spec.name,
+                                  typeName(spec.type), describeValue(n)));
+  };
+  auto number = [&](const toml::node& x) -> double {
+    if (x.is_integer()) return static_cast<double>(x.value<long long>().value());
+    if (x.is_floating_point()) return x.value<double>().value();
+    throw mismatch();
+  };
+  auto integer = [&](const toml::node& x) -> std::int64_t {
+    if (x.is_integer()) return x.value<long long>().value();
+    throw mismatch();
+  };
+  auto string = [&](const toml::node& x) -> std::string {
+    if (x.is_string()) return x.value<std::string>().value();
+    throw mismatch();
+  };
+  auto list = [&]() -> const toml::array& {
+    if (!n.is_array()) throw mismatch();
+    return *n.as_array();
+  };
+  switch (spec.type) {
+    case ParamType::Bool:
+      if (!n.is_boolean()) throw mismatch();
+      return n.value<bool>().value();
+    case ParamType::Int: return integer(n);
+    case ParamType::Real: return number(n);
+    case ParamType::String: return string(n);
+    case ParamType::Vec3: {
+      const auto& a = list();
+      if (a.size() != 3) throw mismatch();
+      std::vector<double> v;
+      for (const auto& x : a) v.push_back(number(x));
+      return v;
+    }
+    case ParamType::RealList: {
+      std::vector<double> v;
+      for (const auto& x : list()) v.push_back(number(x));
+      return v;
+    }
+    case ParamType::IntList: {
+      std::vector<std::int64_t> v;
+      for (const auto& x : list()) v.push_back(integer(x));
+      return v;
+    }
+    case ParamType::StringList: {
+      std::vector<std::string> v;
+      for (const auto& x : list()) v.push_back(string(x));
+      return v;
+    }
+    case ParamType::PointList: {
+      std::vector<std::vector<double>> v;
+      for (const auto& p : list()) {
+        if (!p.is_array() || p.as_array()->size() != 3) throw mismatch();
+        std::vector<double> xyz;
+        for (const auto& x : *p.as_array()) xyz.push_back(number(x));
+        v.push_back(xyz);
+      }
+      return v;
+    }
+  }
+  throw mismatch();
+}
+
+std::string rangeText(const ParamSpec& s) {
+  std::string lo = s.min ? fmt::format("{} {}", s.min_exclusive ? ">" : ">=", formatNumber(*s.min)) : "";
+  std::string hi = s.max ? fmt::format("{} {}", s.max_exclusive ? "<" : "<=", formatNumber(*s.max)) : "";
+  if (!lo.empty() && !hi.empty()) return lo + " and " + hi;
+  return lo + hi;
+}
+
+bool inRange(const ParamSpec& s, double v) {
+  if (!std::isfinite(v)) return false;
+  if (s.min && (s.min_exclusive ? !(v > *s.min) : !(v >= *s.min))) return false;
+  if (s.max && (s.max_exclusive ? !(v < *s.max) : !(v <= *s.max))) return false;
+  return true;
+}
+
+// Checks range and choices of a converted value.
+void checkValue(const Document& doc, const toml::node& n, const ParamSpec& spec, const Value& v, const std::string& what) {
+  auto unitDoc = [&] { return spec.unit.empty() ? spec.doc : fmt::format("{}, {}", spec.doc, spec.unit); };
+  auto checkNumber = [&](double x) {
+    if (!inRange(spec, x))
+      fail(doc.where(n), fmt::format("{}: '{}' must be {}, found {} ({})", what, spec.name, rangeText(spec),
+                                     formatNumber(x), unitDoc()));
+  };
+  auto checkChoice = [&](const std::string& x) {
+    if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), x) == spec.choices.end())
+      fail(doc.where(n), fmt::format("{}: '{}' cannot be \"{}\" ({})", what, spec.name, x, choicesText(x, spec.choices)));
+  };
+  if (const auto* d = std::get_if<double>(&v)) {
+    checkNumber(*d);
+  } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    if (spec.min || spec.max) checkNumber(static_cast<double>(*i));
+  } else if (const auto* l = std::get_if<std::vector<double>>(&v)) {
+    for (double x : *l)
+      if (!std::isfinite(x) || ((spec.min || spec.max) && !inRange(spec, x)))
+        fail(doc.where(n), fmt::format("{}: every element of '{}' must be finite{}{}, found {}", what, spec.name,
+                                       (spec.min || spec.max) ? " and " : "", rangeText(spec), formatNumber(x)));
+  } else if (const auto* li = std::get_if<std::vector<std::int64_t>>(&v)) {
+    for (auto x : *li)
+      if ((spec.min || spec.max) && !inRange(spec, static_cast<double>(x)))
+        fail(doc.where(n), fmt::format("{}: every element of '{}' must be {}, found {}", what, spec.name, rangeText(spec), x));
+  } else if (const auto* s = std::get_if<std::string>(&v)) {
+    checkChoice(*s);
+  } else if (const auto* ls = std::get_if<std::vector<std::string>>(&v)) {
+    for (const auto& x : *ls) checkChoice(x);
+  }
+}
+
+// Flattens inline/sub-tables to dotted keys: geometry = { shape = ... } -> "geometry.shape".
+void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
+             std::map<std::string, const toml::key*>& keys) {
+  for (auto&& [k, v] : t) {
+    std::string name = prefix + std::string(k.str());
+    if (v.is_table()) {
+      flatten(*v.as_table(), name + ".", out, keys);
+    } else {
+      out.emplace_back(name, &v);
+      keys[name] = &k;
+    }
+  }
+}
+
+// Validates `table` against `schema` into params; `skip` lists kernel keys handled by the caller.
+void validateTable(const Document& doc, const toml::table& table, const Schema& schema, const std::string& what,
+                   const std::vector<std::string>& skip, Params& params, std::map<std::string, Location>& locations) {
+  std::vector<std::pair<std::string, const toml::node*>> entries;
+  std::map<std::string, const toml::key*> keys;
+  flatten(table, "", entries, keys);
+  std::vector<std::string> valid = skip;
+  for (const auto& p : schema.params()) valid.push_back(p.name);
+  for (const auto& [name, node] : entries) {
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    const ParamSpec* spec = schema.find(name);
+    if (!spec)
+      fail(doc.where(*keys[name]), fmt::format("{}: unknown key '{}' ({})", what, name, choicesText(name, valid)));
+    Value v = convert(doc, *node, *spec, what);
+    checkValue(doc, *node, *spec, v, what);
+    if (spec->is_path) {
+      fs::path p(std::get<std::string>(v));
+      if (p.is_relative()) p = doc.dir() / p;
+      v = p.lexically_normal().string();
+    }
+    params.set(name, std::move(v));
+    locations[name] = doc.where(*node);
+  }
+  for (const auto& spec : schema.params()) {
+    if (params.has(spec.name)) continue;
+    if (spec.required)
+      fail(doc.where(table), fmt::format("{}: missing required key '{}' ({} {}{})", what, spec.name, typeName(spec.type),
+                                         spec.doc, spec.unit.empty() ? "" : ", " + spec.unit));
+    if (spec.fallback) params.set(spec.name, *spec.fallback);
+  }
+}
+
+const toml::table& requireTable(const Document& doc, const toml::node& n, const std::string& what) {
+  if (!n.is_table()) fail(doc.where(n), fmt::format("'{}' must be a table, found {}", what, describeValue(n)));
+  return *n.as_table();
+}
+
+ComponentSpec validateComponent(const Document& doc, const toml::table& t, const std::string& section, ComponentKind kind,
+                                const char* type_key, bool name_required, const TypeRegistry& registry) {
+  ComponentSpec spec;
+  spec.section = section;
+  spec.where = doc.where(t);
+  const auto* type_node = t.get(type_key);
+  if (!type_node)
+    fail(spec.where, fmt::format("[[{}]]: missing required key '{}' ({})", section, type_key,
+                                 choicesText("", registry.typeNames(kind))));
+  if (!type_node->is_string())
+    fail(doc.where(*type_node), fmt::format("{}: '{}' expects string, found {}", section, type_key, describeValue(*type_node)));
+  spec.type = type_node->value<std::string>().value();
+  spec.keys[type_key] = doc.where(*type_node);
+  const ComponentType* ct = registry.find(kind, spec.type);
+  if (!ct)
+    fail(doc.where(*type_node), fmt::format("unknown {} {} \"{}\" ({}; `rodsim plugins` lists what is loaded)", section,
+                                            type_key, spec.type, choicesText(spec.type, registry.typeNames(kind))));
+  if (const auto* name_node = t.get("name")) {
+    if (!name_node->is_string())
+      fail(doc.where(*name_node), fmt::format("{}: 'name' expects string, found {}", section, describeValue(*name_node)));
+    spec.name = name_node->value<std::string>().value();
+    spec.keys["name"] = doc.where(*name_node);
+  } else if (name_required) {
+    fail(spec.where, fmt::format("[[{}]] ({}): missing required key 'name'", section, spec.type));
+  } else {
+    spec.name = spec.type;
+  }
+  spec.params = Params(spec.name);
+  const std::string what = fmt::format("{} '{}' ({})", section, spec.name, spec.type);
+  validateTable(doc, t, ct->schema, what, {type_key, "name"}, spec.params, spec.keys);
+  return spec;
+}
+
+std::vector<const toml::table*> tablesOf(const Document& doc, toml::table& root, const std::string& section) {
+  std::vector<const toml::table*> out;
+  const toml::node* n = root.get(section);
+  if (!n) return out;
+  if (!n->is_array_of_tables())
+    fail(doc.where(*n), fmt::format("'{}' must be an array of tables ([[{}]]), found {}", section, section, describeValue(*n)));
+  for (const auto& el : *n->as_array()) out.push_back(el.as_table());
+  return out;
+}
+
+Scene validate(Document& doc, const TypeRegistry& registry) {
+  toml::table& root = doc.root();
+  static const std::vector<std::string> sections{"simulation", "plugins", "solver",  "rod",    "force",
+                                                 "constraint", "obstacle", "contact", "output", "probe"};
+  for (auto&& [k, v] : root)
+    if (std::find(sections.begin(), sections.end(), std::string(k.str())) == sections.end())
+      fail(doc.where(k), fmt::format("unknown section '{}' ({})", k.str(), choicesText(std::string(k.str()), sections)));
+
+  Scene scene;
+  scene.file = doc.file();
+
+  // [simulation]
+  {
+    const toml::node* n = root.get("simulation");
+    if (!n) fail({doc.file()}, "missing required section [simulation] (duration and dt)");
+    Params p("simulation");
+    std::map<std::string, Location> locs;
+    validateTable(doc, requireTable(doc, *n, "simulation"), simulationSchema(), "[simulation]", {}, p, locs);
+    scene.name = p.has("name") ? p.string("name") : fs::path(doc.file()).stem().string();
+    scene.duration = p.real("duration");
+    scene.dt = p.real("dt");
+    scene.seed = p.integer("seed");
+    if (scene.dt > scene.duration)
+      fail(locs["dt"], fmt::format("[simulation]: 'dt' ({}) must not exceed 'duration' ({})", formatNumber(scene.dt),
+                                   formatNumber(scene.duration)));
+  }
+  // [plugins] (already loaded by the caller; validated here for unknown keys)
+  if (const toml::node* n = root.get("plugins")) {
+    Schema s{"plugins", "[plugins]: extra plugin libraries."};
+    s.add<std::vector<std::string>>("paths", std::vector<std::string>{}, "Plugin files or directories, relative to the scene file.");
+    Params p("plugins");
+    std::map<std::string, Location> locs;
+    validateTable(doc, requireTable(doc, *n, "plugins"), s, "[plugins]", {}, p, locs);
+    for (const auto& path : p.strings("paths")) scene.plugin_paths.push_back((doc.dir() / path).lexically_normal().string());
+  }
+  // [solver]
+  {
+    const toml::node* n = root.get("solver");
+    if (!n) fail({doc.file()}, fmt::format("missing required section [solver] (type = {})",
+                                           fmt::join(registry.typeNames(ComponentKind::Solver), " | ")));
+    scene.solver = validateComponent(doc, requireTable(doc, *n, "solver"), "solver", ComponentKind::Solver, "type", false, registry);
+  }
+  for (const auto* t : tablesOf(doc, root, "rod"))
+    scene.rods.push_back(validateComponent(doc, *t, "rod", ComponentKind::Rod, "model", true, registry));
+  if (scene.rods.empty()) fail({doc.file()}, "the scene has no [[rod]]");
+  for (const auto* t : tablesOf(doc, root, "force"))
+    scene.forces.push_back(validateComponent(doc, *t, "force", ComponentKind::Force, "type", false, registry));
+  for (const auto* t : tablesOf(doc, root, "constraint"))
+    scene.constraints.push_back(validateComponent(doc, *t, "constraint", ComponentKind::Constraint, "type", false, registry));
+  for (const auto* t : tablesOf(doc, root, "contact"))
+    scene.contacts.push_back(validateComponent(doc, *t, "contact", ComponentKind::Contact, "type", false, registry));
+  if (const toml::node* n = root.get("obstacle"))
+    fail(doc.where(*n), "[[obstacle]]: no loaded contact model supports rigid obstacles yet");
+
+  // Names must be unique within a section: they address --set overrides and probes.
+  auto checkUnique = [&](const std::vector<ComponentSpec>& list) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (list[i].name == list[j].name)
+          fail(list[i].at("name"), fmt::format("{} name '{}' is used twice (first at {}); give each a distinct name",
+                                               list[i].section, list[i].name, list[j].where.text));
+  };
+  checkUnique(scene.rods);
+  checkUnique(scene.forces);
+  checkUnique(scene.constraints);
+  checkUnique(scene.contacts);
+
+  // [output]
+  {
+    Params p("output");
+    std::map<std::string, Location> locs;
+    toml::table empty;
+    const toml::node* n = root.get("output");
+    validateTable(doc, n ? requireTable(doc, *n, "output") : empty, outputSchema(), "[output]", {}, p, locs);
+    scene.output.dir = p.has("dir") ? p.string("dir") : "out/" + scene.name;
+    scene.output.every = p.real("every");
+    const auto& formats = p.strings("formats");
+    scene.output.vtk = std::find(formats.begin(), formats.end(), "vtk") != formats.end();
+    scene.output.csv = std::find(formats.begin(), formats.end(), "csv") != formats.end();
+  }
+  // [[probe]]
+  std::vector<std::string> rod_names, constraint_names;
+  for (const auto& r : scene.rods) rod_names.push_back(r.name);
+  for (const auto& c : scene.constraints) constraint_names.push_back(c.name);
+  for (const auto* t : tablesOf(doc, root, "probe")) {
+    ProbeSpec probe;
+    Params p;
+    probe.where = doc.where(*t);
+    validateTable(doc, *t, probeSchema(), "[[probe]]", {}, p, probe.keys);
+    probe.name = p.string("name");
+    probe.type = p.string("type");
+    probe.node = p.integer("node");
+    probe.component = p.string("component");
+    const std::string what = fmt::format("probe '{}' ({})", probe.name, probe.type);
+    if (probe.type == "constraint-force") {
+      if (!p.has("constraint")) fail(probe.where, what + ": missing required key 'constraint'");
+      probe.constraint = p.string("constraint");
+      if (std::find(constraint_names.begin(), constraint_names.end(), probe.constraint) == constraint_names.end())
+        fail(probe.keys["constraint"], fmt::format("{}: unknown constraint \"{}\" ({})", what, probe.constraint,
+                                                   choicesText(probe.constraint, constraint_names)));
+    } else {
+      if (!p.has("rod")) fail(probe.where, what + ": missing required key 'rod'");
+      probe.rod = p.string("rod");
+      if (std::find(rod_names.begin(), rod_names.end(), probe.rod) == rod_names.end())
+        fail(probe.keys["rod"], fmt::format("{}: unknown rod \"{}\" ({})", what, probe.rod, choicesText(probe.rod, rod_names)));
+    }
+    scene.probes.push_back(std::move(probe));
+  }
+  return scene;
+}
+
+toml::table parseText(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}:{}:{}: TOML syntax error: {}", file, e.source().begin.line, e.source().begin.column,
+                                 e.description()));
+  }
+}
+
+std::string readFile(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the scene file", file));
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+std::vector<std::string> readPluginPaths(const std::string& file) {
+  const std::string text = readFile(file);
+  Document doc(parseText(text, file), file);
+  std::vector<std::string> out;
+  if (auto* arr = doc.root()["plugins"]["paths"].as_array())
+    for (const auto& el : *arr)
+      if (auto s = el.value<std::string>()) out.push_back((doc.dir() / *s).lexically_normal().string());
+  return out;
+}
+
+Scene parseScene(std::string_view text, const std::string& file, const std::vector<std::string>& overrides,
+                 const TypeRegistry& registry) {
+  Document doc(parseText(text, file), file);
+  for (const auto& o : overrides) doc.applyOverride(o);
+  return validate(doc, registry);
+}
+
+Scene loadScene(const std::string& file, const std::vector<std::string>& overrides, const TypeRegistry& registry) {
+  return parseScene(readFile(file), file, overrides, registry);
+}
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,84 @@
+// Scene files: TOML -> validated component descriptions (see ../shared/spec/scene-format.md).
+#pragma once
+
+#include "registry.h"
+
+#include <rodsim/params.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rodsim::kernel {
+
+// Bad input: scene, command line or plugin. The message already names file:line:column.
+// main() prints it and exits with status 2 before anything runs or is written.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where a value came from: "scene.toml:14:9" or "<--set contact.delta>".
+struct Location {
+  std::string text;
+};
+
+// One validated [[rod]], [[force]], ... table.
+struct ComponentSpec {
+  std::string section;  // "rod", "force", "constraint", "contact", "solver"
+  std::string type;     // registered type ("der", "gravity", ...)
+  std::string name;     // scene name, defaults to the type
+  Params params;
+  Location where;                        // the table itself
+  std::map<std::string, Location> keys;  // every given key
+  // Location of a key for an error, falling back to the table.
+  const Location& at(const std::string& key) const;
+};
+
+struct OutputSpec {
+  std::string dir;
+  double every = 0.01;
+  bool vtk = true, csv = true;
+};
+
+struct ProbeSpec {
+  std::string name, type, rod, constraint, component;
+  long long node = -1;
+  Location where;
+  std::map<std::string, Location> keys;
+};
+
+struct Scene {
+  std::string file;  // as given
+  std::string name;
+  double duration = 0, dt = 0;
+  long long seed = 0;
+  std::vector<std::string> plugin_paths;  // absolute
+  ComponentSpec solver;
+  std::vector<ComponentSpec> rods, forces, constraints, contacts;
+  OutputSpec output;
+  std::vector<ProbeSpec> probes;
+};
+
+// Kernel-owned sections, declared like components so that `describe` and the reference cover them.
+Schema simulationSchema();
+Schema outputSchema();
+Schema probeSchema();
+
+// Reads only [plugins] paths (absolute), so plugins can be loaded before validation.
+std::vector<std::string> readPluginPaths(const std::string& file);
+
+// Parses `file`, applies `--set KEY=VALUE` overrides and validates every table against the
+// schemas in `registry`. Throws InputError.
+Scene loadScene(const std::string& file, const std::vector<std::string>& overrides,
+                const TypeRegistry& registry);
+
+// Same, from text (tests). `file` names the source in messages and anchors relative paths.
+Scene parseScene(std::string_view text, const std::string& file,
+                 const std::vector<std::string>& overrides, const TypeRegistry& registry);
+
+// "did you mean 'x'?" helper: the closest candidate by edit distance, or "".
+std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,20 @@
+#pragma once
+
+#include "scene.h"
+
+#include <string>
+
+namespace rodsim::kernel {
+
+struct RunOptions {
+  std::string output_dir;  // --output; empty: the scene's [output] dir
+  bool quiet = false;
+  bool progress = true;    // live progress line when stdout is a terminal
+};
+
+// Builds the world, runs the time loop and writes the output. Returns 0 (ok) or 3 (the
+// simulation failed; everything up to the failure is written). Throws InputError for bad input
+// found while building components (before any file is written).
+int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options);
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,198 @@
+#include "world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rodsim::kernel {
+
+namespace {
+
+// Builds one component; errors from the plugin point at the scene table or the offending key.
+template <class T>
+Bound<T> make(const TypeRegistry& registry, ComponentKind kind, const ComponentSpec& spec) {
+  const ComponentType* type = registry.find(kind, spec.type);
+  try {
+    return Bound<T>{registry.create<T>(*type, spec.params), &spec, type->plugin};
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {} '{}' ({}): '{}': {}", spec.at(e.key()).text, spec.section, spec.name,
+                                 spec.type, e.key(), e.what()));
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: {} '{}' ({}): plugin '{}' failed: {}", spec.where.text, spec.section, spec.name,
+                                 spec.type, type->plugin, e.what()));
+  }
+}
+
+template <class T> void bindOne(World& world, const Bound<T>& c) {
+  try {
+    c.object->bind(world);
+  } catch (const ParamError& e) {
+    throw InputError(fmt::format("{}: {} '{}' ({}): '{}': {}", c.spec->at(e.key()).text, c.spec->section, c.spec->name,
+                                 c.spec->type, e.key(), e.what()));
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: {} '{}' ({}): plugin '{}' failed: {}", c.spec->where.text, c.spec->section,
+                                 c.spec->name, c.spec->type, c.plugin, e.what()));
+  }
+}
+
+}  // namespace
+
+template <class T, class F> void KernelWorld::guarded(const Bound<T>& c, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    throw ComponentFailure(fmt::format("{} '{}' ({}, plugin '{}'): {}", c.spec->section, c.spec->name, c.spec->type,
+                                       c.plugin, e.what()));
+  }
+}
+
+KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
+  for (const auto& s : scene.rods) rods_.push_back(make<Rod>(registry, ComponentKind::Rod, s));
+  for (const auto& s : scene.forces) forces_.push_back(make<Force>(registry, ComponentKind::Force, s));
+  for (const auto& s : scene.constraints) constraints_.push_back(make<Constraint>(registry, ComponentKind::Constraint, s));
+  for (const auto& s : scene.contacts) contacts_.push_back(make<Contact>(registry, ComponentKind::Contact, s));
+  solver_ = make<Solver>(registry, ComponentKind::Solver, scene.solver);
+
+  auto record = [&](const ComponentSpec& s, ComponentKind kind) {
+    libraries_.emplace_back(s.type, registry.find(kind, s.type)->library);
+  };
+  for (const auto& s : scene.rods) record(s, ComponentKind::Rod);
+  for (const auto& s : scene.forces) record(s, ComponentKind::Force);
+  for (const auto& s : scene.constraints) record(s, ComponentKind::Constraint);
+  for (const auto& s : scene.contacts) record(s, ComponentKind::Contact);
+  record(scene.solver, ComponentKind::Solver);
+  std::sort(libraries_.begin(), libraries_.end());
+  libraries_.erase(std::unique(libraries_.begin(), libraries_.end()), libraries_.end());
+
+  // Global DOF layout: rods one after another.
+  int n = 0;
+  for (auto& r : rods_) {
+    r.object->setDofOffset(n);
+    n += r.object->numDofs();
+  }
+  q_.setZero(n);
+  v_.setZero(n);
+  mass_.setZero(n);
+  residual_.setZero(n);
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    guarded(r, [&] {
+      rod.initialDofs(q_.segment(rod.dofOffset(), rod.numDofs()));
+      rod.initialVelocity(v_.segment(rod.dofOffset(), rod.numDofs()));
+      rod.lumpedMass(mass_.segment(rod.dofOffset(), rod.numDofs()));
+      rod.setConfiguration(q_.segment(rod.dofOffset(), rod.numDofs()));
+      rod.commitConfiguration();
+    });
+  }
+  for (auto& r : rods_) bindOne(*this, r);
+  for (auto& f : forces_) bindOne(*this, f);
+  for (auto& c : constraints_) bindOne(*this, c);
+  for (auto& c : contacts_) bindOne(*this, c);
+  bindOne(*this, solver_);
+
+  fixed_.assign(n, 0);
+  for (const auto& c : constraints_)
+    for (int dof : c.object->dofs()) fixed_.at(dof) = 1;
+  // Constraints may adjust the initial state (a motor at t = 0 is the identity, but a clamp
+  // holds exactly what it recorded); the initial velocity of prescribed DOFs follows the motion.
+  prescribe(0.0, q_);
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    rod.setConfiguration(q_.segment(rod.dofOffset(), rod.numDofs()));
+    rod.commitConfiguration();
+  }
+  for (int i = 0; i < n; ++i)
+    if (fixed_[i]) v_[i] = 0.0;
+}
+
+Rod* KernelWorld::findRod(const std::string& name) {
+  for (auto& r : rods_)
+    if (r.object->name() == name) return r.object.get();
+  return nullptr;
+}
+
+void KernelWorld::beginStep(double dt) {
+  q_start_ = q_;
+  v_start_ = v_;
+  EvalContext ctx;
+  ctx.t = t_;
+  ctx.dt = dt;
+  ctx.q = &q_;
+  ctx.q_start = &q_start_;
+  ctx.v_start = &v_start_;
+  for (auto& c : contacts_) guarded(c, [&] { c.object->beginStep(ctx); });
+}
+
+void KernelWorld::prescribe(double t, Vec& q) {
+  for (auto& c : constraints_) guarded(c, [&] { c.object->prescribe(t, q); });
+}
+
+void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
+  force.setZero(q_.size());
+  const Vec& q = *ctx.q;
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    guarded(r, [&] {
+      rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
+      rod.addElasticForce(force.segment(rod.dofOffset(), rod.numDofs()));
+      if (stiffness) rod.addStiffness(*stiffness);
+    });
+  }
+  for (auto& f : forces_)
+    guarded(f, [&] {
+      f.object->addForce(ctx, force);
+      if (stiffness) f.object->addStiffness(ctx, *stiffness);
+    });
+  for (auto& c : contacts_) {
+    if (c.object->kind() == Contact::Kind::Impulse) continue;
+    guarded(c, [&] {
+      c.object->addForce(ctx, force);
+      if (stiffness) c.object->addStiffness(ctx, *stiffness);
+    });
+  }
+}
+
+double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
+  double alpha = 1.0;
+  for (auto& c : contacts_)
+    if (c.object->kind() == Contact::Kind::Barrier)
+      guarded(c, [&] { alpha = std::min(alpha, c.object->maxStepFraction(q, dq)); });
+  return alpha;
+}
+
+void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) {
+  t_ = t;
+  q_ = q;
+  v_ = v;
+  residual_ = residual;
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    guarded(r, [&] {
+      rod.setConfiguration(q_.segment(rod.dofOffset(), rod.numDofs()));
+      rod.commitConfiguration();
+    });
+  }
+}
+
+double KernelWorld::kineticEnergy() const { return 0.5 * v_.dot(mass_.cwiseProduct(v_)); }
+
+double KernelWorld::elasticEnergy() {
+  double e = 0;
+  for (auto& r : rods_) e += r.object->elasticEnergy();
+  return e;
+}
+
+ContactStats KernelWorld::contactStats() const {
+  ContactStats total;
+  for (const auto& c : contacts_) {
+    ContactStats s = c.object->stats();
+    total.active += s.active;
+    total.min_gap = std::min(total.min_gap, s.min_gap);
+  }
+  return total;
+}
+
+std::vector<std::pair<std::string, std::string>> KernelWorld::pluginsInUse() const { return libraries_; }
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,78 @@
+// The kernel's World: rods laid out in one global DOF vector, and the components acting on them.
+#pragma once
+
+#include "scene.h"
+
+#include <rodsim/plugin.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rodsim::kernel {
+
+// A component together with what the kernel needs to report about it.
+template <class T> struct Bound {
+  std::shared_ptr<T> object;
+  const ComponentSpec* spec = nullptr;
+  std::string plugin;  // plugin that made it
+};
+
+// Component errors during a run name the component and its plugin.
+class ComponentFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class KernelWorld final : public World {
+ public:
+  // Creates and binds every component of the scene. Throws InputError (with the scene location)
+  // for any ParamError or exception a plugin raises while constructing or binding.
+  KernelWorld(const Scene& scene, const TypeRegistry& registry);
+
+  // World
+  int numRods() const override { return static_cast<int>(rods_.size()); }
+  Rod& rod(int i) override { return *rods_[i].object; }
+  Rod* findRod(const std::string& name) override;
+  int numDofs() const override { return static_cast<int>(q_.size()); }
+  int numContacts() const override { return static_cast<int>(contacts_.size()); }
+  Contact& contact(int i) override { return *contacts_[i].object; }
+  double time() const override { return t_; }
+  Vec& q() override { return q_; }
+  Vec& v() override { return v_; }
+  const Vec& mass() const override { return mass_; }
+  const std::vector<char>& fixedMask() const override { return fixed_; }
+  void beginStep(double dt) override;
+  void prescribe(double t, Vec& q) override;
+  void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) override;
+  double maxStepFraction(const Vec& q, const Vec& dq) override;
+  void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;
+
+  // For output and probes.
+  const Vec& residual() const { return residual_; }
+  double kineticEnergy() const;
+  double elasticEnergy();  // at the committed configuration
+  ContactStats contactStats() const;
+  Solver& solver() { return *solver_.object; }
+  const std::vector<Bound<Rod>>& rods() const { return rods_; }
+  const std::vector<Bound<Constraint>>& constraints() const { return constraints_; }
+  // type -> library of every component in use, for summary.json.
+  std::vector<std::pair<std::string, std::string>> pluginsInUse() const;
+  // Calls f and turns a plugin exception into ComponentFailure naming the component.
+  template <class T, class F> void guarded(const Bound<T>& c, F&& f);
+
+ private:
+  std::vector<Bound<Rod>> rods_;
+  std::vector<Bound<Force>> forces_;
+  std::vector<Bound<Constraint>> constraints_;
+  std::vector<Bound<Contact>> contacts_;
+  Bound<Solver> solver_;
+  std::vector<std::pair<std::string, std::string>> libraries_;
+
+  double t_ = 0;
+  Vec q_, v_, mass_, residual_;
+  std::vector<char> fixed_;
+  Vec q_start_, v_start_;
+};
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,88 @@
+// The base of every object a plugin makes, and the World it is bound to.
+#pragma once
+
+#include <rodsim/linalg.h>
+#include <rodsim/params.h>
+
+#include <string>
+
+namespace rodsim {
+
+class Rod;
+class Contact;
+class World;
+
+// Every rod, force, contact, constraint, solver and probe is a Component. It is built from
+// validated Params, then bound once to the World (where it looks up rods by name and checks
+// node indexes against them: throw ParamError(key, ...) for a bad value).
+class Component {
+ public:
+  explicit Component(const Params& p) : name_(p.componentName()) {}
+  virtual ~Component() = default;
+  Component(const Component&) = delete;
+  Component& operator=(const Component&) = delete;
+
+  const std::string& name() const { return name_; }
+  // Called once after every component exists, before the first step.
+  virtual void bind(World& /*world*/) {}
+
+ private:
+  std::string name_;
+};
+
+// What an evaluation of forces needs besides the configuration. Velocities are implicit:
+// v = (q - q_start) / dt (backward Euler); quasi-static solves set `quasi_static` and v = 0.
+struct EvalContext {
+  double t = 0;           // time at the end of the step, s
+  double dt = 0;          // step, s
+  bool quasi_static = false;
+  double load_scale = 1;  // the static solver ramps external loads by this factor in [0, 1]
+  const Vec* q = nullptr;        // configuration being evaluated (global DOFs)
+  const Vec* q_start = nullptr;  // configuration at the start of the step
+  const Vec* v_start = nullptr;  // velocity at the start of the step
+
+  // Implicit velocity of global DOF i, and its derivative d v_i / d q_i.
+  double velocity(int i) const { return quasi_static ? 0.0 : ((*q)[i] - (*q_start)[i]) / dt; }
+  double velocityDerivative() const { return quasi_static ? 0.0 : 1.0 / dt; }
+};
+
+// The assembled mechanical system, implemented by the kernel. Components see it at bind time;
+// solvers drive it every step.
+class World {
+ public:
+  virtual ~World() = default;
+
+  // --- the rods and their place in the global DOF vector
+  virtual int numRods() const = 0;
+  virtual Rod& rod(int i) = 0;
+  // The rod named `name`, or nullptr.
+  virtual Rod* findRod(const std::string& name) = 0;
+  virtual int numDofs() const = 0;
+  virtual int numContacts() const = 0;
+  virtual Contact& contact(int i) = 0;
+
+  // --- state (global DOFs; twist DOFs in rad, positions in m)
+  virtual double time() const = 0;
+  virtual Vec& q() = 0;
+  virtual Vec& v() = 0;
+  // Lumped diagonal mass (kg for positions, kg m^2 for twist angles).
+  virtual const Vec& mass() const = 0;
+  // 1 for a DOF that a constraint prescribes, 0 for a free DOF.
+  virtual const std::vector<char>& fixedMask() const = 0;
+
+  // --- what a solver calls, in this order, every step
+  // Start a step from the committed state: contacts build candidate sets.
+  virtual void beginStep(double dt) = 0;
+  // Write every constraint's prescribed values at time t into q (it may update rod frames).
+  virtual void prescribe(double t, Vec& q) = 0;
+  // Generalized force F(q) (N, N m) of rods, forces and penalty/barrier contacts at ctx.q, and,
+  // if `stiffness` is given, K = -dF/dq. Rod frames are updated to ctx.q first.
+  virtual void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) = 0;
+  // Largest fraction in (0, 1] of the step dq from q that the contacts allow (barrier CCD).
+  virtual double maxStepFraction(const Vec& q, const Vec& dq) = 0;
+  // Accept (q, v) at time t. `residual` = M a - F at every DOF: on prescribed DOFs it is the
+  // reaction force that the constraints exert.
+  virtual void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) = 0;
+};
+
+}  // namespace rodsim

@@ -1,0 +1,51 @@
+// Contact models. Three kinds share one interface; a solver asks kind() what to call.
+//  - Penalty (IMC): a force with gradient and Hessian, like a Force.
+//  - Barrier (IPC): a force with gradient and Hessian whose line search must stay collision
+//    free: maxStepFraction bounds the Newton step (continuous collision detection).
+//  - Impulse (Alart-Curnier): contact and friction impulses solved together with the solver's
+//    linearized system: solveLinearized replaces the plain linear solve.
+#pragma once
+
+#include <rodsim/component.h>
+
+#include <Eigen/SparseCore>
+
+#include <limits>
+
+namespace rodsim {
+
+// The linear system a Newton iteration of an implicit solver would solve, restricted to free DOFs
+// mapped back to global indexing: A dq = b (A = M/dt^2 + K, b = -residual), fixed DOFs have dq = 0.
+struct LinearizedSystem {
+  const Eigen::SparseMatrix<double>* A = nullptr;  // global, N/m
+  const Vec* b = nullptr;                          // global, N
+  const std::vector<char>* fixed = nullptr;
+  const EvalContext* ctx = nullptr;
+};
+
+struct ContactStats {
+  int active = 0;  // pairs in contact (inside the model's force band) now
+  double min_gap = std::numeric_limits<double>::infinity();  // m; distance minus radii; < 0 penetrates
+};
+
+class Contact : public Component {
+ public:
+  using Component::Component;
+  enum class Kind { Penalty, Barrier, Impulse };
+
+  virtual Kind kind() const = 0;
+  // Once per step, at the committed configuration q: broad phase, candidate pairs, stiffness.
+  virtual void beginStep(const EvalContext& /*ctx*/) {}
+  // Penalty and barrier: contact (and friction) forces at ctx.q, and K = -dF/dq.
+  virtual void addForce(const EvalContext& /*ctx*/, Vec& /*f*/) {}
+  virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}
+  // Barrier: largest fraction of the step dq from q that keeps every pair apart (CCD).
+  virtual double maxStepFraction(const Vec& /*q*/, const Vec& /*dq*/) { return 1.0; }
+  // Impulse: solve sys with contact impulses; write the step into dq (global). Return false if
+  // the contact solver did not converge.
+  virtual bool solveLinearized(const LinearizedSystem& /*sys*/, Vec& /*dq*/) { return false; }
+  // Contact count and smallest gap in the configuration last evaluated.
+  virtual ContactStats stats() const { return {}; }
+};
+
+}  // namespace rodsim

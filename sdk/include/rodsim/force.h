@@ -1,0 +1,21 @@
+// External forces and fields: gravity, point loads, damping, fluid drag...
+#pragma once
+
+#include <rodsim/component.h>
+
+namespace rodsim {
+
+// A Force adds generalized forces (global indexing) evaluated at ctx.q. Implicit solvers also
+// call addStiffness; a force that leaves it empty is treated explicitly (its Jacobian ignored,
+// as the seed does for the RSS drag). External loads multiply by ctx.load_scale.
+class Force : public Component {
+ public:
+  using Component::Component;
+
+  virtual void addForce(const EvalContext& ctx, Vec& f) = 0;    // N, N m
+  virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}  // K -= dF/dq
+  // Potential energy (J) for forces that have one (gravity, point load); 0 otherwise.
+  virtual double potentialEnergy(const EvalContext& /*ctx*/) const { return 0.0; }
+};
+
+}  // namespace rodsim

@@ -1,0 +1,71 @@
+// A rod model: its generalized coordinates, mass, elastic energy and its derivatives.
+#pragma once
+
+#include <rodsim/component.h>
+
+namespace rodsim {
+
+// A rod owns a contiguous slice [dofOffset(), dofOffset() + numDofs()) of the global DOF vector.
+// Local indexes below are into that slice. Node positions are three consecutive DOFs (x, y, z).
+//
+// Implicit and static solvers need: setConfiguration, elasticEnergy, addElasticForce,
+// addStiffness (energy, gradient and Hessian). Explicit solvers need addElasticForce only.
+class Rod : public Component {
+ public:
+  using Component::Component;
+
+  // --- layout
+  virtual int numNodes() const = 0;
+  int numEdges() const { return numNodes() - 1; }
+  virtual int numDofs() const = 0;
+  // Local index of the x coordinate of `node` (y, z follow).
+  virtual int positionDof(int node) const = 0;
+  // Local index of the twist angle of `edge` (rad), or -1 for a model without one.
+  virtual int twistDof(int /*edge*/) const { return -1; }
+
+  // --- initial state and inertia
+  virtual void initialDofs(VecRef q) const = 0;      // local slice, size numDofs()
+  virtual void initialVelocity(VecRef v) const = 0;  // m/s, rad/s
+  virtual void lumpedMass(VecRef m) const = 0;       // kg (positions), kg m^2 (twist)
+
+  // --- geometry used by forces, contacts and output
+  virtual double radius(int edge) const = 0;          // m
+  virtual double nodeRadius(int node) const = 0;      // m, for output
+  virtual double restVoronoiLength(int node) const = 0;  // m: half the rest lengths of the adjacent edges
+
+  // --- configuration-dependent quantities
+  // Recompute derived quantities (tangents, reference frames, reference twist, curvatures) for
+  // the local DOFs q. Every query below refers to the last configuration set.
+  virtual void setConfiguration(ConstVecRef q) = 0;
+  // The current configuration becomes the start of the next step (DER: reference frames are
+  // parallel-transported in time from here).
+  virtual void commitConfiguration() = 0;
+  virtual double elasticEnergy() const = 0;                // J
+  virtual void addElasticForce(VecRef f_local) const = 0;  // f -= dE/dq (N, N m)
+  // K += d2E/dq2 in GLOBAL indexing (add dofOffset()); symmetric.
+  virtual void addStiffness(StiffnessSink& K) const = 0;
+
+  // Material frame (t, m1, m2) of `edge` in the current configuration (unit vectors).
+  virtual void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const = 0;
+  // Twist DOF value that makes the material director m1 of `edge` point along the projection of
+  // `m1` on the plane normal to the current tangent. Used by constraints that hold or spin frames.
+  virtual double twistForDirector(int edge, const Vec3& m1) const = 0;
+  // Generalized forces (local slice) equivalent to a torque (N m) applied at `node`.
+  virtual void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const = 0;
+
+  int dofOffset() const { return dof_offset_; }
+  void setDofOffset(int offset) { dof_offset_ = offset; }
+  // Global index of the x coordinate of `node`.
+  int globalPositionDof(int node) const { return dof_offset_ + positionDof(node); }
+  // Node index with Python-style negative indexes (-1 is the last node); -1 when out of range.
+  int resolveNode(long long node) const {
+    long long n = numNodes();
+    long long i = node < 0 ? n + node : node;
+    return (i < 0 || i >= n) ? -1 : static_cast<int>(i);
+  }
+
+ private:
+  int dof_offset_ = 0;
+};
+
+}  // namespace rodsim

@@ -1,0 +1,3 @@
+// Everything a plugin author includes.
+#pragma once
+#include <rodsim/plugin.h>
