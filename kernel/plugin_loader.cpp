@@ -70,7 +70,11 @@ std::vector<std::string> pluginSearchDirectories(const std::vector<std::string>&
     }
   }
   dirs.push_back(RODSIM_BUILD_PLUGIN_DIR);
-  dirs.push_back(RODSIM_INSTALL_PLUGIN_DIR);
+  // The install prefix is where this executable lives (<prefix>/bin/rodsim), so an installed tree
+  // can be moved or installed with `cmake --install --prefix`.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back((exe.parent_path().parent_path() / RODSIM_INSTALL_PLUGIN_RELDIR).lexically_normal().string());
   return dirs;
 }
 

@@ -181,8 +181,11 @@ void Document::applyOverride(const std::string& assignment) {
       }
     }
     if (!target) {
-      if (arr->size() == 1 && arr->front().is_table()) {
-        target = arr->front().as_table();
+      // A single table is addressed directly (contact.friction), unless the second segment reads
+      // as a name: rod.bean.radius must not create a key 'bean' in the only rod.
+      toml::table* only = arr->size() == 1 ? arr->front().as_table() : nullptr;
+      if (only && (path.size() == 2 || (*only)[path[1]].is_table())) {
+        target = only;
       } else {
         std::vector<std::string> names;
         for (auto& el : *arr)

@@ -153,6 +153,22 @@ void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* st
   }
 }
 
+double KernelWorld::potentialEnergy(const EvalContext& ctx) {
+  double e = 0;
+  const Vec& q = *ctx.q;
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    guarded(r, [&] {
+      rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
+      e += rod.elasticEnergy();
+    });
+  }
+  for (auto& f : forces_) guarded(f, [&] { e += f.object->potentialEnergy(ctx); });
+  for (auto& c : contacts_)
+    if (c.object->kind() != Contact::Kind::Impulse) guarded(c, [&] { e += c.object->energy(ctx); });
+  return e;
+}
+
 double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
   double alpha = 1.0;
   for (auto& c : contacts_)

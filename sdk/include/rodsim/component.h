@@ -78,6 +78,9 @@ class World {
   // Generalized force F(q) (N, N m) of rods, forces and penalty/barrier contacts at ctx.q, and,
   // if `stiffness` is given, K = -dF/dq. Rod frames are updated to ctx.q first.
   virtual void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) = 0;
+  // Total potential energy (J) at ctx.q: elastic energy of the rods, potentials of the forces
+  // (scaled loads included) and contact energies. A merit function for static solves.
+  virtual double potentialEnergy(const EvalContext& ctx) = 0;
   // Largest fraction in (0, 1] of the step dq from q that the contacts allow (barrier CCD).
   virtual double maxStepFraction(const Vec& q, const Vec& dq) = 0;
   // Accept (q, v) at time t. `residual` = M a - F at every DOF: on prescribed DOFs it is the

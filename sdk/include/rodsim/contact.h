@@ -39,6 +39,8 @@ class Contact : public Component {
   // Penalty and barrier: contact (and friction) forces at ctx.q, and K = -dF/dq.
   virtual void addForce(const EvalContext& /*ctx*/, Vec& /*f*/) {}
   virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}
+  // Penalty and barrier: contact energy (J) at ctx.q, for energy-based line searches.
+  virtual double energy(const EvalContext& /*ctx*/) const { return 0.0; }
   // Barrier: largest fraction of the step dq from q that keeps every pair apart (CCD).
   virtual double maxStepFraction(const Vec& /*q*/, const Vec& /*dq*/) { return 1.0; }
   // Impulse: solve sys with contact impulses; write the step into dq (global). Return false if

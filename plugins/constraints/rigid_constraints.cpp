@@ -1,0 +1,178 @@
+#include "rigid_constraints.h"
+
+#include <Eigen/Geometry>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace rodsim::constraints {
+
+// ------------------------------------------------------------------------------------- base
+
+RigidMotionConstraint::RigidMotionConstraint(const Params& p)
+    : Constraint(p), rod_name_(p.string("rod")), node_params_(p.integers("nodes")) {
+  if (node_params_.empty()) throw ParamError("nodes", "list at least one node");
+}
+
+void RigidMotionConstraint::declareCommon(Schema& s) {
+  s.required<std::string>("rod", "Rod whose nodes are prescribed.");
+  s.required<std::vector<int>>(
+      "nodes", "Node indexes (negative count from the end). The twist of every edge whose two "
+               "nodes are both listed is prescribed too.");
+}
+
+void RigidMotionConstraint::bind(World& world) {
+  rod_ = world.findRod(rod_name_);
+  if (!rod_) {
+    std::string names;
+    for (int i = 0; i < world.numRods(); ++i)
+      names += (i ? ", '" : "'") + world.rod(i).name() + "'";
+    throw ParamError("rod", "no rod named '" + rod_name_ + "'; valid rods: " +
+                                (names.empty() ? "(none)" : names));
+  }
+  const int nn = rod_->numNodes();
+  nodes_.clear();
+  for (long long np : node_params_) {
+    const int n = rod_->resolveNode(np);
+    if (n < 0)
+      throw ParamError("nodes", "node " + std::to_string(np) + " is out of range for rod '" +
+                                    rod_name_ + "' with " + std::to_string(nn) + " nodes: valid " +
+                                    std::to_string(-nn) + " to " + std::to_string(nn - 1));
+    nodes_.push_back(n);
+  }
+  std::sort(nodes_.begin(), nodes_.end());
+  nodes_.erase(std::unique(nodes_.begin(), nodes_.end()), nodes_.end());
+
+  const int off = rod_->dofOffset();
+  Vec& q = world.q();
+  rod_->setConfiguration(q.segment(off, rod_->numDofs()));
+
+  edges_.clear();
+  for (std::size_t i = 0; i + 1 < nodes_.size(); ++i)
+    if (nodes_[i + 1] == nodes_[i] + 1 && rod_->twistDof(nodes_[i]) >= 0)
+      edges_.push_back(nodes_[i]);
+
+  p0_.clear();
+  dofs_.clear();
+  position_dofs_.clear();
+  for (int n : nodes_) {
+    const int g = rod_->globalPositionDof(n);
+    p0_.push_back(q.segment<3>(g));
+    position_dofs_.push_back(g);
+    for (int k = 0; k < 3; ++k) dofs_.push_back(g + k);
+  }
+  m1_0_.clear();
+  theta_last_.clear();
+  for (int e : edges_) {
+    Vec3 t, m1, m2;
+    rod_->materialFrame(e, t, m1, m2);
+    m1_0_.push_back(m1);
+    const int g = off + rod_->twistDof(e);
+    theta_last_.push_back(q[g]);
+    dofs_.push_back(g);
+  }
+}
+
+void RigidMotionConstraint::prescribe(double t, Vec& q) {
+  Mat3 R;
+  Vec3 b;
+  motion(t, R, b);
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    q.segment<3>(position_dofs_[i]) = R * p0_[i] + b;
+  if (edges_.empty()) return;
+  // The twist that realises m1 = R m1_0 depends on the new reference frames: positions first.
+  const int off = rod_->dofOffset();
+  rod_->setConfiguration(q.segment(off, rod_->numDofs()));
+  constexpr double two_pi = 2 * std::numbers::pi;
+  for (std::size_t i = 0; i < edges_.size(); ++i) {
+    const int g = off + rod_->twistDof(edges_[i]);
+    double theta = rod_->twistForDirector(edges_[i], R * m1_0_[i]);
+    // twistForDirector knows the angle modulo 2 pi: continue from the incoming value (the
+    // solver's predictor) so that a spinning edge accumulates its turns.
+    const double ref = std::isfinite(q[g]) ? q[g] : theta_last_[i];
+    theta += two_pi * std::round((ref - theta) / two_pi);
+    q[g] = theta;
+    theta_last_[i] = theta;
+  }
+}
+
+// -------------------------------------------------------------------------------------- clamp
+
+Schema Clamp::schema() {
+  Schema s{"clamp", "Fixes node positions, and the twist of the edges between listed nodes, at "
+                    "their initial values."};
+  declareCommon(s);
+  return s;
+}
+
+void Clamp::motion(double, Mat3& R, Vec3& b) const {
+  R.setIdentity();
+  b.setZero();
+}
+
+// ------------------------------------------------------------------------------------- rotate
+
+Schema Rotate::schema() {
+  Schema s{"rotate", "Nodes (and the material frames of the edges between them) rotate rigidly "
+                     "about an axis through a center: p(t) = c + R(omega (t - start)+) (p0 - c). "
+                     "A clamped edge lying on the axis spins about itself (flagellum motor)."};
+  declareCommon(s);
+  s.required<Vec3>("axis", "Rotation axis (normalized; must be nonzero).");
+  s.add<Vec3>("center", Vec3(0, 0, 0), "A point on the axis.").unit("m");
+  s.required<double>("angular_velocity", "Rotation rate about the axis (right-hand rule).")
+      .unit("rad/s");
+  s.add<double>("start", 0.0, "Time the rotation starts; held at the initial pose before.")
+      .unit("s");
+  return s;
+}
+
+Rotate::Rotate(const Params& p)
+    : RigidMotionConstraint(p),
+      axis_(p.vec3("axis")),
+      center_(p.vec3("center")),
+      omega_(p.real("angular_velocity")),
+      start_(p.real("start")) {
+  const double len = axis_.norm();
+  if (!(len > 0) || !std::isfinite(len))
+    throw ParamError("axis", "rotation axis must be a nonzero vector");
+  axis_ /= len;
+}
+
+void Rotate::motion(double t, Mat3& R, Vec3& b) const {
+  const double angle = omega_ * std::max(0.0, t - start_);
+  R = Eigen::AngleAxisd(angle, axis_).toRotationMatrix();
+  b = center_ - R * center_;
+}
+
+// ---------------------------------------------------------------------------------- translate
+
+Schema Translate::schema() {
+  Schema s{"translate", "Nodes move rigidly at a constant velocity from `start` to `stop` and are "
+                        "held still otherwise: p(t) = p0 + v clamp(t - start, 0, stop - start); "
+                        "the material frames keep their initial m1."};
+  declareCommon(s);
+  s.required<Vec3>("velocity", "Velocity of the nodes while moving.").unit("m/s");
+  s.add<double>("start", 0.0, "Time the motion starts.").unit("s");
+  s.optional<double>("stop", "Time the motion stops (default: never).").unit("s");
+  return s;
+}
+
+Translate::Translate(const Params& p)
+    : RigidMotionConstraint(p), velocity_(p.vec3("velocity")), start_(p.real("start")) {
+  if (p.has("stop")) {
+    stop_ = p.real("stop");
+    if (*stop_ < start_)
+      throw ParamError("stop", "stop (" + std::to_string(*stop_) + " s) is before start (" +
+                                   std::to_string(start_) + " s)");
+  }
+}
+
+void Translate::motion(double t, Mat3& R, Vec3& b) const {
+  R.setIdentity();
+  double s = std::max(0.0, t - start_);
+  if (stop_) s = std::min(s, *stop_ - start_);
+  b = velocity_ * s;
+}
+
+}  // namespace rodsim::constraints

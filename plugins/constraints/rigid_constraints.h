@@ -1,0 +1,80 @@
+// Prescribed rigid motion of a set of nodes and of the material frames of the edges between them:
+// clamp (at rest), rotate (about an axis), translate (at constant velocity over [start, stop]).
+#pragma once
+
+#include <rodsim/constraint.h>
+#include <rodsim/rod.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::constraints {
+
+// The shared part: the nodes, their initial positions p0 and the initial director m1_0 of every
+// edge whose two nodes are listed. A subclass gives the rigid motion x -> R(t) x + b(t); then
+//   p(t) = R(t) p0 + b(t),   m1(t) = R(t) m1_0 (written as a twist angle via twistForDirector).
+class RigidMotionConstraint : public Constraint {
+ public:
+  explicit RigidMotionConstraint(const Params& p);
+
+  void bind(World& world) override;
+  const std::vector<int>& dofs() const override { return dofs_; }
+  const std::vector<int>& positionDofs() const override { return position_dofs_; }
+  void prescribe(double t, Vec& q) override;
+
+  // The rigid motion at time t: rotation R and translation b.
+  virtual void motion(double t, Mat3& R, Vec3& b) const = 0;
+
+  const std::vector<int>& nodes() const { return nodes_; }
+  const std::vector<int>& edges() const { return edges_; }  // edges with a prescribed twist
+
+ protected:
+  // Declares `rod` and `nodes` in a subclass schema.
+  static void declareCommon(Schema& s);
+
+ private:
+  std::string rod_name_;
+  std::vector<long long> node_params_;
+  Rod* rod_ = nullptr;
+  std::vector<int> nodes_, edges_;
+  std::vector<Vec3> p0_, m1_0_;
+  std::vector<double> theta_last_;  // last prescribed twist per edge (2 pi unwrapping fallback)
+  std::vector<int> dofs_, position_dofs_;
+};
+
+// Holds the nodes and the frames of the edges between them at their initial values.
+class Clamp : public RigidMotionConstraint {
+ public:
+  static Schema schema();
+  explicit Clamp(const Params& p) : RigidMotionConstraint(p) {}
+  void motion(double t, Mat3& R, Vec3& b) const override;
+};
+
+// Rigid rotation about `axis` through `center` at `angular_velocity` from time `start`.
+class Rotate : public RigidMotionConstraint {
+ public:
+  static Schema schema();
+  explicit Rotate(const Params& p);
+  void motion(double t, Mat3& R, Vec3& b) const override;
+
+ private:
+  Vec3 axis_, center_;
+  double omega_, start_;
+};
+
+// Translation at `velocity` between `start` and `stop`, held still before and after; the frames
+// keep their initial m1.
+class Translate : public RigidMotionConstraint {
+ public:
+  static Schema schema();
+  explicit Translate(const Params& p);
+  void motion(double t, Mat3& R, Vec3& b) const override;
+
+ private:
+  Vec3 velocity_;
+  double start_;
+  std::optional<double> stop_;
+};
+
+}  // namespace rodsim::constraints

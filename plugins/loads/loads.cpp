@@ -1,0 +1,163 @@
+#include "loads.h"
+
+namespace rodsim::loads {
+
+namespace {
+
+std::string rodNames(World& world) {
+  std::string out;
+  for (int i = 0; i < world.numRods(); ++i)
+    out += (i ? ", '" : "'") + world.rod(i).name() + "'";
+  return out.empty() ? "(none: the scene has no rod)" : out;
+}
+
+std::optional<std::vector<std::string>> optionalStrings(const Params& p, const std::string& key) {
+  if (!p.has(key)) return std::nullopt;
+  return p.strings(key);
+}
+
+std::optional<Vec3> optionalVec3(const Params& p, const std::string& key) {
+  if (!p.has(key)) return std::nullopt;
+  return p.vec3(key);
+}
+
+}  // namespace
+
+Rod& resolveRod(World& world, const std::string& name, const std::string& key) {
+  Rod* rod = world.findRod(name);
+  if (!rod) throw ParamError(key, "no rod named '" + name + "'; valid rods: " + rodNames(world));
+  return *rod;
+}
+
+std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
+                              const std::string& key) {
+  std::vector<Rod*> rods;
+  if (!names) {
+    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
+    return rods;
+  }
+  for (const auto& n : *names) rods.push_back(&resolveRod(world, n, key));
+  return rods;
+}
+
+// -------------------------------------------------------------------------------------- gravity
+
+Schema Gravity::schema() {
+  Schema s{"gravity", "Uniform gravitational field: force m_i g on every node (lumped masses), "
+                      "scaled by the static solver's load ramp."};
+  s.add<Vec3>("g", Vec3(0, 0, -9.81), "Gravitational acceleration.").unit("m/s^2");
+  s.optional<std::vector<std::string>>("rods", "Rods it acts on (default: all rods).");
+  return s;
+}
+
+Gravity::Gravity(const Params& p)
+    : Force(p), g_(p.vec3("g")), rod_names_(optionalStrings(p, "rods")) {}
+
+void Gravity::bind(World& world) {
+  world_ = &world;
+  node_dofs_.clear();
+  for (Rod* rod : resolveRods(world, rod_names_, "rods"))
+    for (int n = 0; n < rod->numNodes(); ++n) node_dofs_.push_back(rod->globalPositionDof(n));
+}
+
+void Gravity::addForce(const EvalContext& ctx, Vec& f) {
+  const Vec& m = world_->mass();
+  const Vec3 g = ctx.load_scale * g_;
+  for (int d : node_dofs_)
+    for (int k = 0; k < 3; ++k) f[d + k] += m[d + k] * g[k];
+}
+
+double Gravity::potentialEnergy(const EvalContext& ctx) const {
+  const Vec& m = world_->mass();
+  const Vec& q = *ctx.q;
+  double e = 0;
+  for (int d : node_dofs_)
+    for (int k = 0; k < 3; ++k) e -= m[d + k] * g_[k] * q[d + k];
+  return ctx.load_scale * e;
+}
+
+// ----------------------------------------------------------------------------------- point-load
+
+Schema PointLoad::schema() {
+  Schema s{"point-load", "A dead force and/or torque at one node, scaled by the static solver's "
+                         "load ramp. At least one of `force` and `torque` is required."};
+  s.required<std::string>("rod", "Rod the load acts on.");
+  s.required<int>("node", "Node index; negative counts from the end (-1 is the last node).");
+  s.optional<Vec3>("force", "Force applied at the node.").unit("N");
+  s.optional<Vec3>("torque", "Torque applied at the node (through the rod's material frames).")
+      .unit("N m");
+  return s;
+}
+
+PointLoad::PointLoad(const Params& p)
+    : Force(p),
+      rod_name_(p.string("rod")),
+      node_param_(p.integer("node")),
+      force_(optionalVec3(p, "force")),
+      torque_(optionalVec3(p, "torque")) {
+  if (!force_ && !torque_)
+    throw ParamError("force", "point-load needs `force` (N) and/or `torque` (N m); neither is given");
+}
+
+void PointLoad::bind(World& world) {
+  rod_ = &resolveRod(world, rod_name_, "rod");
+  node_ = rod_->resolveNode(node_param_);
+  if (node_ < 0)
+    throw ParamError("node", "node " + std::to_string(node_param_) + " is out of range for rod '" +
+                                 rod_name_ + "' with " + std::to_string(rod_->numNodes()) +
+                                 " nodes: valid " + std::to_string(-rod_->numNodes()) + " to " +
+                                 std::to_string(rod_->numNodes() - 1));
+}
+
+void PointLoad::addForce(const EvalContext& ctx, Vec& f) {
+  if (force_) f.segment<3>(rod_->globalPositionDof(node_)) += ctx.load_scale * *force_;
+  if (torque_)
+    rod_->addNodeTorque(node_, ctx.load_scale * *torque_,
+                        f.segment(rod_->dofOffset(), rod_->numDofs()));
+}
+
+double PointLoad::potentialEnergy(const EvalContext& ctx) const {
+  if (!force_) return 0.0;
+  return -ctx.load_scale * force_->dot(ctx.q->segment<3>(rod_->globalPositionDof(node_)));
+}
+
+// -------------------------------------------------------------------------------------- damping
+
+Schema Damping::schema() {
+  Schema s{"damping", "Viscous damping per unit length: F_i = -c lbar_i v_i on every node "
+                      "(lbar_i: rest Voronoi length), implicit through its Jacobian c lbar_i / dt. "
+                      "Zero in quasi-static solves."};
+  s.required<double>("coefficient", "Damping coefficient c per unit rod length.")
+      .unit("N s/m^2").atLeast(0);
+  s.optional<std::vector<std::string>>("rods", "Rods it acts on (default: all rods).");
+  return s;
+}
+
+Damping::Damping(const Params& p)
+    : Force(p), c_(p.real("coefficient")), rod_names_(optionalStrings(p, "rods")) {}
+
+void Damping::bind(World& world) {
+  dofs_.clear();
+  coef_.clear();
+  for (Rod* rod : resolveRods(world, rod_names_, "rods"))
+    for (int n = 0; n < rod->numNodes(); ++n) {
+      const double c = c_ * rod->restVoronoiLength(n);
+      for (int k = 0; k < 3; ++k) {
+        dofs_.push_back(rod->globalPositionDof(n) + k);
+        coef_.push_back(c);
+      }
+    }
+}
+
+void Damping::addForce(const EvalContext& ctx, Vec& f) {
+  if (ctx.quasi_static || !(ctx.dt > 0)) return;
+  for (std::size_t i = 0; i < dofs_.size(); ++i) f[dofs_[i]] -= coef_[i] * ctx.velocity(dofs_[i]);
+}
+
+void Damping::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
+  // Same entries in every call (zero when quasi-static) so the pattern stays cached.
+  const double dvdq = (ctx.quasi_static || !(ctx.dt > 0)) ? 0.0 : ctx.velocityDerivative();
+  for (std::size_t i = 0; i < dofs_.size(); ++i) K.add(dofs_[i], dofs_[i], coef_[i] * dvdq);
+}
+
+}  // namespace rodsim::loads

@@ -1,0 +1,72 @@
+// External loads: gravity, point-load, damping (all rodsim::Force).
+#pragma once
+
+#include <rodsim/force.h>
+#include <rodsim/rod.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::loads {
+
+// The rods named by an optional StringList parameter (`key`), or every rod when it is absent.
+// Throws ParamError(key, ...) listing the valid names for an unknown one.
+std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
+                              const std::string& key);
+// The rod named `name`; throws ParamError(key, ...) listing the valid names.
+Rod& resolveRod(World& world, const std::string& name, const std::string& key);
+
+// Weight m_i g on every position DOF of the selected rods (m_i from World::mass()), scaled by
+// ctx.load_scale. Potential energy -sum m_i g . x_i (times load_scale).
+class Gravity : public Force {
+ public:
+  static Schema schema();
+  explicit Gravity(const Params& p);
+  void bind(World& world) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  double potentialEnergy(const EvalContext& ctx) const override;
+
+ private:
+  Vec3 g_;
+  std::optional<std::vector<std::string>> rod_names_;
+  World* world_ = nullptr;
+  std::vector<int> node_dofs_;  // global x DOF of every node of the selected rods
+};
+
+// A dead force (N) and/or torque (N m) at one node, scaled by ctx.load_scale. The torque goes
+// through Rod::addNodeTorque (its dependence on the configuration is not linearized).
+class PointLoad : public Force {
+ public:
+  static Schema schema();
+  explicit PointLoad(const Params& p);
+  void bind(World& world) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  double potentialEnergy(const EvalContext& ctx) const override;
+
+ private:
+  std::string rod_name_;
+  long long node_param_;
+  std::optional<Vec3> force_, torque_;
+  Rod* rod_ = nullptr;
+  int node_ = -1;
+};
+
+// Viscous damping per unit length: F_i = -c lbar_i v_i on every position DOF, with lbar_i the
+// rest Voronoi length and v_i the implicit velocity of the step; K_ii = c lbar_i / dt.
+class Damping : public Force {
+ public:
+  static Schema schema();
+  explicit Damping(const Params& p);
+  void bind(World& world) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+
+ private:
+  double c_;
+  std::optional<std::vector<std::string>> rod_names_;
+  std::vector<int> dofs_;      // global position DOFs
+  std::vector<double> coef_;   // c * lbar_i for each of them, N s/m
+};
+
+}  // namespace rodsim::loads

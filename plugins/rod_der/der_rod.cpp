@@ -1,0 +1,285 @@
+// The "der" rod: assembly of the stencil energies of der_energies.h over a rod, reference frames
+// transported in space (construction) and in time (setConfiguration), masses and torques.
+#include "der_rod.h"
+
+#include "geometry.h"
+
+#include <rodsim/plugin.h>
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace rodsim {
+
+using der::Mat11;
+using der::Vec11;
+using der::Vec6;
+using der::Mat6;
+
+Schema DerRod::schema() {
+  Schema s{"der",
+           "Discrete Elastic Rod (IMC seed Sec. 2, Eqs. 1-6; Bergou et al. 2008/2010): stretching, bending and "
+           "twisting of a circular rod with exact Hessians. DOFs [x0, theta0, x1, ..., x_{N-1}]."};
+  s.optional<int>("nodes",
+                  "Number of nodes (edges = nodes - 1). Required for straight and helix; for polyline and points "
+                  "it resamples the points uniformly by arc length (else the points are the nodes).")
+      .atLeast(2);
+  s.required<double>("radius", "Cross-section radius r (h in the IMC paper).").unit("m").greater(0);
+  s.add<double>("density", 1000.0, "Mass density rho.").unit("kg/m^3").greater(0);
+  s.required<double>("youngs_modulus", "Young's modulus E.").unit("Pa").greater(0);
+  s.add<double>("poisson_ratio", 0.5, "Poisson ratio nu: G = E / (2 (1 + nu)) unless shear_modulus is given.")
+      .greater(-1)
+      .atMost(0.5);
+  s.optional<double>("shear_modulus", "Shear modulus G; overrides poisson_ratio.").unit("Pa").greater(0);
+  s.required<std::string>("geometry.shape", "Initial centerline.")
+      .choices({"straight", "helix", "polyline", "points"});
+  s.optional<Vec3>("geometry.start", "straight: position of the first node.").unit("m");
+  s.optional<Vec3>("geometry.end", "straight: position of the last node.").unit("m");
+  s.add<Vec3>("geometry.origin", Vec3(0, 0, 0),
+              "helix: point on the axis where the rod starts (the lead starts here; without a lead the helix "
+              "starts at this axial position).")
+      .unit("m");
+  s.add<Vec3>("geometry.axis", Vec3(0, 0, 1), "helix: axis direction, pointing from the start to the end.");
+  s.optional<double>("geometry.helix_radius", "helix: radius of the helix.").unit("m").greater(0);
+  s.optional<double>("geometry.pitch", "helix: axial advance per turn.").unit("m").greater(0);
+  s.optional<double>("geometry.axial_length", "helix: axial extent of the helical part.").unit("m").greater(0);
+  s.add<std::string>("geometry.handedness", "right", "helix: handedness.").choices({"right", "left"});
+  s.add<double>("geometry.lead", 0.0,
+                "helix: length of a straight segment on the axis from origin before the helix, joined to the "
+                "helix start by a straight 45-degree hook; 0: no lead, no hook.")
+      .unit("m")
+      .atLeast(0);
+  s.optional<std::vector<Vec3>>("geometry.points", "polyline: the points [[x, y, z], ...].").unit("m");
+  s.optional<std::string>("geometry.file", "points: CSV file of x,y,z rows (optional header line).").path();
+  s.add<std::string>("rest_shape", "initial",
+                     "initial: the initial shape is stress free (natural curvature and twist from it); straight: "
+                     "naturally straight and untwisted (rest edge lengths from the initial shape).")
+      .choices({"initial", "straight"});
+  s.add<Vec3>("initial_velocity", Vec3(0, 0, 0), "Initial velocity of every node.").unit("m/s");
+  return s;
+}
+
+DerRod::DerRod(const Params& p) : Rod(p) {
+  x_init_ = der::buildCenterline(p);
+  n_ = static_cast<int>(x_init_.size());
+
+  r_ = p.real("radius");
+  rho_ = p.real("density");
+  E_ = p.real("youngs_modulus");
+  if (!(r_ > 0)) throw ParamError("radius", "'radius' must be > 0");
+  if (!(rho_ > 0)) throw ParamError("density", "'density' must be > 0");
+  if (!(E_ > 0)) throw ParamError("youngs_modulus", "'youngs_modulus' must be > 0");
+  if (p.has("shear_modulus")) {
+    G_ = p.real("shear_modulus");
+    if (!(G_ > 0)) throw ParamError("shear_modulus", "'shear_modulus' must be > 0");
+  } else {
+    const double nu = p.real("poisson_ratio");
+    if (!(nu > -1 && nu <= 0.5)) throw ParamError("poisson_ratio", "'poisson_ratio' must be in (-1, 0.5]");
+    G_ = E_ / (2.0 * (1.0 + nu));
+  }
+  const double pi = std::numbers::pi;
+  A_ = pi * r_ * r_;
+  I_ = pi * std::pow(r_, 4) / 4.0;  // I1 = I2
+  J_ = pi * std::pow(r_, 4) / 2.0;
+  EA_ = E_ * A_;
+  EI_ = E_ * I_;
+  GJ_ = G_ * J_;
+  v_init_ = p.vec3("initial_velocity");
+
+  const int ne = n_ - 1;
+  rest_len_.resize(ne);
+  for (int e = 0; e < ne; ++e) rest_len_[e] = (x_init_[e + 1] - x_init_[e]).norm();
+  voronoi_.assign(n_, 0.0);
+  for (int e = 0; e < ne; ++e) {
+    voronoi_[e] += 0.5 * rest_len_[e];
+    voronoi_[e + 1] += 0.5 * rest_len_[e];
+  }
+
+  // Reference frames at t = 0: space-parallel transport along the rod from a deterministic
+  // director perpendicular to the first edge. Their reference twist is zero.
+  committed_.resize(ne);
+  for (int e = 0; e < ne; ++e) {
+    der::EdgeFrame& f = committed_[e];
+    f.t = (x_init_[e + 1] - x_init_[e]).normalized();
+    f.d1 = e == 0 ? der::anyPerpendicular(f.t) : der::parallelTransport(committed_[e - 1].d1, committed_[e - 1].t, f.t);
+    f.d1 = (f.d1 - f.d1.dot(f.t) * f.t).normalized();
+    f.d2 = f.t.cross(f.d1);
+  }
+  committed_twist_.assign(n_, 0.0);
+  ref_twist_.assign(n_, 0.0);
+  t_.resize(ne);
+  d1_.resize(ne);
+  d2_.resize(ne);
+  q_ = Vec::Zero(numDofs());
+  Vec q0(numDofs());
+  initialDofs(q0);
+  setConfiguration(q0);
+  commitConfiguration();
+
+  // Natural strains: those of the initial shape with θ = 0, or zero.
+  kappa_bar_.assign(n_, der::Vec2::Zero());
+  tau_bar_.assign(n_, 0.0);
+  if (p.string("rest_shape") == "initial") {
+    for (int i = 1; i + 1 < n_; ++i) {
+      kappa_bar_[i] = materialCurvature(i);
+      tau_bar_[i] = twist(i);
+    }
+  }
+}
+
+void DerRod::initialDofs(VecRef q) const {
+  q.setZero();
+  for (int i = 0; i < n_; ++i) q.segment<3>(positionDof(i)) = x_init_[i];
+}
+
+void DerRod::initialVelocity(VecRef v) const {
+  v.setZero();
+  for (int i = 0; i < n_; ++i) v.segment<3>(positionDof(i)) = v_init_;
+}
+
+void DerRod::lumpedMass(VecRef m) const {
+  m.setZero();
+  for (int i = 0; i < n_; ++i) m.segment<3>(positionDof(i)).setConstant(rho_ * A_ * voronoi_[i]);
+  // Twist DOF: polar moment of inertia of the edge about its axis, ρ J |ē| = ½ m_edge r².
+  for (int e = 0; e + 1 < n_; ++e) m[twistDof(e)] = rho_ * J_ * rest_len_[e];
+}
+
+// --------------------------------------------------------------------------- configuration
+
+void DerRod::setConfiguration(ConstVecRef q) {
+  if (q.size() != numDofs())
+    throw std::invalid_argument("DerRod::setConfiguration: expected " + std::to_string(numDofs()) + " DOFs, got " +
+                                std::to_string(q.size()));
+  q_ = q;
+  for (int e = 0; e + 1 < n_; ++e) {
+    t_[e] = (q_.segment<3>(positionDof(e + 1)) - q_.segment<3>(positionDof(e))).normalized();
+    der::transportFrame(committed_[e], t_[e], d1_[e], d2_[e]);  // time-parallel transport
+  }
+  for (int i = 1; i + 1 < n_; ++i)
+    ref_twist_[i] = der::referenceTwistAngle(t_[i - 1], d1_[i - 1], t_[i], d1_[i], committed_twist_[i]);
+}
+
+void DerRod::commitConfiguration() {
+  for (int e = 0; e + 1 < n_; ++e) {
+    der::EdgeFrame& f = committed_[e];
+    f.t = t_[e];
+    f.d1 = (d1_[e] - d1_[e].dot(f.t) * f.t).normalized();  // remove round-off drift
+    f.d2 = f.t.cross(f.d1);
+  }
+  committed_twist_ = ref_twist_;  // same size: no allocation
+}
+
+Vec6 DerRod::edgePositions(int e) const {
+  Vec6 x;
+  x.head<3>() = q_.segment<3>(positionDof(e));
+  x.tail<3>() = q_.segment<3>(positionDof(e + 1));
+  return x;
+}
+
+der::BendParams DerRod::bendParams(int i) const {
+  der::BendParams b;
+  b.EI1 = b.EI2 = EI_;
+  b.kappa_bar = kappa_bar_[i];
+  b.voronoi_length = voronoi_[i];  // interior node: (|ē^{i-1}| + |ē^i|)/2
+  return b;
+}
+
+der::TwistParams DerRod::twistParams(int i) const { return {GJ_, tau_bar_[i], voronoi_[i]}; }
+
+der::Vec2 DerRod::materialCurvature(int i) const {
+  return der::materialCurvature(stencil(i), committed_[i - 1], committed_[i]);
+}
+
+double DerRod::twist(int i) const { return q_[twistDof(i)] - q_[twistDof(i - 1)] + ref_twist_[i]; }
+
+// ------------------------------------------------------------------- energy and derivatives
+
+double DerRod::elasticEnergy() const {
+  double E = 0;
+  for (int e = 0; e + 1 < n_; ++e) E += der::stretching(edgePositions(e), {EA_, rest_len_[e]}, nullptr, nullptr);
+  for (int i = 1; i + 1 < n_; ++i) {
+    const Vec11 s = stencil(i);
+    E += der::bending(s, committed_[i - 1], committed_[i], bendParams(i), nullptr, nullptr);
+    E += der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), nullptr, nullptr);
+  }
+  return E;
+}
+
+void DerRod::addElasticForce(VecRef f) const {
+  for (int e = 0; e + 1 < n_; ++e) {
+    Vec6 g;
+    der::stretching(edgePositions(e), {EA_, rest_len_[e]}, &g, nullptr);
+    f.segment<3>(positionDof(e)) -= g.head<3>();
+    f.segment<3>(positionDof(e + 1)) -= g.tail<3>();
+  }
+  for (int i = 1; i + 1 < n_; ++i) {
+    const Vec11 s = stencil(i);
+    Vec11 gb, gt;
+    der::bending(s, committed_[i - 1], committed_[i], bendParams(i), &gb, nullptr);
+    der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), &gt, nullptr);
+    f.segment<11>(positionDof(i - 1)) -= gb + gt;
+  }
+}
+
+void DerRod::addStiffness(StiffnessSink& K) const {
+  const int off = dofOffset();
+  // Same entries in the same order on every call: one 7x7 block per edge, one 11x11 per interior node.
+  for (int e = 0; e + 1 < n_; ++e) {
+    Mat6 H;
+    der::stretching(edgePositions(e), {EA_, rest_len_[e]}, nullptr, &H);
+    Eigen::Matrix<double, 7, 7> H7 = Eigen::Matrix<double, 7, 7>::Zero();  // [x_e, θ^e, x_{e+1}]
+    H7.block<3, 3>(0, 0) = H.block<3, 3>(0, 0);
+    H7.block<3, 3>(0, 4) = H.block<3, 3>(0, 3);
+    H7.block<3, 3>(4, 0) = H.block<3, 3>(3, 0);
+    H7.block<3, 3>(4, 4) = H.block<3, 3>(3, 3);
+    K.addContiguous(off + positionDof(e), H7);
+  }
+  for (int i = 1; i + 1 < n_; ++i) {
+    const Vec11 s = stencil(i);
+    Mat11 Hb, Ht;
+    der::bending(s, committed_[i - 1], committed_[i], bendParams(i), nullptr, &Hb);
+    der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), nullptr, &Ht);
+    Hb += Ht;
+    K.addContiguous(off + positionDof(i - 1), Hb);
+  }
+}
+
+// ------------------------------------------------------------------------ frames and torques
+
+void DerRod::materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const {
+  const double th = q_[twistDof(edge)];
+  const double c = std::cos(th), s = std::sin(th);
+  t = t_[edge];
+  m1 = c * d1_[edge] + s * d2_[edge];
+  m2 = -s * d1_[edge] + c * d2_[edge];
+}
+
+double DerRod::twistForDirector(int edge, const Vec3& m1) const {
+  const double current = q_[twistDof(edge)];
+  const double x = m1.dot(d1_[edge]), y = m1.dot(d2_[edge]);
+  if (std::hypot(x, y) <= 1e-14 * m1.norm()) return current;  // m1 along the tangent: keep θ
+  // The branch closest to the current twist angle, so prescribed spins stay continuous.
+  return current + der::wrapAngle(std::atan2(y, x) - current);
+}
+
+void DerRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
+  if (node < 0 || node >= n_) throw std::out_of_range("DerRod::addNodeTorque: node " + std::to_string(node));
+  const int edge = node + 1 < n_ ? node : node - 1;
+  const int far = edge == node ? node + 1 : node - 1;
+  const Vec3& t = t_[edge];
+  const double Tt = T.dot(t);
+  f[twistDof(edge)] += Tt;  // axial part: moment on the edge's twist angle
+  // Perpendicular part: a force couple on the edge, F on the far node and -F on this node.
+  const Vec3 r = q_.segment<3>(positionDof(far)) - q_.segment<3>(positionDof(node));
+  const Vec3 F = (T - Tt * t).cross(r) / r.squaredNorm();
+  f.segment<3>(positionDof(far)) += F;
+  f.segment<3>(positionDof(node)) -= F;
+}
+
+}  // namespace rodsim
+
+#ifndef RODSIM_DER_NO_ENTRY_POINT
+RODSIM_PLUGIN("rod_der", "0.1.0", registry) { registry.addRod<rodsim::DerRod>(); }
+#endif

@@ -1,0 +1,84 @@
+// The "der" rod model: Discrete Elastic Rods (IMC seed section 2, Eqs. 1-6; Bergou et al. 2008,
+// 2010) with exact gradients and Hessians. See README.md in this folder.
+#pragma once
+
+#include "der_energies.h"
+
+#include <rodsim/rod.h>
+
+#include <vector>
+
+namespace rodsim {
+
+class DerRod : public Rod {
+ public:
+  static Schema schema();
+  explicit DerRod(const Params& p);
+
+  // --- layout: [x0, θ0, x1, θ1, ..., x_{N-1}]
+  int numNodes() const override { return n_; }
+  int numDofs() const override { return 4 * n_ - 1; }
+  int positionDof(int node) const override { return 4 * node; }
+  int twistDof(int edge) const override { return 4 * edge + 3; }
+
+  void initialDofs(VecRef q) const override;
+  void initialVelocity(VecRef v) const override;
+  void lumpedMass(VecRef m) const override;
+
+  double radius(int /*edge*/) const override { return r_; }
+  double nodeRadius(int /*node*/) const override { return r_; }
+  double restVoronoiLength(int node) const override { return voronoi_[node]; }
+
+  void setConfiguration(ConstVecRef q) override;
+  void commitConfiguration() override;
+  double elasticEnergy() const override;
+  void addElasticForce(VecRef f_local) const override;
+  void addStiffness(StiffnessSink& K) const override;
+
+  void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;
+  double twistForDirector(int edge, const Vec3& m1) const override;
+  void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
+
+  // --- model-specific queries (tests, output)
+  double restEdgeLength(int edge) const { return rest_len_[edge]; }
+  // Reference twist m_ref^i (Eq. 4) of interior node i in the current configuration.
+  double referenceTwist(int node) const { return ref_twist_[node]; }
+  // Material curvatures (κ^(1), κ^(2)) (Eq. 3) and twist τ (Eq. 4) at interior node i.
+  der::Vec2 materialCurvature(int node) const;
+  double twist(int node) const;
+  der::Vec2 naturalCurvature(int node) const { return kappa_bar_[node]; }
+  double naturalTwist(int node) const { return tau_bar_[node]; }
+  const Vec3& tangent(int edge) const { return t_[edge]; }
+  const Vec3& referenceDirector1(int edge) const { return d1_[edge]; }
+  double stretchStiffness() const { return EA_; }   // EA, N
+  double bendStiffness() const { return EI_; }      // EI1 = EI2, N m^2
+  double twistStiffness() const { return GJ_; }     // GJ, N m^2
+  double shearModulus() const { return G_; }        // Pa
+
+ private:
+  der::Vec11 stencil(int node) const { return q_.segment<11>(4 * (node - 1)); }
+  der::Vec6 edgePositions(int edge) const;
+  der::BendParams bendParams(int node) const;
+  der::TwistParams twistParams(int node) const;
+
+  int n_ = 0;
+  double r_ = 0, rho_ = 0, E_ = 0, G_ = 0;
+  double A_ = 0, I_ = 0, J_ = 0, EA_ = 0, EI_ = 0, GJ_ = 0;
+  std::vector<Vec3> x_init_;
+  Vec3 v_init_ = Vec3::Zero();
+  std::vector<double> rest_len_;   // |ē^e|
+  std::vector<double> voronoi_;    // rest Voronoi length of each node (ends: half edge)
+  std::vector<der::Vec2> kappa_bar_;  // per node (interior only meaningful)
+  std::vector<double> tau_bar_;
+
+  // Committed state (start of the step): frames of each edge and reference twist of each node.
+  std::vector<der::EdgeFrame> committed_;
+  std::vector<double> committed_twist_;
+
+  // Current configuration.
+  Vec q_;
+  std::vector<Vec3> t_, d1_, d2_;
+  std::vector<double> ref_twist_;
+};
+
+}  // namespace rodsim

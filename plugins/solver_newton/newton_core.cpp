@@ -1,0 +1,433 @@
+#include "newton_core.h"
+
+#include <rodsim/contact.h>
+#include <rodsim/rod.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdlib>
+#include <utility>
+
+namespace rodsim::newton {
+
+namespace {
+
+std::string fmtNum(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------ options
+
+void NewtonOptions::declare(Schema& s) {
+  s.add<double>("tolerance", 1e-8,
+                "Converged when the free-DOF force residual norm |R_free| is below this.")
+      .unit("N").greater(0);
+  s.add<double>("relative_tolerance", 1e-10,
+                "Also converged when |R_free| <= relative_tolerance * force scale, the force scale "
+                "being the largest of |R_free| at the initial guess, |M a| and |F| over all DOFs "
+                "(supports included) met during the solve; 0 disables it.")
+      .atLeast(0).less(1);
+  s.add<int>("max_iterations", 50, "Newton iterations (linear solves) allowed per solve.")
+      .atLeast(1);
+  s.add<bool>("line_search", true,
+              "Goldstein-Price line search on 1/2 |R_free|^2 (IMC seed SI Algorithm 1); false: "
+              "full Newton steps (still capped by barrier contacts).");
+  s.add<double>("line_search_m1", 0.1,
+                "Sufficient-decrease constant m1: accept when m2 alpha phi'(0) <= phi(alpha) - "
+                "phi(0) <= m1 alpha phi'(0).")
+      .greater(0).less(1);
+  s.add<double>("line_search_m2", 0.9, "Curvature constant m2 of the Goldstein-Price test (> m1).")
+      .greater(0).less(1);
+  s.add<double>("line_search_alpha_min", 1e-3,
+                "Smallest step fraction: bisection stops when the bracket is narrower, and the "
+                "step taken is never shorter (unless a barrier contact caps it).")
+      .greater(0).atMost(1);
+  s.add<double>("line_search_alpha_max", 2.0, "Largest step fraction tried (upper end of the bracket).")
+      .atLeast(1);
+  s.add<int>("line_search_max_trials", 100, "Force evaluations allowed per line search.").atLeast(1);
+  s.add<std::string>("linear_solver", "umfpack",
+                     "Sparse direct solver: umfpack (UMFPACK LU, unsymmetric-safe), sparselu "
+                     "(Eigen SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
+      .choices(LinearSolver::names());
+  s.add<double>("levenberg_shift", 1e-8,
+                "First diagonal shift, relative to mean |diag J|, added when the Jacobian is "
+                "singular (or, for the static solver, indefinite along the Newton step).")
+      .greater(0);
+  s.add<int>("levenberg_retries", 6, "Shifted refactorizations tried; each multiplies the shift by 100.")
+      .atLeast(0);
+}
+
+NewtonOptions NewtonOptions::fromParams(const Params& p) {
+  NewtonOptions o;
+  o.tolerance = p.real("tolerance");
+  o.relative_tolerance = p.real("relative_tolerance");
+  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
+  o.line_search = p.boolean("line_search");
+  o.m1 = p.real("line_search_m1");
+  o.m2 = p.real("line_search_m2");
+  if (!(o.m1 < o.m2))
+    throw ParamError("line_search_m2", "line_search_m2 (" + fmtNum(o.m2) +
+                                           ") must be larger than line_search_m1 (" +
+                                           fmtNum(o.m1) + ")");
+  o.alpha_min = p.real("line_search_alpha_min");
+  o.alpha_max = p.real("line_search_alpha_max");
+  o.max_trials = static_cast<int>(p.integer("line_search_max_trials"));
+  o.linear_solver = p.string("linear_solver");
+  try {
+    LinearSolver::parse(o.linear_solver);
+  } catch (const std::invalid_argument& e) {
+    throw ParamError("linear_solver", e.what());
+  }
+  o.levenberg_shift = p.real("levenberg_shift");
+  o.levenberg_retries = static_cast<int>(p.integer("levenberg_retries"));
+  return o;
+}
+
+// ------------------------------------------------------------------------------------ helpers
+
+std::string describeUnconstrained(World& world) {
+  const auto& fixed = world.fixedMask();
+  std::string out;
+  for (int r = 0; r < world.numRods(); ++r) {
+    Rod& rod = world.rod(r);
+    int fixed_nodes = 0, last_fixed = -1;
+    for (int n = 0; n < rod.numNodes(); ++n) {
+      const int g = rod.globalPositionDof(n);
+      if (fixed[g] && fixed[g + 1] && fixed[g + 2]) {
+        ++fixed_nodes;
+        last_fixed = n;
+      }
+    }
+    bool twist_fixed = false;
+    for (int e = 0; e < rod.numEdges(); ++e)
+      if (rod.twistDof(e) >= 0 && fixed[rod.dofOffset() + rod.twistDof(e)]) twist_fixed = true;
+    std::string what;
+    if (fixed_nodes == 0)
+      what = "no node of rod '" + rod.name() +
+             "' is held: its rigid-body translation and rotation are unconstrained";
+    else if (fixed_nodes == 1 && !twist_fixed)
+      what = "rod '" + rod.name() + "' is held at node " + std::to_string(last_fixed) +
+             " only: its rigid rotation about that node is unconstrained";
+    if (!what.empty()) out += (out.empty() ? "" : "; ") + what;
+  }
+  return out;
+}
+
+std::string NewtonCore::describeDof(World& world, int g) const {
+  for (int r = 0; r < world.numRods(); ++r) {
+    Rod& rod = world.rod(r);
+    const int j = g - rod.dofOffset();
+    if (j < 0 || j >= rod.numDofs()) continue;
+    for (int n = 0; n < rod.numNodes(); ++n) {
+      const int p = rod.positionDof(n);
+      if (j >= p && j < p + 3)
+        return "DOF " + std::to_string(g) + " (rod '" + rod.name() + "', node " +
+               std::to_string(n) + ", " + "xyz"[j - p] + ")";
+    }
+    for (int e = 0; e < rod.numEdges(); ++e)
+      if (rod.twistDof(e) == j)
+        return "DOF " + std::to_string(g) + " (rod '" + rod.name() + "', twist of edge " +
+               std::to_string(e) + ")";
+    return "DOF " + std::to_string(g) + " (rod '" + rod.name() + "')";
+  }
+  return "DOF " + std::to_string(g);
+}
+
+// ------------------------------------------------------------------------------------ core
+
+NewtonCore::NewtonCore(const NewtonOptions& options)
+    : opt_(options), linear_(LinearSolver::parse(options.linear_solver)) {}
+
+void NewtonCore::prepare(World& world) {
+  const int n = world.numDofs();
+  if (F_.size() != n) {
+    for (Vec* v : {&F_, &R_, &F_trial_, &R_trial_, &dq_, &q_trial_, &scaled_dq_}) v->setZero(n);
+  }
+  has_barrier_ = false;
+  impulse_contact_ = -1;
+  impulse_count_ = 0;
+  for (int c = 0; c < world.numContacts(); ++c) {
+    const auto kind = world.contact(c).kind();
+    if (kind == Contact::Kind::Barrier) has_barrier_ = true;
+    if (kind == Contact::Kind::Impulse) {
+      if (impulse_contact_ < 0) impulse_contact_ = c;
+      ++impulse_count_;
+    }
+  }
+  assembler_.setFixed(world.fixedMask(), impulse_contact_ >= 0
+                                             ? SparseAssembler::Layout::GlobalIdentity
+                                             : SparseAssembler::Layout::Free);
+  const int m = assembler_.size();
+  if (b_.size() != m) {
+    b_.setZero(m);
+    x_.setZero(m);
+    Jx_.setZero(m);
+  }
+  if (history_.capacity() < static_cast<std::size_t>(opt_.max_iterations) + 2)
+    history_.reserve(opt_.max_iterations + 2);
+}
+
+bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, Vec& R,
+                          StiffnessSink* K, double& rnorm, std::string& why) {
+  ctx.q = &q;
+  F.setZero();
+  if (K) K->clear();
+  world.evaluate(ctx, F, K);
+  if (inertial_) {
+    const Vec& m = world.mass();
+    const double inv_dt2 = 1.0 / (ctx.dt * ctx.dt);
+    R.array() = m.array() * (q - *ctx.q_start - ctx.dt * *ctx.v_start).array() * inv_dt2 -
+                F.array();
+  } else {
+    R = -F;
+  }
+  if (!R.allFinite()) {
+    int bad = 0;
+    while (bad < R.size() && std::isfinite(R[bad])) ++bad;
+    why = (q.allFinite() ? "non-finite force (NaN/Inf) at " : "non-finite configuration at ") +
+          describeDof(world, bad);
+    return false;
+  }
+  const auto& fixed = world.fixedMask();
+  double s = 0;
+  for (Eigen::Index g = 0; g < R.size(); ++g)
+    if (!fixed[g]) s += R[g] * R[g];
+  rnorm = std::sqrt(s);
+  return true;
+}
+
+bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
+                            bool& singular, int& solves) {
+  const auto& map = assembler_.globalOf();
+  const auto& fixed = world.fixedMask();
+  const int m = assembler_.size();
+  const bool rebuilt = assembler_.assemble(sink_.entries(), inertial_ ? &world.mass() : nullptr,
+                                           inertial_ ? 1.0 / (ctx.dt * ctx.dt) : 0.0);
+  const SpMat& A = assembler_.matrix();
+  for (int i = 0; i < m; ++i) b_[i] = fixed[map[i]] ? 0.0 : -R_[map[i]];
+
+  if (impulse_contact_ >= 0) {
+    // Global layout: matrix index == global DOF. The contact model solves A dq = b + impulses.
+    Contact& contact = world.contact(impulse_contact_);
+    LinearizedSystem sys;
+    sys.A = &A;
+    sys.b = &b_;
+    sys.fixed = &fixed;
+    sys.ctx = &ctx;
+    dq_.setZero();
+    ++solves;
+    if (!contact.solveLinearized(sys, dq_)) {
+      why = "impulse contact '" + contact.name() + "' did not solve the linearized system";
+      return false;
+    }
+    for (int g = 0; g < dq_.size(); ++g)
+      if (fixed[g]) dq_[g] = 0.0;
+    if (!dq_.allFinite()) {
+      why = "impulse contact '" + contact.name() + "' returned a non-finite step";
+      return false;
+    }
+    Jx_.noalias() = A * dq_;
+    dphi0 = 0;
+    for (int g = 0; g < m; ++g)
+      if (!fixed[g]) dphi0 += R_[g] * Jx_[g];
+    return true;
+  }
+
+  if (rebuilt) linear_.analyzePattern(A);
+  double mu = 0, base = -1;
+  bool ok = false;
+  for (int attempt = 0; attempt <= opt_.levenberg_retries && !ok; ++attempt) {
+    if (attempt > 0) {
+      if (base < 0) {
+        base = assembler_.meanAbsDiagonal();
+        if (!(base > 0) || !std::isfinite(base)) base = 1.0;
+      }
+      const double target = base * opt_.levenberg_shift * std::pow(100.0, attempt - 1);
+      assembler_.shiftDiagonal(target - mu);
+      mu = target;
+    }
+    if (!linear_.factorize(A)) continue;
+    ++solves;
+    if (!linear_.solve(b_, x_)) continue;
+    Jx_.noalias() = A * x_;
+    // Normwise backward error: tiny for a backward-stable factorization even when J is badly
+    // conditioned (stiff rods), large only for garbage from a (numerically) singular one.
+    const double scale = A.norm() * x_.norm() + b_.norm();
+    if (!((Jx_ - b_).norm() <= 1e-8 * scale + 1e-300)) continue;
+    // Static solver: a Newton step along which the energy grows means K is indefinite there.
+    if (energy_check_ && attempt < opt_.levenberg_retries && !(b_.dot(x_) > 0)) continue;
+    ok = true;
+  }
+  if (!ok) {
+    singular = true;
+    std::string free_rods = describeUnconstrained(world);
+    if (free_rods.empty())
+      free_rods = "every rod is held at two nodes or more: a mechanism, or a DOF without "
+                  "stiffness (and without mass in a static solve)";
+    why = "singular Jacobian (still singular with a Levenberg shift of " + fmtNum(mu) +
+          "); unconstrained: " + free_rods;
+    return false;
+  }
+  // phi'(0) = R_f . (J dq_f) with the unshifted Jacobian.
+  if (mu != 0) Jx_ -= mu * x_;
+  dphi0 = -b_.dot(Jx_);
+  dq_.setZero();
+  for (int i = 0; i < m; ++i) dq_[map[i]] = x_[i];
+  return true;
+}
+
+double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0,
+                              double dphi0, double alpha_cap, bool& have_k, double& rnorm,
+                              std::string& why) {
+  const bool search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
+  double lo = 0, hi = alpha_cap, alpha = std::min(1.0, alpha_cap);
+  double last_alpha = -1, last_rn = 0;
+  double best_alpha = -1, best_phi = phi0;  // lowest merit among the trials
+  bool last_ok = false, last_k = false, accepted = false;
+  std::string trial_why;
+  for (int trial = 0; trial < opt_.max_trials; ++trial) {
+    q_trial_ = q + alpha * dq_;
+    const bool with_k = trial == 0;
+    double rn = 0;
+    last_ok = evaluate(world, ctx, q_trial_, F_trial_, R_trial_, with_k ? &trial_sink_ : nullptr,
+                       rn, trial_why);
+    last_alpha = alpha;
+    last_rn = rn;
+    last_k = with_k;
+    if (!search) {
+      accepted = last_ok;
+      break;
+    }
+    if (last_ok) {
+      const double d = 0.5 * rn * rn - phi0;
+      if (0.5 * rn * rn < best_phi) {
+        best_phi = 0.5 * rn * rn;
+        best_alpha = alpha;
+      }
+      if (d >= opt_.m2 * alpha * dphi0 && d <= opt_.m1 * alpha * dphi0) {
+        accepted = true;
+        break;
+      }
+      if (d < opt_.m2 * alpha * dphi0)
+        lo = alpha;  // decreased more than the tangent predicts: the step can grow
+      else
+        hi = alpha;  // not enough decrease: shorten
+    } else {
+      hi = alpha;  // NaN/Inf out there: shorten
+    }
+    if (hi - lo < opt_.alpha_min) break;
+    alpha = 0.5 * (lo + hi);
+  }
+  if (!accepted) {
+    if (!search) {
+      why = trial_why;
+      return -1;
+    }
+    // The bracket collapsed without a Goldstein-Price point. The authors' code takes the last
+    // bisection point (kept inside [alpha_min, cap]); we take the trial with the lowest merit
+    // when one decreased it (the lower Goldstein bound rejects steps that decrease phi much more
+    // than its tangent predicts, e.g. one landing on the root), and their choice otherwise.
+    if (best_alpha > 0)
+      alpha = best_alpha;
+    else
+      alpha = std::clamp(alpha, std::min(opt_.alpha_min, alpha_cap), alpha_cap);
+    if (alpha != last_alpha || !last_ok) {
+      q_trial_ = q + alpha * dq_;
+      last_k = false;
+      if (!evaluate(world, ctx, q_trial_, F_trial_, R_trial_, nullptr, last_rn, trial_why)) {
+        why = "line search found no finite residual along the Newton step: " + trial_why;
+        return -1;
+      }
+    }
+  }
+  F_.swap(F_trial_);
+  R_.swap(R_trial_);
+  if (last_k) {
+    std::swap(sink_, trial_sink_);
+    have_k = true;
+  } else {
+    have_k = false;
+  }
+  rnorm = last_rn;
+  return alpha;
+}
+
+NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool inertial) {
+  inertial_ = inertial;
+  history_.clear();
+  NewtonResult res;
+  std::string why;
+  double rnorm = 0;
+  if (!evaluate(world, ctx, q, F_, R_, &sink_, rnorm, why)) {
+    res.message = "at the initial guess: " + why;
+    return res;
+  }
+  bool have_k = true;
+  res.force_scale = rnorm;
+  for (;;) {
+    history_.push_back(rnorm);
+    if (std::getenv("NEWTON_DEBUG")) std::fprintf(stderr, "it %d |R| %.6e scale %.3e\n", res.solves, rnorm, res.force_scale);
+    res.residual = rnorm;
+    res.force_scale = std::max({res.force_scale, (R_ + F_).norm(), F_.norm()});
+    const double tol = std::max(opt_.tolerance, opt_.relative_tolerance * res.force_scale);
+    if (rnorm <= tol) {
+      res.ok = true;
+      return res;
+    }
+    if (res.solves >= opt_.max_iterations) {
+      res.message = "did not converge: |R_free| = " + fmtNum(rnorm) + " N after " +
+                    std::to_string(res.solves) + " iterations (tolerance " + fmtNum(tol) + " N)";
+      return res;
+    }
+    if (!have_k) {
+      if (!evaluate(world, ctx, q, F_, R_, &sink_, rnorm, why)) {
+        res.message = why;
+        return res;
+      }
+      have_k = true;
+    }
+    double dphi0 = 0;
+    if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {
+      res.message = why + " at iteration " + std::to_string(res.solves) + ", |R_free| = " +
+                    fmtNum(rnorm) + " N";
+      return res;
+    }
+    if (impulse_contact_ >= 0) {
+      // With contact impulses r: the contact model solved A dq = b + r, so the residual
+      // including contact at q is R - r = -A dq (free rows).
+      const double reff = Jx_.norm();
+      if (reff <= tol) {
+        res.residual = reff;
+        res.ok = true;
+        return res;
+      }
+    }
+    double cap = opt_.alpha_max;
+    if (has_barrier_) {
+      scaled_dq_ = opt_.alpha_max * dq_;
+      const double f = world.maxStepFraction(q, scaled_dq_);
+      if (!(f > 0) || !std::isfinite(f)) {
+        res.message = "barrier contacts allow no step (maxStepFraction = " + fmtNum(f) + ")";
+        return res;
+      }
+      cap = std::min(1.0, f) * opt_.alpha_max;
+    }
+    if (!opt_.line_search || impulse_contact_ >= 0) cap = std::min(cap, 1.0);
+    const double phi0 = 0.5 * rnorm * rnorm;
+    const double alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, have_k, rnorm, why);
+    if (std::getenv("NEWTON_DEBUG")) std::fprintf(stderr, "   alpha %.4g dphi0 %.4e -|R|^2 %.4e |dq| %.3e\n", alpha, dphi0, -2*phi0, dq_.norm());
+    if (alpha < 0) {
+      res.message = why + " at iteration " + std::to_string(res.solves);
+      return res;
+    }
+    q.swap(q_trial_);  // q <- q + alpha dq (q_trial_ keeps the old buffer; same size)
+  }
+}
+
+}  // namespace rodsim::newton

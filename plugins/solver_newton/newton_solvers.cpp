@@ -1,0 +1,173 @@
+#include "newton_solvers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace rodsim::newton {
+
+namespace {
+
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+StepReport fail(StepReport r, std::string message) {
+  r.ok = false;
+  r.message = std::move(message);
+  return r;
+}
+
+void resizeAll(int n, std::initializer_list<Vec*> vs) {
+  for (Vec* v : vs)
+    if (v->size() != n) v->setZero(n);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------- implicit-euler
+
+Schema ImplicitEulerSolver::schema() {
+  Schema s{"implicit-euler",
+           "Backward Euler on M q'' = F (IMC seed Eq. 7) solved by Newton on the free DOFs with "
+           "the Goldstein-Price line search of SI Algorithm 1; v = (q_{n+1} - q_n)/dt."};
+  NewtonOptions::declare(s);
+  return s;
+}
+
+ImplicitEulerSolver::ImplicitEulerSolver(const Params& p)
+    : Solver(p), core_(NewtonOptions::fromParams(p)) {}
+
+StepReport ImplicitEulerSolver::step(World& world, double dt) {
+  StepReport rep;
+  const double t_n = world.time(), t = t_n + dt;
+  if (!(dt > 0) || !std::isfinite(dt)) return fail(rep, "implicit-euler: time step must be > 0, got " + num(dt));
+  const int n = world.numDofs();
+  resizeAll(n, {&q_n_, &v_n_, &q_, &v_});
+  q_n_ = world.q();
+  v_n_ = world.v();
+  if (!q_n_.allFinite() || !v_n_.allFinite())
+    return fail(rep, "implicit-euler: the state at t = " + num(t_n) + " is not finite (NaN/Inf)");
+
+  world.beginStep(dt);
+  core_.prepare(world);
+  q_ = q_n_ + dt * v_n_;  // predictor; prescribe() overwrites the fixed DOFs
+  world.prescribe(t, q_);
+  if (!q_.allFinite())
+    return fail(rep, "implicit-euler: prescribed values at t = " + num(t) + " are not finite");
+
+  EvalContext ctx;
+  ctx.t = t;
+  ctx.dt = dt;
+  ctx.quasi_static = false;
+  ctx.load_scale = 1.0;
+  ctx.q_start = &q_n_;
+  ctx.v_start = &v_n_;
+  const NewtonResult r = core_.solve(world, ctx, q_, /*inertial=*/true);
+  rep.iterations = r.solves;
+  rep.residual = r.residual;
+  if (!r.ok)
+    return fail(rep, "implicit-euler: step from t = " + num(t_n) + " (dt = " + num(dt) +
+                         ") failed: " + r.message);
+  v_ = (q_ - q_n_) / dt;
+  if (!v_.allFinite()) return fail(rep, "implicit-euler: non-finite velocity at t = " + num(t));
+  world.commitStep(t, q_, v_, core_.residual());
+  return rep;
+}
+
+// -------------------------------------------------------------------------------------- static
+
+Schema StaticSolver::schema() {
+  Schema s{"static",
+           "Quasi-static equilibrium F(q) = 0 by Newton on the free DOFs (no inertia), external "
+           "loads scaled by min(1, t / ramp_time); a failed load increment is bisected."};
+  NewtonOptions::declare(s);
+  s.add<double>("ramp_time", 0.0,
+                "Time over which external loads ramp linearly from 0 to full: load scale = "
+                "min(1, t / ramp_time). 0: no ramp, full load at every step (set it to the "
+                "scene duration to ramp over the whole run).")
+      .unit("s").atLeast(0);
+  s.add<int>("max_load_cuts", 10,
+             "Bisections of a failed increment (load and prescribed motion) allowed per step.")
+      .atLeast(0);
+  return s;
+}
+
+StaticSolver::StaticSolver(const Params& p)
+    : Solver(p),
+      core_(NewtonOptions::fromParams(p)),
+      ramp_time_(p.real("ramp_time")),
+      max_load_cuts_(static_cast<int>(p.integer("max_load_cuts"))) {
+  core_.setEnergyDescentCheck(true);
+}
+
+double StaticSolver::loadAt(double t) const {
+  return ramp_time_ > 0 ? std::clamp(t / ramp_time_, 0.0, 1.0) : 1.0;
+}
+
+StepReport StaticSolver::step(World& world, double dt) {
+  StepReport rep;
+  last_cuts_ = 0;
+  const double t_n = world.time(), t = t_n + dt;
+  if (!(dt > 0) || !std::isfinite(dt)) return fail(rep, "static: time step must be > 0, got " + num(dt));
+  const int n = world.numDofs();
+  resizeAll(n, {&q_n_, &q_conv_, &q_, &zero_});
+  q_n_ = world.q();
+  if (!q_n_.allFinite())
+    return fail(rep, "static: the state at t = " + num(t_n) + " is not finite (NaN/Inf)");
+
+  world.beginStep(dt);
+  core_.prepare(world);
+  EvalContext ctx;
+  ctx.dt = dt;
+  ctx.quasi_static = true;
+  ctx.q_start = &q_n_;
+  ctx.v_start = &zero_;
+
+  // Continuation from the last converged state (load last_load_ at t_n) to (loadAt(t), t):
+  // s in (0, 1] is the fraction of the increment; a failed Newton solve halves the increment.
+  const double load0 = last_load_, load1 = loadAt(t);
+  q_conv_ = q_n_;
+  double s_done = 0, ds = 1;
+  bool singular = false;
+  while (s_done < 1) {
+    const double s = std::min(1.0, s_done + ds);
+    ctx.t = t_n + s * dt;
+    ctx.load_scale = load0 + s * (load1 - load0);
+    q_ = q_conv_;
+    world.prescribe(ctx.t, q_);
+    if (!q_.allFinite())
+      return fail(rep, "static: prescribed values at t = " + num(ctx.t) + " are not finite");
+    const NewtonResult r = core_.solve(world, ctx, q_, /*inertial=*/false);
+    rep.iterations += r.solves;
+    rep.residual = r.residual;
+    singular = singular || r.singular;
+    if (r.ok) {
+      q_conv_.swap(q_);
+      s_done = s;
+      ds = std::min(1.0, 2 * ds);
+      continue;
+    }
+    if (++last_cuts_ > max_load_cuts_) {
+      std::string msg = "static: no equilibrium at load scale " + num(ctx.load_scale) +
+                        " (t = " + num(ctx.t) + ") after " + std::to_string(max_load_cuts_) +
+                        " load cuts; last converged load scale " +
+                        num(load0 + s_done * (load1 - load0)) + ": " + r.message;
+      if (r.message.find("unconstrained") == std::string::npos) {
+        const std::string free_rods = describeUnconstrained(world);
+        if (!free_rods.empty()) msg += "; unconstrained: " + free_rods;
+        else if (singular) msg += "; the Jacobian was singular";
+      }
+      return fail(rep, msg);
+    }
+    ds *= 0.5;
+  }
+  // The last evaluation of the world was at q_conv_ (the converged solve), so residual() = -F.
+  world.commitStep(t, q_conv_, zero_, core_.residual());
+  last_load_ = load1;
+  return rep;
+}
+
+}  // namespace rodsim::newton

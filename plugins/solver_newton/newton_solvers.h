@@ -1,0 +1,43 @@
+// The two Newton solvers of the solver_newton plugin: implicit-euler (backward Euler on Eq. 7 of
+// the IMC seed) and static (load-ramped equilibrium with bisection of failed increments).
+#pragma once
+
+#include "newton_core.h"
+
+#include <rodsim/solver.h>
+
+namespace rodsim::newton {
+
+class ImplicitEulerSolver : public Solver {
+ public:
+  static Schema schema();
+  explicit ImplicitEulerSolver(const Params& p);
+  StepReport step(World& world, double dt) override;
+  const NewtonCore& core() const { return core_; }
+
+ private:
+  NewtonCore core_;
+  Vec q_n_, v_n_, q_, v_;
+};
+
+class StaticSolver : public Solver {
+ public:
+  static Schema schema();
+  explicit StaticSolver(const Params& p);
+  StepReport step(World& world, double dt) override;
+  const NewtonCore& core() const { return core_; }
+  // Load factor at time t: min(1, t / ramp_time), or 1 without a ramp.
+  double loadAt(double t) const;
+  // Load cuts taken in the last step.
+  int lastCuts() const { return last_cuts_; }
+
+ private:
+  NewtonCore core_;
+  double ramp_time_;
+  int max_load_cuts_;
+  double last_load_ = 0;  // load factor of the last converged state (0: the initial state)
+  int last_cuts_ = 0;
+  Vec q_n_, q_conv_, q_, zero_;
+};
+
+}  // namespace rodsim::newton

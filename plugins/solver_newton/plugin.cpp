@@ -1,0 +1,9 @@
+// Registration of the solver_newton plugin: implicit-euler and static.
+#include "newton_solvers.h"
+
+#include <rodsim/plugin.h>
+
+RODSIM_PLUGIN("solver_newton", "0.1.0", registry) {
+  registry.addSolver<rodsim::newton::ImplicitEulerSolver>();
+  registry.addSolver<rodsim::newton::StaticSolver>();
+}

@@ -1,0 +1,101 @@
+// Sparse Jacobian assembly with a cached pattern, and the selectable sparse direct solver.
+//
+// SparseAssembler turns the triplets of a StiffnessSink (global DOF indexing) plus a scaled
+// diagonal (the lumped mass over dt^2) into a column-major Eigen::SparseMatrix over the free DOFs.
+// The first assembly (or any assembly whose (row, col) triplet sequence differs from the previous
+// one) rebuilds the pattern and stores, for every triplet, the slot of valuePtr() it lands in; later
+// assemblies with the same sequence only scatter values through that map (no allocation) and report
+// that the linear solver can keep its symbolic analysis.
+#pragma once
+
+#include <rodsim/linalg.h>
+
+#include <Eigen/SparseCore>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rodsim::newton {
+
+using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+class SparseAssembler {
+ public:
+  // How fixed (prescribed) DOFs appear in the matrix.
+  enum class Layout {
+    Free,            // rows/cols of fixed DOFs are dropped: matrix size = number of free DOFs
+    GlobalIdentity,  // global size; fixed rows/cols are removed and replaced by a unit diagonal
+  };
+
+  // Sets the DOF map from the world's fixed mask. Returns true when the map changed (the next
+  // assemble() then rebuilds the pattern).
+  bool setFixed(const std::vector<char>& fixed, Layout layout);
+
+  // A = diag_scale * diag(diag) + sum of the triplets, over the mapped DOFs. `diag` is global
+  // (size = number of global DOFs) or nullptr for no diagonal term; the diagonal is always part of
+  // the pattern (the Levenberg shift needs it). Returns true when the pattern was rebuilt (the
+  // linear solver must redo analyzePattern).
+  bool assemble(const std::vector<Eigen::Triplet<double>>& triplets, const Vec* diag,
+                double diag_scale);
+
+  // Adds mu to every diagonal entry of a mapped DOF that is not a fixed identity row.
+  void shiftDiagonal(double mu);
+  // Mean absolute value of the (non-identity) diagonal, for scaling the Levenberg shift.
+  double meanAbsDiagonal() const;
+
+  const SpMat& matrix() const { return A_; }
+  int size() const { return static_cast<int>(global_of_.size()); }
+  // Matrix index -> global DOF, and global DOF -> matrix index (-1 when dropped).
+  const std::vector<int>& globalOf() const { return global_of_; }
+  const std::vector<int>& indexOf() const { return index_of_; }
+  Layout layout() const { return layout_; }
+  // Number of pattern rebuilds so far (for tests and statistics).
+  int rebuilds() const { return rebuilds_; }
+
+ private:
+  void rebuild(const std::vector<Eigen::Triplet<double>>& triplets);
+  int slotOf(int row, int col) const;
+
+  Layout layout_ = Layout::Free;
+  std::vector<char> fixed_;       // copy of the mask the map was built from
+  std::vector<int> index_of_;     // global -> matrix index or -1
+  std::vector<int> global_of_;    // matrix index -> global
+  std::vector<int> prev_rows_, prev_cols_;  // triplet sequence of the last rebuild
+  std::vector<int> slot_;         // triplet -> valuePtr slot, -1 when dropped
+  std::vector<int> diag_slot_;    // matrix index -> valuePtr slot of the diagonal
+  bool dirty_ = true;
+  int rebuilds_ = 0;
+  SpMat A_;
+};
+
+// Sparse direct solver chosen by name: "umfpack" (UmfPackLU, default; unsymmetric-safe),
+// "sparselu" (Eigen SparseLU with COLAMD), "ldlt" (SimplicialLDLT, symmetric matrices only).
+class LinearSolver {
+ public:
+  enum class Kind { UmfPack, SparseLU, LDLT };
+  static Kind parse(const std::string& name);  // throws std::invalid_argument
+  static const std::vector<std::string>& names();
+
+  explicit LinearSolver(Kind kind = Kind::UmfPack);
+  ~LinearSolver();
+  LinearSolver(const LinearSolver&) = delete;
+  LinearSolver& operator=(const LinearSolver&) = delete;
+
+  Kind kind() const { return kind_; }
+  // Symbolic analysis; call when the pattern changed (SparseAssembler::assemble returned true).
+  void analyzePattern(const SpMat& A);
+  // Numeric factorization; false when the matrix is (numerically) singular.
+  bool factorize(const SpMat& A);
+  // x = A^{-1} b with the last factorization; false when the solver reports a failure.
+  bool solve(const Vec& b, Vec& x);
+  int analyses() const { return analyses_; }
+
+ private:
+  struct Impl;
+  Kind kind_;
+  std::unique_ptr<Impl> impl_;
+  int analyses_ = 0;
+};
+
+}  // namespace rodsim::newton

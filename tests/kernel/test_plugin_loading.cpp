@@ -1,0 +1,68 @@
+// Plugins that cannot be used are refused before anything runs, each with its own message.
+#include "scene_fixture.h"
+
+#include <doctest/doctest.h>
+
+using namespace rodsim::test;
+
+namespace {
+
+CommandResult checkWithPlugin(const std::string& name, const std::string& plugin_path) {
+  auto dir = scratchDir("plugin-" + name);
+  auto file = writeText(dir / "scene.toml", "[plugins]\npaths = [\"" + plugin_path + "\"]\n" + kValidScene);
+  return runRodsim("check " + file.string());
+}
+
+}  // namespace
+
+TEST_CASE("a plugin built for another ABI version is refused, naming file, versions and fix") {
+  CommandResult r = checkWithPlugin("abi", BAD_ABI_PLUGIN);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find(BAD_ABI_PLUGIN) != std::string::npos);
+  CHECK(r.output.find("ABI version 999") != std::string::npos);
+  CHECK(r.output.find("ABI version 1") != std::string::npos);
+  CHECK(r.output.find("rebuild the plugin") != std::string::npos);
+}
+
+TEST_CASE("a library without the entry point is refused") {
+  CommandResult r = checkWithPlugin("noentry", NO_ENTRY_PLUGIN);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("not a rodsim plugin") != std::string::npos);
+  CHECK(r.output.find("rodsim_plugin_info_v1") != std::string::npos);
+}
+
+TEST_CASE("a missing plugin file is refused") {
+  CommandResult r = checkWithPlugin("missing", "/nonexistent/rodsim-nothing.so");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("/nonexistent/rodsim-nothing.so") != std::string::npos);
+  CHECK(r.output.find("does not exist") != std::string::npos);
+}
+
+TEST_CASE("rodsim plugins lists the search order and the in-tree plugins") {
+  CommandResult r = runRodsim("plugins");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("rod der") != std::string::npos);
+  CHECK(r.output.find("solver implicit-euler") != std::string::npos);
+  CHECK(r.output.find("constraint clamp") != std::string::npos);
+  CHECK(r.output.find("force gravity") != std::string::npos);
+}
+
+TEST_CASE("rodsim describe prints every parameter of a type") {
+  CommandResult r = runRodsim("describe der");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("youngs_modulus") != std::string::npos);
+  CHECK(r.output.find("Pa") != std::string::npos);
+}
+
+TEST_CASE("the generated parameter reference in docs/ is up to date") {
+  CommandResult r = runRodsim("describe --all --markdown");
+  CHECK(r.status == 0);
+  std::string committed = readText(std::string(RODSIM_SOURCE_DIR) + "/docs/reference/parameters.md");
+  // Regenerate with: build/bin/rodsim describe --all --markdown > docs/reference/parameters.md
+  CHECK_MESSAGE(r.output == committed, "docs/reference/parameters.md is stale: regenerate it");
+}

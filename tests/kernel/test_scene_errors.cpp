@@ -1,0 +1,105 @@
+// One test per class of bad scene input: exit status 2, file:line in the message, nothing written.
+#include "scene_fixture.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+using namespace rodsim::test;
+
+namespace {
+
+// Runs `rodsim run` on `scene` and checks the error contract.
+CommandResult expectInputError(const std::string& name, const std::string& scene, const std::string& location,
+                               const std::string& fragment) {
+  auto dir = scratchDir("bad-" + name);
+  auto file = writeText(dir / "scene.toml", scene);
+  auto out = dir / "out";
+  CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + out.string());
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find(file.string() + ":" + location) != std::string::npos);
+  CHECK(r.output.find(fragment) != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));  // no half-written output
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the fixture scene is valid") {
+  auto dir = scratchDir("valid");
+  auto file = writeText(dir / "scene.toml", kValidScene);
+  CommandResult r = runRodsim("check " + file.string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("TOML syntax error") {
+  expectInputError("syntax", sceneWithLine(13, "radius = = 0.01"), "13:", "TOML syntax error");
+}
+
+TEST_CASE("unknown key, with the closest match") {
+  auto r = expectInputError("unknown-key", sceneWithLine(13, "raduis = 0.01"), "13:1", "unknown key 'raduis'");
+  CHECK(r.output.find("did you mean 'radius'?") != std::string::npos);
+}
+
+TEST_CASE("wrong type") {
+  expectInputError("wrong-type", sceneWithLine(12, "nodes = \"eleven\""), "12:9", "'nodes' expects integer, found string");
+}
+
+TEST_CASE("out-of-range value") {
+  auto r = expectInputError("range", sceneWithLine(13, "radius = -0.01"), "13:10", "'radius' must be > 0, found -0.01");
+  CHECK(r.output.find(" m)") != std::string::npos);  // the unit is named
+}
+
+TEST_CASE("unknown type, with the valid choices") {
+  auto r = expectInputError("unknown-type", sceneWithLine(11, "model = \"dre\""), "11:9", "unknown rod model \"dre\"");
+  CHECK(r.output.find("did you mean 'der'?") != std::string::npos);
+}
+
+TEST_CASE("unknown rod name in a component") {
+  auto r = expectInputError("unknown-rod", sceneWithLine(24, "rod = \"bean\""), "24:7", "bean");
+  CHECK(r.output.find("beam") != std::string::npos);
+}
+
+TEST_CASE("unknown rod name in a probe") {
+  auto r = expectInputError("unknown-rod-probe", sceneWithLine(33, "rod = \"bean\""), "33:7", "unknown rod \"bean\"");
+  CHECK(r.output.find("did you mean 'beam'?") != std::string::npos);
+}
+
+TEST_CASE("missing required key") {
+  expectInputError("missing", sceneWithLine(15, ""), "9:1", "missing required key 'youngs_modulus'");
+}
+
+TEST_CASE("unknown section") {
+  expectInputError("section", sceneWithLine(18, "[[forces]]"), "18:", "unknown section 'forces'");
+}
+
+TEST_CASE("node index out of range") {
+  expectInputError("node-range", sceneWithLine(25, "nodes = [0, 11]"), "25:", "node");
+}
+
+TEST_CASE("--set values are validated and located") {
+  auto dir = scratchDir("set");
+  auto file = writeText(dir / "scene.toml", kValidScene);
+  CommandResult r = runRodsim("check " + file.string() + " --set rod.beam.radius=-1");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("<--set rod.beam.radius>") != std::string::npos);
+  r = runRodsim("check " + file.string() + " --set rod.bean.radius=1");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("did you mean 'beam'?") != std::string::npos);
+  r = runRodsim("check " + file.string() + " --set rod.beam.youngs_modulus=2e6 --set solver.type=static");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("solver static") != std::string::npos);
+}
+
+TEST_CASE("bad command lines exit with status 2") {
+  CHECK(runRodsim("").status == 2);
+  CHECK(runRodsim("runn x.toml").status == 2);
+  CHECK(runRodsim("run").status == 2);
+  CHECK(runRodsim("run /nonexistent/scene.toml").status == 2);
+  CHECK(runRodsim("describe no-such-type").status == 2);
+  CHECK(runRodsim("run x.toml --bogus").status == 2);
+}

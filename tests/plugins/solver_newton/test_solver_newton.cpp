@@ -1,0 +1,502 @@
+// Newton solvers (implicit-euler, static) and the sparse assembly, on the FakeWorld spring chain.
+#include "fake_world.h"
+#include "loads.h"
+#include "newton_solvers.h"
+#include "rigid_constraints.h"
+#include "sparse_assembly.h"
+
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <limits>
+
+using namespace rodsim;
+using namespace rodsim::testing;
+using rodsim::newton::ImplicitEulerSolver;
+using rodsim::newton::LinearSolver;
+using rodsim::newton::SparseAssembler;
+using rodsim::newton::StaticSolver;
+using rodsim::newton::SpMat;
+
+namespace {
+
+Params clampParams(const std::string& rod, std::vector<int> nodes) {
+  return makeParams(constraints::Clamp::schema(), {{"rod", toValue(rod)}, {"nodes", toValue(nodes)}});
+}
+
+// A force that adds NaN to DOF 0 while armed.
+class NanForce : public Force {
+ public:
+  NanForce() : Force(Params("nan")) {}
+  void addForce(const EvalContext&, Vec& f) override {
+    if (armed) f[f.size() - 1] += std::numeric_limits<double>::quiet_NaN();
+  }
+  bool armed = false;
+};
+
+// A barrier contact that allows only a fixed fraction of every step and records the calls.
+class CappingBarrier : public Contact {
+ public:
+  explicit CappingBarrier(double fraction) : Contact(Params("cap")), fraction_(fraction) {}
+  Kind kind() const override { return Kind::Barrier; }
+  double maxStepFraction(const Vec&, const Vec&) override {
+    ++calls;
+    return fraction_;
+  }
+  int calls = 0;
+
+ private:
+  double fraction_;
+};
+
+// An impulse contact without contacts: solves A dq = b densely.
+class PlainImpulse : public Contact {
+ public:
+  PlainImpulse() : Contact(Params("impulse")) {}
+  Kind kind() const override { return Kind::Impulse; }
+  bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override {
+    ++calls;
+    const Eigen::MatrixXd A(*sys.A);
+    dq = A.partialPivLu().solve(*sys.b);
+    return true;
+  }
+  int calls = 0;
+};
+
+// A vertical chain hanging from node 0 under gravity.
+struct HangingChain {
+  FakeWorld w;
+  SpringChain* rod = nullptr;
+  std::vector<double> k{200, 150, 300, 120, 250}, m{0.3, 0.2, 0.15, 0.25, 0.1, 0.4};
+  double L = 0.2, g = 9.81;
+
+  explicit HangingChain(bool gravity = true) {
+    SpringChain::Options o;
+    o.points = line(6, Vec3(0, 0, 0), Vec3(0, 0, -1.0));
+    o.stiffnesses = k;
+    o.masses = m;
+    rod = &w.addRod<SpringChain>("chain", o);
+    if (gravity) w.addForce<loads::Gravity>(makeParams(loads::Gravity::schema(), {}));
+    w.addConstraint<constraints::Clamp>(clampParams("chain", {0}));
+  }
+  // Exact static z of node i: each spring stretches by the weight below it over its stiffness.
+  double exactZ(int i, double load = 1.0) const {
+    double z = 0;
+    for (int j = 0; j < i; ++j) {
+      double below = 0;
+      for (std::size_t n = j + 1; n < m.size(); ++n) below += m[n];
+      z -= L + load * g * below / k[j];
+    }
+    return z;
+  }
+  double totalWeight() const {
+    double s = 0;
+    for (double x : m) s += x;
+    return s * g;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("static solver: hanging spring chain reaches the exact extension with every linear solver") {
+  for (const char* solver : {"umfpack", "sparselu", "ldlt"}) {
+    SUBCASE(solver) {
+      HangingChain c;
+      c.w.finalize();
+      StaticSolver s(makeParams(StaticSolver::schema(), {{"linear_solver", toValue(solver)}}));
+      const StepReport r = s.step(c.w, 1.0);
+      REQUIRE_MESSAGE(r.ok, r.message);
+      CHECK(r.iterations <= 3);
+      CHECK(r.residual < 1e-8);
+      for (int i = 0; i < 6; ++i) {
+        const Vec3 x = c.w.q().segment<3>(3 * i);
+        CHECK(x.z() == doctest::Approx(c.exactZ(i)).epsilon(1e-9));
+        CHECK(std::abs(x.x()) < 1e-12);
+        CHECK(std::abs(x.y()) < 1e-12);
+      }
+      // Reaction at the clamp (residual on the fixed DOFs) carries the whole weight.
+      CHECK(c.w.lastResidual()[2] == doctest::Approx(c.totalWeight()).epsilon(1e-9));
+      CHECK(c.w.v().norm() == 0.0);
+      CHECK(c.w.time() == 1.0);
+    }
+  }
+}
+
+TEST_CASE("static solver: ramp_time scales the load linearly and the pattern is analysed once") {
+  HangingChain c;
+  c.w.finalize();
+  StaticSolver s(makeParams(StaticSolver::schema(), {{"ramp_time", toValue(1.0)}}));
+  CHECK(s.loadAt(0.25) == doctest::Approx(0.25));
+  CHECK(s.loadAt(3.0) == 1.0);
+  for (int step = 1; step <= 6; ++step) {
+    const StepReport r = s.step(c.w, 0.25);
+    REQUIRE_MESSAGE(r.ok, r.message);
+    const double load = std::min(1.0, 0.25 * step);
+    CHECK(c.w.q()[3 * 5 + 2] == doctest::Approx(c.exactZ(5, load)).epsilon(1e-9));
+  }
+  CHECK(s.core().assembler().rebuilds() == 1);
+}
+
+TEST_CASE("static solver without a ramp: a failing load increment is bisected") {
+  // Hardening spring k s + k3 s^3 = P from s = 0: full Newton steps (no line search) overshoot
+  // far and need many iterations; smaller load increments converge within the limit.
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(2, Vec3(0, 0, 0), Vec3(1, 0, 0));
+  o.stiffness = 10;
+  o.cubic = 1e5;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  w.addForce<loads::PointLoad>(makeParams(loads::PointLoad::schema(),
+      {{"rod", toValue("spring")}, {"node", toValue(-1)}, {"force", toValue(Vec3(50, 0, 0))}}));
+  w.finalize();
+  StaticSolver s(makeParams(StaticSolver::schema(),
+      {{"line_search", toValue(false)}, {"max_iterations", toValue(8)}}));
+  const StepReport r = s.step(w, 1.0);
+  REQUIRE_MESSAGE(r.ok, r.message);
+  CHECK(s.lastCuts() >= 1);
+  const double x = w.q()[3] - 1.0;
+  CHECK(10 * x + 1e5 * x * x * x == doctest::Approx(50).epsilon(1e-10));
+}
+
+TEST_CASE("static solver: Newton with line search converges quadratically on a hardening spring") {
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(2, Vec3(0, 0, 0), Vec3(0, 1, 0));
+  o.stiffness = 10;
+  o.cubic = 1e5;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  w.addForce<loads::PointLoad>(makeParams(loads::PointLoad::schema(),
+      {{"rod", toValue("spring")}, {"node", toValue(1)}, {"force", toValue(Vec3(0, 50, 0))}}));
+  w.finalize();
+  StaticSolver s(makeParams(StaticSolver::schema(), {{"tolerance", toValue(1e-10)}}));
+  const StepReport r = s.step(w, 1.0);
+  REQUIRE_MESSAGE(r.ok, r.message);
+  CHECK(s.lastCuts() == 0);
+  CHECK(r.iterations <= 6);
+  const double y = w.q()[4] - 1.0;
+  CHECK(10 * y + 1e5 * y * y * y == doctest::Approx(50).epsilon(1e-11));
+  // Quadratic tail: r_{k+1} <= C r_k^2 with C ~ f''/(2 f'^2) = 6.6e-3 1/N at the solution.
+  const auto& h = s.core().history();
+  REQUIRE(h.size() >= 3);
+  int quadratic_steps = 0;
+  for (std::size_t i = 0; i + 1 < h.size(); ++i) {
+    MESSAGE("residual " << i << ": " << h[i]);
+    if (h[i] < 10.0 && h[i + 1] > 1e-13) {
+      CHECK(h[i + 1] <= 0.05 * h[i] * h[i]);
+      ++quadratic_steps;
+    }
+  }
+  CHECK(quadratic_steps >= 2);
+}
+
+TEST_CASE("implicit-euler: a mass-spring loses exactly the backward-Euler energy factor per step") {
+  // x'' = -w^2 x, backward Euler: [x, v]_{n+1} = [[1, dt], [-w^2 dt, 1]] [x, v]_n / (1 + w^2 dt^2),
+  // so E = m v^2/2 + k x^2/2 (proportional to w^2 x^2 + v^2) is multiplied by 1/(1 + w^2 dt^2).
+  const double k = 100, m = 0.1, dt = 0.01, w2 = k / m;
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = {Vec3(0, 0, 0), Vec3(1.1, 0, 0)};
+  o.rest_lengths = {1.0};
+  o.stiffness = k;
+  o.mass = m;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {}));
+  auto energy = [&] { return w.kineticEnergy() + w.elasticEnergy(); };
+  double e = energy();
+  REQUIRE(e == doctest::Approx(0.5 * k * 0.01));
+  for (int n = 0; n < 50; ++n) {
+    const Vec q_n = w.q();
+    const StepReport r = s.step(w, dt);
+    REQUIRE_MESSAGE(r.ok, r.message);
+    CHECK(r.iterations == 1);  // linear problem: one Newton solve
+    const double e1 = energy();
+    CHECK(e1 / e == doctest::Approx(1.0 / (1.0 + w2 * dt * dt)).epsilon(1e-10));
+    e = e1;
+    CHECK((w.v() - (w.q() - q_n) / dt).norm() < 1e-12);
+  }
+  CHECK(w.time() == doctest::Approx(50 * dt));
+  CHECK(w.commits == 50);
+  CHECK(s.core().assembler().rebuilds() == 1);
+}
+
+TEST_CASE("implicit-euler: the committed residual is M a - F; on the clamp it is the reaction") {
+  HangingChain c;
+  c.w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {}));
+  const double dt = 1e-3;
+  for (int n = 0; n < 3; ++n) REQUIRE(s.step(c.w, dt).ok);
+  const Vec v_prev = c.w.v();
+  REQUIRE(s.step(c.w, dt).ok);
+  // Recompute M a - F at the committed state.
+  Vec F(c.w.numDofs());
+  EvalContext ctx;
+  ctx.t = c.w.time();
+  ctx.dt = dt;
+  ctx.q = &c.w.q();
+  ctx.q_start = &c.w.q();  // velocities do not enter these forces
+  ctx.v_start = &v_prev;
+  c.w.evaluate(ctx, F, nullptr);
+  const Vec expected = c.w.mass().cwiseProduct(c.w.v() - v_prev) / dt - F;
+  const Vec& R = c.w.lastResidual();
+  CHECK((R - expected).norm() < 1e-9 * expected.norm());
+  // Free DOFs balanced; the clamp carries the weight of node 0 plus the top spring tension.
+  CHECK(R.tail(R.size() - 3).norm() < 1e-8);
+  CHECK(R[2] > 0);
+}
+
+TEST_CASE("implicit-euler: a barrier contact caps the Newton step") {
+  const double k = 100, m = 0.1;
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = {Vec3(0, 0, 0), Vec3(1.1, 0, 0)};
+  o.rest_lengths = {1.0};
+  o.stiffness = k;
+  o.mass = m;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  auto& barrier = static_cast<CappingBarrier&>(w.addContact(std::make_unique<CappingBarrier>(0.25)));
+  w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {{"max_iterations", toValue(60)}}));
+  const StepReport r = s.step(w, 0.01);
+  REQUIRE_MESSAGE(r.ok, r.message);
+  // alpha <= 0.25 * alpha_max = 0.5 on a linear problem: the residual halves per iteration.
+  CHECK(r.iterations >= 25);
+  CHECK(barrier.calls == r.iterations);
+  const auto& h = s.core().history();
+  for (std::size_t i = 0; i + 1 < h.size(); ++i)
+    if (h[i] > 1e-6) CHECK(h[i + 1] / h[i] == doctest::Approx(0.5).epsilon(1e-6));
+}
+
+TEST_CASE("implicit-euler: an impulse contact replaces the linear solve") {
+  const double k = 100, m = 0.1, dt = 0.01;
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = {Vec3(0, 0, 0), Vec3(1.1, 0, 0)};
+  o.rest_lengths = {1.0};
+  o.stiffness = k;
+  o.mass = m;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  auto& contact = static_cast<PlainImpulse&>(w.addContact(std::make_unique<PlainImpulse>()));
+  w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {}));
+  const StepReport r = s.step(w, dt);
+  REQUIRE_MESSAGE(r.ok, r.message);
+  CHECK(contact.calls == r.iterations);
+  CHECK(r.iterations <= 2);
+  const double x = 0.1 / (1 + k / m * dt * dt);
+  CHECK(w.q()[3] - 1.0 == doctest::Approx(x).epsilon(1e-10));
+  CHECK(w.q().head<3>().norm() == 0.0);
+}
+
+TEST_CASE("solvers fail with a reason and commit nothing on NaN") {
+  HangingChain c;
+  auto& nan = static_cast<NanForce&>(c.w.addForce(std::make_unique<NanForce>()));
+  c.w.finalize();
+  ImplicitEulerSolver ie(makeParams(ImplicitEulerSolver::schema(), {}));
+  REQUIRE(ie.step(c.w, 1e-3).ok);
+  nan.armed = true;
+  const Vec q_before = c.w.q();
+  StepReport r = ie.step(c.w, 1e-3);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message.find("NaN") != std::string::npos);
+  CHECK(r.message.find("rod 'chain', node 5, z") != std::string::npos);
+  CHECK(c.w.commits == 1);
+  CHECK(c.w.time() == doctest::Approx(1e-3));
+  CHECK(c.w.q() == q_before);
+
+  StaticSolver st(makeParams(StaticSolver::schema(), {{"max_load_cuts", toValue(2)}}));
+  r = st.step(c.w, 1.0);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message.find("NaN") != std::string::npos);
+  CHECK(c.w.commits == 1);
+
+  // A NaN state is refused before anything is evaluated.
+  nan.armed = false;
+  c.w.v()[4] = std::numeric_limits<double>::infinity();
+  r = ie.step(c.w, 1e-3);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message.find("not finite") != std::string::npos);
+}
+
+TEST_CASE("implicit-euler: non-convergence reports the residual and the iteration count") {
+  HangingChain c;
+  c.w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(),
+      {{"max_iterations", toValue(1)}, {"tolerance", toValue(1e-30)}, {"relative_tolerance", toValue(0.0)}}));
+  // One Newton iteration solves this linear problem only up to round-off, far above 1e-30 N.
+  const StepReport r = s.step(c.w, 1e-2);
+  CHECK_FALSE(r.ok);
+  CHECK(r.message.find("did not converge") != std::string::npos);
+  CHECK(r.message.find("after 1 iterations") != std::string::npos);
+  CHECK(r.iterations == 1);
+  CHECK(c.w.commits == 0);
+}
+
+TEST_CASE("static solver: a rod held nowhere is reported as unconstrained") {
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(4, Vec3(0, 0, 0), Vec3(1, 0, 0));
+  w.addRod<SpringChain>("loose", o);
+  w.addForce<loads::Gravity>(makeParams(loads::Gravity::schema(), {}));
+  w.finalize();
+  StaticSolver s(makeParams(StaticSolver::schema(),
+      {{"max_iterations", toValue(10)}, {"max_load_cuts", toValue(2)}}));
+  const StepReport r = s.step(w, 1.0);
+  CHECK_FALSE(r.ok);
+  MESSAGE(r.message);
+  CHECK(r.message.find("unconstrained") != std::string::npos);
+  CHECK(r.message.find("no node of rod 'loose' is held") != std::string::npos);
+  CHECK(w.commits == 0);
+}
+
+TEST_CASE("static solver: a free rod without load is at equilibrium despite the singular K") {
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(4, Vec3(0, 0, 0), Vec3(1, 0, 0));
+  o.rest_lengths = {0.3, 0.3, 0.3};  // stretched: Newton must move it, K has rigid modes
+  w.addRod<SpringChain>("loose", o);
+  w.finalize();
+  StaticSolver s(makeParams(StaticSolver::schema(), {{"linear_solver", toValue("ldlt")}}));
+  const StepReport r = s.step(w, 1.0);
+  REQUIRE_MESSAGE(r.ok, r.message);
+  for (int e = 0; e < 3; ++e)
+    CHECK((w.q().segment<3>(3 * e + 3) - w.q().segment<3>(3 * e)).norm() == doctest::Approx(0.3).epsilon(1e-9));
+}
+
+TEST_CASE("solver schemas declare their parameters") {
+  const Schema ie = ImplicitEulerSolver::schema(), st = StaticSolver::schema();
+  CHECK(ie.type() == "implicit-euler");
+  CHECK(st.type() == "static");
+  for (const char* key : {"tolerance", "relative_tolerance", "max_iterations", "line_search",
+                          "line_search_m1", "line_search_m2", "line_search_alpha_min",
+                          "line_search_alpha_max", "line_search_max_trials", "linear_solver"}) {
+    CHECK_MESSAGE(ie.find(key) != nullptr, key);
+    CHECK_MESSAGE(st.find(key) != nullptr, key);
+  }
+  CHECK(ie.find("tolerance")->unit == "N");
+  CHECK(st.find("ramp_time")->unit == "s");
+  CHECK(st.find("max_load_cuts") != nullptr);
+  CHECK(ie.find("linear_solver")->choices.size() == 3);
+  CHECK_THROWS_AS(ImplicitEulerSolver(makeParams(ie, {{"line_search_m1", toValue(0.95)}})), ParamError);
+}
+
+// ------------------------------------------------------------------------------ sparse assembly
+
+namespace {
+
+// Triplets of a symmetric positive definite 1D Laplacian-like matrix over n DOFs, with duplicates.
+std::vector<Eigen::Triplet<double>> laplacian(int n, double scale) {
+  std::vector<Eigen::Triplet<double>> t;
+  for (int i = 0; i + 1 < n; ++i) {
+    const double k = scale * (1.0 + 0.1 * i);
+    t.emplace_back(i, i, k);
+    t.emplace_back(i + 1, i + 1, k);
+    t.emplace_back(i, i + 1, -k);
+    t.emplace_back(i + 1, i, -k);
+  }
+  return t;
+}
+
+Eigen::MatrixXd dense(const SpMat& A) { return Eigen::MatrixXd(A); }
+
+}  // namespace
+
+TEST_CASE("sparse assembly: the cached pattern gives the fresh matrix, a new pattern rebuilds") {
+  const int n = 8;
+  std::vector<char> fixed(n, 0);
+  fixed[0] = fixed[5] = 1;
+  Vec mass = Vec::LinSpaced(n, 1.0, 2.0);
+
+  SparseAssembler cached;
+  cached.setFixed(fixed, SparseAssembler::Layout::Free);
+  CHECK(cached.assemble(laplacian(n, 1.0), &mass, 4.0));  // first: rebuilt
+  CHECK(cached.size() == n - 2);
+  const double* values_before = cached.matrix().valuePtr();
+  CHECK_FALSE(cached.assemble(laplacian(n, 3.0), &mass, 7.0));  // same sequence: reuse
+  CHECK(cached.matrix().valuePtr() == values_before);            // no reallocation
+  CHECK(cached.rebuilds() == 1);
+
+  SparseAssembler fresh;
+  fresh.setFixed(fixed, SparseAssembler::Layout::Free);
+  fresh.assemble(laplacian(n, 3.0), &mass, 7.0);
+  CHECK((dense(cached.matrix()) - dense(fresh.matrix())).norm() == 0.0);
+
+  // Reference built by hand: K over free DOFs plus 7 M.
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+  for (const auto& t : laplacian(n, 3.0)) K(t.row(), t.col()) += t.value();
+  K.diagonal() += 7.0 * mass;
+  Eigen::MatrixXd Kff(n - 2, n - 2);
+  const auto& g = cached.globalOf();
+  for (int i = 0; i < n - 2; ++i)
+    for (int j = 0; j < n - 2; ++j) Kff(i, j) = K(g[i], g[j]);
+  CHECK((dense(cached.matrix()) - Kff).norm() < 1e-14);
+
+  // A different triplet sequence rebuilds.
+  auto t2 = laplacian(n, 3.0);
+  t2.emplace_back(2, 7, 0.5);
+  t2.emplace_back(7, 2, 0.5);
+  CHECK(cached.assemble(t2, &mass, 7.0));
+  CHECK(cached.rebuilds() == 2);
+  // A changed mask rebuilds too.
+  fixed[5] = 0;
+  CHECK(cached.setFixed(fixed, SparseAssembler::Layout::Free));
+  CHECK(cached.assemble(t2, &mass, 7.0));
+  CHECK(cached.size() == n - 1);
+
+  // Global layout: fixed rows/cols become identity.
+  SparseAssembler global;
+  global.setFixed(fixed, SparseAssembler::Layout::GlobalIdentity);
+  global.assemble(laplacian(n, 1.0), &mass, 1.0);
+  const Eigen::MatrixXd G = dense(global.matrix());
+  CHECK(G.rows() == n);
+  CHECK(G(0, 0) == 1.0);
+  CHECK(G.row(0).cwiseAbs().sum() == 1.0);
+  CHECK(G.col(0).cwiseAbs().sum() == 1.0);
+}
+
+TEST_CASE("sparse assembly: umfpack, sparselu and ldlt agree") {
+  const int n = 30;
+  std::vector<char> fixed(n, 0);
+  fixed[0] = 1;
+  Vec mass = Vec::Constant(n, 0.5);
+  SparseAssembler a;
+  a.setFixed(fixed, SparseAssembler::Layout::Free);
+  a.assemble(laplacian(n, 10.0), &mass, 1.0);
+  const Vec b = Vec::LinSpaced(a.size(), -1.0, 2.0);
+  std::vector<Vec> x;
+  for (const char* name : {"umfpack", "sparselu", "ldlt"}) {
+    LinearSolver s(LinearSolver::parse(name));
+    s.analyzePattern(a.matrix());
+    REQUIRE(s.factorize(a.matrix()));
+    Vec xi(a.size());
+    REQUIRE(s.solve(b, xi));
+    CHECK((a.matrix() * xi - b).norm() < 1e-10 * b.norm());
+    x.push_back(xi);
+    // Refactorization with new values on the same pattern.
+    REQUIRE(s.factorize(a.matrix()));
+    CHECK(s.analyses() == 1);
+  }
+  CHECK((x[0] - x[1]).norm() < 1e-10 * x[0].norm());
+  CHECK((x[0] - x[2]).norm() < 1e-10 * x[0].norm());
+  CHECK_THROWS_AS(LinearSolver::parse("pardiso"), std::invalid_argument);
+
+  // A singular matrix (no fixed DOF, no mass) is reported by every solver.
+  SparseAssembler sing;
+  sing.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+  sing.assemble(laplacian(n, 10.0), nullptr, 0.0);
+  for (const char* name : {"umfpack", "sparselu", "ldlt"}) {
+    LinearSolver s(LinearSolver::parse(name));
+    s.analyzePattern(sing.matrix());
+    Vec xi(n);
+    const bool ok = s.factorize(sing.matrix()) && s.solve(Vec::Ones(n), xi) &&
+                    (sing.matrix() * xi - Vec::Ones(n)).norm() < 1e-6 * std::sqrt(n);
+    CHECK_MESSAGE(!ok, name);
+  }
+}
