@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Cantilever validation: runs the scenes in scenes/validation/ through build/bin/rodsim at several
 resolutions, compares the tip with Euler-Bernoulli (small load) and the elastica (large loads), and
-writes docs/validation/cantilever.png and the table in docs/validation/cantilever-table.md.
+writes docs/validation/cantilever.png and prints the table of docs/validation/cantilever.md.
 
 Usage: scripts/plot_cantilever.py [path/to/rodsim]   (from the repository root)
 """
@@ -67,7 +67,8 @@ def main():
                     xe, ze = elastica(p * Le**2 / L**2)
                     theory = np.array([(L - Le) + Le * xe[-1], Le * ze[-1]])
                     name = "elastica"
-                err = np.hypot(*(xz[-1] - theory)) / abs(theory[1])
+                # Euler-Bernoulli predicts only the deflection; the elastica the whole tip position.
+                err = (abs(xz[-1][1] - theory[1]) if p < 0.1 else np.hypot(*(xz[-1] - theory))) / abs(theory[1])
                 errors.append(err)
                 table.append(f"| {p:g} | {name} | {n} | {xz[-1][1]:.6f} | {theory[1]:.6f} | {err:.2e} |")
                 if n == 41:
@@ -97,7 +98,7 @@ def main():
     out = ROOT / "docs/validation"
     out.mkdir(parents=True, exist_ok=True)
     fig.savefig(out / "cantilever.png", dpi=110)
-    (out / "cantilever-table.md").write_text("\n".join(table) + "\n")
+    # The table goes into docs/validation/cantilever.md by hand.
     print("\n".join(table))
 
 

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstdlib>
 #include <utility>
 
 namespace rodsim::newton {
@@ -30,8 +28,8 @@ void NewtonOptions::declare(Schema& s) {
       .unit("N").greater(0);
   s.add<double>("relative_tolerance", 1e-10,
                 "Also converged when |R_free| <= relative_tolerance * force scale, the force scale "
-                "being the largest of |R_free| at the initial guess, |M a| and |F| over all DOFs "
-                "(supports included) met during the solve; 0 disables it.")
+                "being the largest of |R_free| at the initial guess and |M a|, |F| over all DOFs "
+                "(supports included) at the current iterate; 0 disables it.")
       .atLeast(0).less(1);
   s.add<int>("max_iterations", 50, "Newton iterations (linear solves) allowed per solve.")
       .atLeast(1);
@@ -51,6 +49,12 @@ void NewtonOptions::declare(Schema& s) {
   s.add<double>("line_search_alpha_max", 2.0, "Largest step fraction tried (upper end of the bracket).")
       .atLeast(1);
   s.add<int>("line_search_max_trials", 100, "Force evaluations allowed per line search.").atLeast(1);
+  s.add<int>("line_search_watchdog", 4,
+             "Watchdog: full Newton steps are taken without the line search test as long as one "
+             "of this many consecutive steps brings phi below the sufficient-decrease bound of "
+             "the reference point; otherwise the solver returns to that point and runs the line "
+             "search there. 0: the plain line search at every iteration (SI Algorithm 1).")
+      .atLeast(0);
   s.add<std::string>("linear_solver", "umfpack",
                      "Sparse direct solver: umfpack (UMFPACK LU, unsymmetric-safe), sparselu "
                      "(Eigen SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
@@ -78,6 +82,7 @@ NewtonOptions NewtonOptions::fromParams(const Params& p) {
   o.alpha_min = p.real("line_search_alpha_min");
   o.alpha_max = p.real("line_search_alpha_max");
   o.max_trials = static_cast<int>(p.integer("line_search_max_trials"));
+  o.watchdog = static_cast<int>(p.integer("line_search_watchdog"));
   o.linear_solver = p.string("linear_solver");
   try {
     LinearSolver::parse(o.linear_solver);
@@ -147,7 +152,8 @@ NewtonCore::NewtonCore(const NewtonOptions& options)
 void NewtonCore::prepare(World& world) {
   const int n = world.numDofs();
   if (F_.size() != n) {
-    for (Vec* v : {&F_, &R_, &F_trial_, &R_trial_, &dq_, &q_trial_, &scaled_dq_}) v->setZero(n);
+    for (Vec* v : {&F_, &R_, &F_trial_, &R_trial_, &dq_, &q_trial_, &scaled_dq_, &q_ref_, &dq_ref_})
+      v->setZero(n);
   }
   has_barrier_ = false;
   impulse_contact_ = -1;
@@ -283,9 +289,9 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
 }
 
 double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0,
-                              double dphi0, double alpha_cap, bool& have_k, double& rnorm,
-                              std::string& why) {
-  const bool search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
+                              double dphi0, double alpha_cap, bool full_step, bool& have_k,
+                              double& rnorm, std::string& why) {
+  const bool search = !full_step && opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
   double lo = 0, hi = alpha_cap, alpha = std::min(1.0, alpha_cap);
   double last_alpha = -1, last_rn = 0;
   double best_alpha = -1, best_phi = phi0;  // lowest merit among the trials
@@ -369,12 +375,14 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
     return res;
   }
   bool have_k = true;
-  res.force_scale = rnorm;
+  bool have_ref = false;  // watchdog state
+  int relaxed = 0;
+  double phi_ref = 0, dphi0_ref = 0, cap_ref = 1;
+  const double r0 = rnorm;
   for (;;) {
     history_.push_back(rnorm);
-    if (std::getenv("NEWTON_DEBUG")) std::fprintf(stderr, "it %d |R| %.6e scale %.3e\n", res.solves, rnorm, res.force_scale);
     res.residual = rnorm;
-    res.force_scale = std::max({res.force_scale, (R_ + F_).norm(), F_.norm()});
+    res.force_scale = std::max({r0, (R_ + F_).norm(), F_.norm()});
     const double tol = std::max(opt_.tolerance, opt_.relative_tolerance * res.force_scale);
     if (rnorm <= tol) {
       res.ok = true;
@@ -420,8 +428,36 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
     }
     if (!opt_.line_search || impulse_contact_ >= 0) cap = std::min(cap, 1.0);
     const double phi0 = 0.5 * rnorm * rnorm;
-    const double alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, have_k, rnorm, why);
-    if (std::getenv("NEWTON_DEBUG")) std::fprintf(stderr, "   alpha %.4g dphi0 %.4e -|R|^2 %.4e |dq| %.3e\n", alpha, dphi0, -2*phi0, dq_.norm());
+    double alpha = 0;
+    const bool can_search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
+    if (can_search && opt_.watchdog > 0) {
+      // Watchdog (Chamberlain et al. 1982): |R|^2 is a poor merit for stiff rods (a full Newton
+      // step that bends a beam first raises the axial forces), so full steps are taken while
+      // one of `watchdog` consecutive steps achieves sufficient decrease relative to the
+      // reference point; otherwise return there and run the Goldstein-Price search.
+      if (!have_ref) {
+        q_ref_ = q;
+        dq_ref_ = dq_;
+        phi_ref = phi0;
+        dphi0_ref = dphi0;
+        cap_ref = cap;
+        relaxed = 0;
+        have_ref = true;
+      }
+      alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, /*full_step=*/true, have_k, rnorm, why);
+      ++relaxed;
+      const double phi = 0.5 * rnorm * rnorm;
+      if (alpha >= 0 && phi <= phi_ref + opt_.m1 * std::min(1.0, cap_ref) * dphi0_ref) {
+        have_ref = false;  // progress: the next iterate becomes the reference
+      } else if (alpha < 0 || relaxed >= opt_.watchdog) {
+        dq_ = dq_ref_;
+        have_ref = false;
+        alpha = lineSearch(world, ctx, q_ref_, phi_ref, dphi0_ref, cap_ref, false, have_k, rnorm,
+                           why);
+      }
+    } else {
+      alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, /*full_step=*/false, have_k, rnorm, why);
+    }
     if (alpha < 0) {
       res.message = why + " at iteration " + std::to_string(res.solves);
       return res;

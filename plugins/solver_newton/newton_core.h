@@ -26,6 +26,7 @@ struct NewtonOptions {
   double m1 = 0.1, m2 = 0.9;        // Goldstein-Price constants (SI Algorithm 1)
   double alpha_min = 1e-3, alpha_max = 2.0;
   int max_trials = 100;
+  int watchdog = 4;  // relaxed full steps before falling back to the line search; 0: never
   std::string linear_solver = "umfpack";
   double levenberg_shift = 1e-8;  // first shift, relative to mean |diag J|
   int levenberg_retries = 6;      // each retry multiplies the shift by 100
@@ -78,7 +79,8 @@ class NewtonCore {
   bool linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
                   bool& singular, int& solves);
   double lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0, double dphi0,
-                    double alpha_cap, bool& have_k, double& rnorm, std::string& why);
+                    double alpha_cap, bool full_step, bool& have_k, double& rnorm,
+                    std::string& why);
   std::string describeDof(World& world, int g) const;
 
   NewtonOptions opt_;
@@ -92,6 +94,7 @@ class NewtonCore {
 
   // Work vectors: global (size numDofs) and matrix-sized (free DOFs, or global for impulse).
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;
+  Vec q_ref_, dq_ref_;  // watchdog reference point and its Newton step
   Vec b_, x_, Jx_;
   std::vector<double> history_;
 };

@@ -314,6 +314,18 @@ class FakeWorld : public World {
       if (K) c->addStiffness(ctx, *K);
     }
   }
+  double potentialEnergy(const EvalContext& ctx) override {
+    const Vec& q = *ctx.q;
+    double e = 0;
+    for (auto& r : rods_) {
+      r->setConfiguration(q.segment(r->dofOffset(), r->numDofs()));
+      e += r->elasticEnergy();
+    }
+    for (auto& f : forces_) e += f->potentialEnergy(ctx);
+    for (auto& c : contacts_)
+      if (c->kind() != Contact::Kind::Impulse) e += c->energy(ctx);
+    return e;
+  }
   double maxStepFraction(const Vec& q, const Vec& dq) override {
     double f = 1.0;
     for (auto& c : contacts_)
@@ -343,7 +355,7 @@ class FakeWorld : public World {
     return e;
   }
   // Sum of Force::potentialEnergy at the committed state.
-  double potentialEnergy(double load_scale = 1.0) {
+  double loadPotential(double load_scale = 1.0) {
     EvalContext ctx;
     ctx.t = time_;
     ctx.q = &q_;

@@ -172,11 +172,16 @@ TEST_CASE("static solver: Newton with line search converges quadratically on a h
   w.addForce<loads::PointLoad>(makeParams(loads::PointLoad::schema(),
       {{"rod", toValue("spring")}, {"node", toValue(1)}, {"force", toValue(Vec3(0, 50, 0))}}));
   w.finalize();
-  StaticSolver s(makeParams(StaticSolver::schema(), {{"tolerance", toValue(1e-10)}}));
+  // Plain SI Algorithm 1 (watchdog 0) and the default watchdog (full steps first).
+  for (int watchdog : {0, 4}) {
+  CAPTURE(watchdog);
+  StaticSolver s(makeParams(StaticSolver::schema(), {{"tolerance", toValue(1e-10)},
+      {"line_search_watchdog", toValue(watchdog)}}));
+  const Vec q_init = w.q();
   const StepReport r = s.step(w, 1.0);
   REQUIRE_MESSAGE(r.ok, r.message);
   CHECK(s.lastCuts() == 0);
-  CHECK(r.iterations <= 6);
+  CHECK(r.iterations <= (watchdog ? 7 : 5));
   const double y = w.q()[4] - 1.0;
   CHECK(10 * y + 1e5 * y * y * y == doctest::Approx(50).epsilon(1e-11));
   // Quadratic tail: r_{k+1} <= C r_k^2 with C ~ f''/(2 f'^2) = 6.6e-3 1/N at the solution.
@@ -191,6 +196,8 @@ TEST_CASE("static solver: Newton with line search converges quadratically on a h
     }
   }
   CHECK(quadratic_steps >= 2);
+  w.commitStep(0.0, q_init, Vec::Zero(w.numDofs()), Vec::Zero(w.numDofs()));  // reset
+  }
 }
 
 TEST_CASE("implicit-euler: a mass-spring loses exactly the backward-Euler energy factor per step") {
