@@ -73,12 +73,12 @@ int describe(const Args& a, const TypeRegistry& registry) {
     return 0;
   }
   bool found = false;
-  for (const Schema& s : {simulationSchema(), outputSchema(), probeSchema()})
+  for (const Schema& s : {simulationSchema(), outputSchema(), probeSchema(), obstacleSchema()})
     if (s.type() == a.type) {
       std::printf("%s", describeText(s, fmt::format("[{}] (kernel section)", s.type())).c_str());
       found = true;
     }
-  std::vector<std::string> all{"simulation", "output", "probe"};
+  std::vector<std::string> all{"simulation", "output", "probe", "obstacle"};
   for (const auto& [key, t] : registry.types()) {
     all.push_back(t.schema.type());
     if (t.schema.type() != a.type) continue;

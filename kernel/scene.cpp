@@ -53,6 +53,19 @@ Schema probeSchema() {
   return s;
 }
 
+Schema obstacleSchema() {
+  Schema s{"obstacle", "[[obstacle]]: fixed rigid geometry that rods can touch (used by contact models that support it)."};
+  s.required<std::string>("name", "Obstacle name.");
+  s.required<std::string>("shape", "Geometry.").choices({"plane", "sphere", "cylinder"});
+  s.add<Vec3>("origin", Vec3::Zero(), "plane: a point on it; cylinder: a point on its axis.").unit("m");
+  s.add<Vec3>("normal", Vec3::UnitZ(), "plane: normal pointing to the free side (normalized).");
+  s.add<Vec3>("center", Vec3::Zero(), "sphere: center.").unit("m");
+  s.add<Vec3>("axis", Vec3::UnitZ(), "cylinder: axis direction (normalized).");
+  s.optional<double>("radius", "sphere, cylinder: radius.").unit("m").greater(0);
+  s.add<double>("angular_velocity", 0.0, "cylinder: spin about its axis (right-handed).").unit("rad/s");
+  return s;
+}
+
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates) {
   auto distance = [](const std::string& a, const std::string& b) {
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -470,8 +483,30 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.constraints.push_back(validateComponent(doc, *t, "constraint", ComponentKind::Constraint, "type", false, registry));
   for (const auto* t : tablesOf(doc, root, "contact"))
     scene.contacts.push_back(validateComponent(doc, *t, "contact", ComponentKind::Contact, "type", false, registry));
-  if (const toml::node* n = root.get("obstacle"))
-    fail(doc.where(*n), "[[obstacle]]: no loaded contact model supports rigid obstacles yet");
+  for (const auto* t : tablesOf(doc, root, "obstacle")) {
+    ObstacleSpec o;
+    Params p;
+    std::map<std::string, Location> locs;
+    o.where = doc.where(*t);
+    validateTable(doc, *t, obstacleSchema(), "[[obstacle]]", {}, p, locs);
+    Obstacle& ob = o.obstacle;
+    ob.name = p.string("name");
+    const std::string shape = p.string("shape");
+    ob.shape = shape == "plane" ? Obstacle::Shape::Plane : shape == "sphere" ? Obstacle::Shape::Sphere : Obstacle::Shape::Cylinder;
+    ob.origin = p.vec3("origin");
+    ob.center = p.vec3("center");
+    ob.angular_velocity = p.real("angular_velocity");
+    for (const char* key : {"normal", "axis"}) {
+      const Vec3 v = p.vec3(key);
+      if (!(v.norm() > 0)) fail(locs.count(key) ? locs[key] : o.where, fmt::format("obstacle '{}': '{}' must be a nonzero vector", ob.name, key));
+      (std::string(key) == "normal" ? ob.normal : ob.axis) = v.normalized();
+    }
+    if (ob.shape != Obstacle::Shape::Plane) {
+      if (!p.has("radius")) fail(o.where, fmt::format("obstacle '{}' ({}): missing required key 'radius' (m)", ob.name, shape));
+      ob.radius = p.real("radius");
+    }
+    scene.obstacles.push_back(std::move(o));
+  }
 
   // Names must be unique within a section: they address --set overrides and probes.
   auto checkUnique = [&](const std::vector<ComponentSpec>& list) {

@@ -3,6 +3,7 @@
 
 #include "registry.h"
 
+#include <rodsim/obstacle.h>
 #include <rodsim/params.h>
 
 #include <map>
@@ -49,6 +50,11 @@ struct ProbeSpec {
   std::map<std::string, Location> keys;
 };
 
+struct ObstacleSpec {
+  Obstacle obstacle;
+  Location where;
+};
+
 struct Scene {
   std::string file;  // as given
   std::string name;
@@ -57,6 +63,7 @@ struct Scene {
   std::vector<std::string> plugin_paths;  // absolute
   ComponentSpec solver;
   std::vector<ComponentSpec> rods, forces, constraints, contacts;
+  std::vector<ObstacleSpec> obstacles;
   OutputSpec output;
   std::vector<ProbeSpec> probes;
 };
@@ -65,6 +72,7 @@ struct Scene {
 Schema simulationSchema();
 Schema outputSchema();
 Schema probeSchema();
+Schema obstacleSchema();
 
 // Reads only [plugins] paths (absolute), so plugins can be loaded before validation.
 std::vector<std::string> readPluginPaths(const std::string& file);

@@ -85,12 +85,18 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
       rod.commitConfiguration();
     });
   }
+  for (const auto& o : scene.obstacles) obstacles_.push_back(o.obstacle);
   for (auto& r : rods_) bindOne(*this, r);
   for (auto& f : forces_) bindOne(*this, f);
   for (auto& c : constraints_) bindOne(*this, c);
   for (auto& c : contacts_) bindOne(*this, c);
   bindOne(*this, solver_);
 
+  if (!scene.obstacles.empty() &&
+      std::none_of(contacts_.begin(), contacts_.end(), [](const auto& c) { return c.object->usesObstacles(); }))
+    throw InputError(fmt::format("{}: obstacle '{}': no contact model in this scene handles obstacles (add a [[contact]] "
+                                 "whose type supports them; `rodsim describe TYPE` says which do)",
+                                 scene.obstacles.front().where.text, scene.obstacles.front().obstacle.name));
   fixed_.assign(n, 0);
   for (const auto& c : constraints_)
     for (int dof : c.object->dofs()) fixed_.at(dof) = 1;
@@ -136,6 +142,7 @@ void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* st
     guarded(r, [&] {
       rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
       rod.addElasticForce(force.segment(rod.dofOffset(), rod.numDofs()));
+      rod.addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs()));
       if (stiffness) rod.addStiffness(*stiffness);
     });
   }
@@ -187,6 +194,7 @@ void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& re
     guarded(r, [&] {
       rod.setConfiguration(q_.segment(rod.dofOffset(), rod.numDofs()));
       rod.commitConfiguration();
+      rod.rebaseDofs(q_.segment(rod.dofOffset(), rod.numDofs()), v_.segment(rod.dofOffset(), rod.numDofs()));
     });
   }
 }

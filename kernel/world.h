@@ -37,6 +37,8 @@ class KernelWorld final : public World {
   int numDofs() const override { return static_cast<int>(q_.size()); }
   int numContacts() const override { return static_cast<int>(contacts_.size()); }
   Contact& contact(int i) override { return *contacts_[i].object; }
+  int numObstacles() const override { return static_cast<int>(obstacles_.size()); }
+  const Obstacle& obstacle(int i) const override { return obstacles_[i]; }
   double time() const override { return t_; }
   Vec& q() override { return q_; }
   Vec& v() override { return v_; }
@@ -68,6 +70,7 @@ class KernelWorld final : public World {
   std::vector<Bound<Constraint>> constraints_;
   std::vector<Bound<Contact>> contacts_;
   Bound<Solver> solver_;
+  std::vector<Obstacle> obstacles_;
   std::vector<std::pair<std::string, std::string>> libraries_;
 
   double t_ = 0;

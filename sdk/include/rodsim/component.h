@@ -2,8 +2,10 @@
 #pragma once
 
 #include <rodsim/linalg.h>
+#include <rodsim/obstacle.h>
 #include <rodsim/params.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace rodsim {
@@ -60,6 +62,9 @@ class World {
   virtual int numDofs() const = 0;
   virtual int numContacts() const = 0;
   virtual Contact& contact(int i) = 0;
+  // Rigid obstacles of the scene ([[obstacle]]), for contact models that support them.
+  virtual int numObstacles() const { return 0; }
+  virtual const Obstacle& obstacle(int i) const;
 
   // --- state (global DOFs; twist DOFs in rad, positions in m)
   virtual double time() const = 0;
@@ -87,5 +92,7 @@ class World {
   // reaction force that the constraints exert.
   virtual void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) = 0;
 };
+
+inline const Obstacle& World::obstacle(int) const { throw std::out_of_range("this world has no obstacles"); }
 
 }  // namespace rodsim

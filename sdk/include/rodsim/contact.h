@@ -46,6 +46,8 @@ class Contact : public Component {
   // Impulse: solve sys with contact impulses; write the step into dq (global). Return false if
   // the contact solver did not converge.
   virtual bool solveLinearized(const LinearizedSystem& /*sys*/, Vec& /*dq*/) { return false; }
+  // True when the model handles [[obstacle]] contact (the kernel refuses obstacles otherwise).
+  virtual bool usesObstacles() const { return false; }
   // Contact count and smallest gap in the configuration last evaluated.
   virtual ContactStats stats() const { return {}; }
 };

@@ -40,10 +40,19 @@ class Rod : public Component {
   // The current configuration becomes the start of the next step (DER: reference frames are
   // parallel-transported in time from here).
   virtual void commitConfiguration() = 0;
+  // Called by the kernel right after commitConfiguration with the committed local DOFs and
+  // velocities. A model whose DOFs are increments relative to the committed state (Cosserat
+  // rotation vectors relative to the committed frames) rewrites them here, e.g. to zero, and
+  // re-expresses the velocities; DER needs nothing.
+  virtual void rebaseDofs(VecRef /*q_local*/, VecRef /*v_local*/) {}
   virtual double elasticEnergy() const = 0;                // J
   virtual void addElasticForce(VecRef f_local) const = 0;  // f -= dE/dq (N, N m)
   // K += d2E/dq2 in GLOBAL indexing (add dofOffset()); symmetric.
   virtual void addStiffness(StiffnessSink& K) const = 0;
+  // Velocity-dependent generalized forces that belong to the model itself (Cosserat gyroscopic
+  // and Lagrangian-transport terms), at ctx.q with velocities ctx.velocity(i). Force only: a
+  // solver treats them explicitly. DER has none.
+  virtual void addVelocityForce(const EvalContext& /*ctx*/, VecRef /*f_local*/) const {}
 
   // Material frame (t, m1, m2) of `edge` in the current configuration (unit vectors).
   virtual void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const = 0;

@@ -1,0 +1,53 @@
+// Fixed (or spinning) rigid geometry that rods can touch: [[obstacle]] tables of the scene.
+// The kernel validates them; contact models that support obstacles read them from the World.
+#pragma once
+
+#include <rodsim/linalg.h>
+
+#include <string>
+
+namespace rodsim {
+
+struct Obstacle {
+  enum class Shape { Plane, Sphere, Cylinder };
+  std::string name;
+  Shape shape = Shape::Plane;
+  Vec3 origin = Vec3::Zero();  // plane: a point on it; cylinder: a point on its axis
+  Vec3 normal = Vec3::UnitZ(); // plane: unit normal pointing to the free side
+  Vec3 center = Vec3::Zero();  // sphere
+  Vec3 axis = Vec3::UnitZ();   // cylinder: unit axis
+  double radius = 0;           // sphere, cylinder (m)
+  double angular_velocity = 0; // cylinder spinning about its axis (rad/s), right-handed
+
+  // Signed distance (m) from point p to the surface (positive outside) and the unit outward
+  // normal at the closest surface point.
+  double signedDistance(const Vec3& p, Vec3* n = nullptr) const {
+    switch (shape) {
+      case Shape::Plane: {
+        if (n) *n = normal;
+        return (p - origin).dot(normal);
+      }
+      case Shape::Sphere: {
+        const Vec3 d = p - center;
+        const double r = d.norm();
+        if (n) *n = r > 0 ? Vec3(d / r) : Vec3::UnitZ();
+        return r - radius;
+      }
+      case Shape::Cylinder: {
+        const Vec3 d = p - origin;
+        const Vec3 radial = d - d.dot(axis) * axis;
+        const double r = radial.norm();
+        if (n) *n = r > 0 ? Vec3(radial / r) : Vec3(axis.unitOrthogonal());
+        return r - radius;
+      }
+    }
+    return 0;
+  }
+  // Velocity (m/s) of the obstacle's material point at p (nonzero for a spinning cylinder).
+  Vec3 surfaceVelocity(const Vec3& p) const {
+    if (shape != Shape::Cylinder || angular_velocity == 0) return Vec3::Zero();
+    return angular_velocity * axis.cross(Vec3(p - origin));
+  }
+};
+
+}  // namespace rodsim
