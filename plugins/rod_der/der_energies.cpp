@@ -29,7 +29,6 @@ using Vec8 = Eigen::Matrix<double, 8, 1>;
 using Mat8 = Eigen::Matrix<double, 8, 8>;
 using Mat34 = Eigen::Matrix<double, 3, 4>;
 using Mat38 = Eigen::Matrix<double, 3, 8>;
-using Mat8x11 = Eigen::Matrix<double, 8, 11>;
 
 Mat3 skew(const Vec3& v) {
   Mat3 m;
@@ -132,27 +131,24 @@ struct BinormalKin {
   }
 };
 
-// The constant map y = B q.
-const Mat8x11& reducedMap() {
-  static const Mat8x11 B = [] {
-    Mat8x11 b = Mat8x11::Zero();
-    b.block<3, 3>(0, 0) = -Mat3::Identity();
-    b.block<3, 3>(0, 4) = Mat3::Identity();
-    b(3, 3) = 1.0;
-    b.block<3, 3>(4, 4) = -Mat3::Identity();
-    b.block<3, 3>(4, 8) = Mat3::Identity();
-    b(7, 7) = 1.0;
-    return b;
-  }();
-  return B;
+// The map y = B q is 0/±1 (y = [e0, θ0, e1, θ1] with e0 = x1 - x0, e1 = x2 - x1): apply Bᵀ(·) and
+// Bᵀ(·)B with block additions instead of a dense 11x8x11 product (which Eigen runs through its
+// GEMM kernel: a quarter of a Newton step when it did).
+template <class In, class Out> void applyBt(const In& y, Out&& q) {  // rows: y-space -> stencil
+  q.template middleRows<3>(0) = -y.template middleRows<3>(0);
+  q.row(3) = y.row(3);
+  q.template middleRows<3>(4) = y.template middleRows<3>(0) - y.template middleRows<3>(4);
+  q.row(7) = y.row(7);
+  q.template middleRows<3>(8) = y.template middleRows<3>(4);
 }
 
 void toStencil(const Vec8* gy, const Mat8* Hy, Vec11* grad, Mat11* hess) {
-  const Mat8x11& B = reducedMap();
-  if (grad && gy) grad->noalias() = B.transpose() * (*gy);
+  if (grad && gy) applyBt(*gy, *grad);
   if (hess && Hy) {
     const Mat8 Hs = 0.5 * (*Hy + Hy->transpose());  // exact Hessian is symmetric; drop round-off
-    hess->noalias() = B.transpose() * Hs * B;
+    Eigen::Matrix<double, 11, 8> BtH;
+    applyBt(Hs, BtH);
+    applyBt(BtH.transpose(), hess->transpose());  // (Bᵀ H B)ᵀ = Bᵀ (Bᵀ H)ᵀ, symmetric anyway
   }
 }
 

@@ -55,9 +55,10 @@ void NewtonOptions::declare(Schema& s) {
              "the reference point; otherwise the solver returns to that point and runs the line "
              "search there. 0: the plain line search at every iteration (SI Algorithm 1).")
       .atLeast(0);
-  s.add<std::string>("linear_solver", "umfpack",
-                     "Sparse direct solver: umfpack (UMFPACK LU, unsymmetric-safe), sparselu "
-                     "(Eigen SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
+  s.add<std::string>("linear_solver", "auto",
+                     "Sparse direct solver: auto (SimplicialLDLT while the Jacobian is symmetric, "
+                     "UMFPACK LU otherwise), umfpack (LU, unsymmetric-safe), sparselu (Eigen "
+                     "SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
       .choices(LinearSolver::names());
   s.add<double>("levenberg_shift", 1e-8,
                 "First diagonal shift, relative to mean |diag J|, added when the Jacobian is "

@@ -69,20 +69,23 @@ class SparseAssembler {
   SpMat A_;
 };
 
-// Sparse direct solver chosen by name: "umfpack" (UmfPackLU, default; unsymmetric-safe),
-// "sparselu" (Eigen SparseLU with COLAMD), "ldlt" (SimplicialLDLT, symmetric matrices only).
+// Sparse direct solver chosen by name: "auto" (default: SimplicialLDLT when the matrix is
+// numerically symmetric, UMFPACK otherwise or when LDLT meets a zero pivot), "umfpack" (UmfPackLU;
+// unsymmetric-safe), "sparselu" (Eigen SparseLU with COLAMD), "ldlt" (SimplicialLDLT).
 class LinearSolver {
  public:
-  enum class Kind { UmfPack, SparseLU, LDLT };
+  enum class Kind { Auto, UmfPack, SparseLU, LDLT };
   static Kind parse(const std::string& name);  // throws std::invalid_argument
   static const std::vector<std::string>& names();
 
-  explicit LinearSolver(Kind kind = Kind::UmfPack);
+  explicit LinearSolver(Kind kind = Kind::Auto);
   ~LinearSolver();
   LinearSolver(const LinearSolver&) = delete;
   LinearSolver& operator=(const LinearSolver&) = delete;
 
   Kind kind() const { return kind_; }
+  // The concrete solver used by the last factorization (differs from kind() for Auto).
+  Kind active() const { return active_; }
   // Symbolic analysis; call when the pattern changed (SparseAssembler::assemble returned true).
   void analyzePattern(const SpMat& A);
   // Numeric factorization; false when the matrix is (numerically) singular.
@@ -92,10 +95,14 @@ class LinearSolver {
   int analyses() const { return analyses_; }
 
  private:
+  bool factorizeWith(Kind kind, const SpMat& A);
   struct Impl;
-  Kind kind_;
+  Kind kind_, active_;
   std::unique_ptr<Impl> impl_;
   int analyses_ = 0;
 };
+
+// True when A equals its transpose to 1e-12 of its largest entry (no allocation).
+bool isNumericallySymmetric(const SpMat& A);
 
 }  // namespace rodsim::newton

@@ -390,7 +390,7 @@ TEST_CASE("solver schemas declare their parameters") {
   CHECK(ie.find("tolerance")->unit == "N");
   CHECK(st.find("ramp_time")->unit == "s");
   CHECK(st.find("max_load_cuts") != nullptr);
-  CHECK(ie.find("linear_solver")->choices.size() == 3);
+  CHECK(ie.find("linear_solver")->choices.size() == 4);
   CHECK_THROWS_AS(ImplicitEulerSolver(makeParams(ie, {{"line_search_m1", toValue(0.95)}})), ParamError);
 }
 
@@ -478,7 +478,7 @@ TEST_CASE("sparse assembly: umfpack, sparselu and ldlt agree") {
   a.assemble(laplacian(n, 10.0), &mass, 1.0);
   const Vec b = Vec::LinSpaced(a.size(), -1.0, 2.0);
   std::vector<Vec> x;
-  for (const char* name : {"umfpack", "sparselu", "ldlt"}) {
+  for (const char* name : {"umfpack", "sparselu", "ldlt", "auto"}) {
     LinearSolver s(LinearSolver::parse(name));
     s.analyzePattern(a.matrix());
     REQUIRE(s.factorize(a.matrix()));
@@ -492,13 +492,14 @@ TEST_CASE("sparse assembly: umfpack, sparselu and ldlt agree") {
   }
   CHECK((x[0] - x[1]).norm() < 1e-10 * x[0].norm());
   CHECK((x[0] - x[2]).norm() < 1e-10 * x[0].norm());
+  CHECK((x[0] - x[3]).norm() < 1e-10 * x[0].norm());
   CHECK_THROWS_AS(LinearSolver::parse("pardiso"), std::invalid_argument);
 
   // A singular matrix (no fixed DOF, no mass) is reported by every solver.
   SparseAssembler sing;
   sing.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
   sing.assemble(laplacian(n, 10.0), nullptr, 0.0);
-  for (const char* name : {"umfpack", "sparselu", "ldlt"}) {
+  for (const char* name : {"umfpack", "sparselu", "ldlt", "auto"}) {
     LinearSolver s(LinearSolver::parse(name));
     s.analyzePattern(sing.matrix());
     Vec xi(n);
@@ -506,4 +507,31 @@ TEST_CASE("sparse assembly: umfpack, sparselu and ldlt agree") {
                     (sing.matrix() * xi - Vec::Ones(n)).norm() < 1e-6 * std::sqrt(n);
     CHECK_MESSAGE(!ok, name);
   }
+}
+
+TEST_CASE("linear solver auto: LDLT for a symmetric Jacobian, UMFPACK for an unsymmetric one") {
+  const int n = 20;
+  SparseAssembler a;
+  a.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+  Vec mass = Vec::Constant(n, 1.0);
+  a.assemble(laplacian(n, 10.0), &mass, 1.0);
+  LinearSolver s(LinearSolver::Kind::Auto);
+  s.analyzePattern(a.matrix());
+  REQUIRE(s.factorize(a.matrix()));
+  CHECK(rodsim::newton::isNumericallySymmetric(a.matrix()));
+  CHECK(s.active() == LinearSolver::Kind::LDLT);
+  // A friction-like unsymmetric coupling between DOFs 3 and 4.
+  auto t = laplacian(n, 10.0);
+  t.emplace_back(3, 4, 0.7);
+  SparseAssembler u;
+  u.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+  u.assemble(t, &mass, 1.0);
+  s.analyzePattern(u.matrix());
+  REQUIRE(s.factorize(u.matrix()));
+  CHECK_FALSE(rodsim::newton::isNumericallySymmetric(u.matrix()));
+  CHECK(s.active() == LinearSolver::Kind::UmfPack);
+  const Vec b = Vec::LinSpaced(n, -1.0, 2.0);
+  Vec x(n);
+  REQUIRE(s.solve(b, x));
+  CHECK((u.matrix() * x - b).norm() < 1e-10 * b.norm());
 }
