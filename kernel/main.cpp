@@ -1,5 +1,6 @@
 // rodsim command line: run | check | plugins | describe. Exit status: 0 ok, 2 bad input, 3 the
 // simulation failed (see ../shared/spec/scene-format.md).
+#include "checkpoint.h"
 #include "describe.h"
 #include "scene.h"
 #include "simulation.h"
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -19,13 +21,14 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--quiet]\n"
+    "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only, run nothing\n"
     "  rodsim plugins                                 plugin libraries found and the types each provides\n"
     "  rodsim describe TYPE                           every parameter of a component type\n"
     "  rodsim describe --all [--markdown]             every type (the docs reference)\n";
 
 struct Args {
-  std::string verb, scene, output, type;
+  std::string verb, scene, output, type, restart;
   std::vector<std::string> sets;
   bool quiet = false, all = false, markdown = false;
 };
@@ -52,6 +55,7 @@ Args parseArgs(int argc, char** argv) {
     if (arg == "--set") a.sets.push_back(value("--set"));
     else if (arg.rfind("--set=", 0) == 0) a.sets.push_back(arg.substr(6));
     else if (arg == "--output") a.output = value("--output");
+    else if (arg == "--restart" && a.verb == "run") a.restart = value("--restart");
     else if (arg == "--quiet") a.quiet = true;
     else if (arg == "--all") a.all = true;
     else if (arg == "--markdown") a.markdown = true;
@@ -60,7 +64,10 @@ Args parseArgs(int argc, char** argv) {
     else if ((a.verb == "run" || a.verb == "check") && a.scene.empty()) a.scene = arg;
     else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
   }
-  if ((a.verb == "run" || a.verb == "check") && a.scene.empty())
+  if (!a.restart.empty() && (!a.scene.empty() || !a.sets.empty() || !a.output.empty()))
+    throw InputError("--restart DIR takes the scene, its --set values and the output directory from the checkpoint; "
+                     "give nothing else");
+  if ((a.verb == "run" || a.verb == "check") && a.scene.empty() && a.restart.empty())
     throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, kUsage));
   if (a.verb == "describe" && a.type.empty() && !a.all)
     throw InputError(fmt::format("'describe' needs a component type (or --all)\n{}", kUsage));
@@ -113,6 +120,13 @@ int listPlugins(const TypeRegistry& registry) {
 int main(int argc, char** argv) {
   try {
     Args args = parseArgs(argc, argv);
+    std::optional<Checkpoint> checkpoint;
+    if (!args.restart.empty()) {
+      checkpoint = readLatestCheckpoint(args.restart);
+      args.scene = checkpoint->scene_file;
+      args.sets = checkpoint->overrides;
+      args.output = args.restart;
+    }
     TypeRegistry registry;
     std::vector<std::string> scene_plugin_paths;
     if (!args.scene.empty()) scene_plugin_paths = readPluginPaths(args.scene);
@@ -132,6 +146,9 @@ int main(int argc, char** argv) {
     }
     RunOptions options;
     options.output_dir = args.output;
+    options.scene_text = readSceneText(args.scene);
+    options.overrides = args.sets;
+    options.restart = checkpoint ? &*checkpoint : nullptr;
     options.quiet = args.quiet;
     options.progress = !args.quiet;
     return runSimulation(scene, registry, options);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -37,14 +39,25 @@ std::string csvNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}
 }  // namespace
 
 void writeFileAtomic(const std::string& path, const std::string& text) {
+  // A full disk or a vanished directory stops the run cleanly (OutputError) and leaves the
+  // previous version of the file intact.
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw OutputError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = errno;
+  if (std::fclose(f) != 0 || !ok) {
+    std::remove(tmp.c_str());
+    throw OutputError(fmt::format("cannot write {}: {}", path, std::strerror(ok ? errno : err)));
   }
-  fs::rename(tmp, path);
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw OutputError(fmt::format("cannot write {}: {}", path, ec.message()));
+}
+
+void OutputWriter::appendTimeseries(const std::string& line) {
+  if (std::fputs(line.c_str(), timeseries_) < 0 || std::fputc('\n', timeseries_) == EOF || std::fflush(timeseries_) != 0)
+    throw OutputError(fmt::format("cannot write {}/timeseries.csv: {}", dir_, std::strerror(errno)));
 }
 
 OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std::string> probe_names)
@@ -60,8 +73,30 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std:
     if (!timeseries_) throw InputError(fmt::format("cannot write {}/timeseries.csv", dir_));
     std::string header = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
     for (const auto& p : probe_names) header += "," + p;
-    std::fprintf(timeseries_, "%s\n", header.c_str());
-    std::fflush(timeseries_);
+    appendTimeseries(header);
+  }
+}
+
+OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long step, std::vector<double> frame_times)
+    : scene_(scene), dir_(std::move(dir)), frame_times_(std::move(frame_times)) {
+  std::error_code ec;
+  if (scene_.output.vtk) {
+    for (std::size_t k = frame_times_.size();; ++k) {
+      const fs::path f = fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k);
+      if (!fs::exists(f, ec)) break;
+      fs::remove(f, ec);
+    }
+    writePvd();
+  }
+  if (scene_.output.csv) {
+    const fs::path path = fs::path(dir_) / "timeseries.csv";
+    std::ifstream in(path);
+    std::string text, line;
+    for (long long n = 0; n < step + 2 && std::getline(in, line); ++n) text += line + "\n";  // header + rows 0..step
+    in.close();
+    writeFileAtomic(path.string(), text);
+    timeseries_ = std::fopen(path.c_str(), "a");
+    if (!timeseries_) throw InputError(fmt::format("cannot append to {}", path.string()));
   }
 }
 
@@ -75,8 +110,7 @@ void OutputWriter::writeRow(long long step, double t, int iterations, double wal
   std::string row = fmt::format("{},{:.10g},{},{:.4f},{},{},{},{}", step, t, iterations, wall_ms, contacts.active,
                                 csvNumber(contacts.min_gap), csvNumber(kinetic), csvNumber(elastic));
   for (double p : probes) row += "," + csvNumber(p);
-  std::fprintf(timeseries_, "%s\n", row.c_str());
-  std::fflush(timeseries_);
+  appendTimeseries(row);
 }
 
 void OutputWriter::writeFrame(KernelWorld& world) {
@@ -162,14 +196,14 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "{{\n"
       "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
       "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
-      "  \"newton_iterations\": {},\n  \"aipts\": {},\n"
+      "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n"
       "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
       "  \"atpts_ms\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
       "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
       "  \"plugins\": {{{}}},\n  \"version\": \"{}\"\n}}\n",
       jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason), s.steps,
       jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
-      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.steps_with_contact,
+      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_with_contact,
       jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
       jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0),
       jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), plugins,

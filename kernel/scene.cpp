@@ -27,6 +27,11 @@ Schema simulationSchema() {
   s.required<double>("duration", "Simulated time.").unit("s").greater(0);
   s.required<double>("dt", "Time step.").unit("s").greater(0);
   s.add<int>("seed", 0, "Seed for anything random (perturbations).").atLeast(0);
+  s.add<std::string>("on_failure", "stop",
+                     "What a failed step does: stop (exit 3, everything so far written) or substep (retry it "
+                     "as two half steps, recursively, at most max_step_cuts halvings; counted in summary.json).")
+      .choices({"stop", "substep"});
+  s.add<int>("max_step_cuts", 4, "Halvings of a failed step allowed with on_failure = \"substep\".").range(0, 30);
   return s;
 }
 
@@ -36,8 +41,12 @@ Schema outputSchema() {
   s.add<double>("every", 0.01, "Simulated time between VTK frames; 0: the final frame only.").unit("s").atLeast(0);
   s.add<std::vector<std::string>>("formats", std::vector<std::string>{"vtk", "csv"}, "Files to write besides summary.json.")
       .choices({"vtk", "csv"});
-  s.add<double>("checkpoint_every", 0.0, "Simulated time between checkpoints; 0: none. (Checkpoints are not implemented yet: only 0 is accepted.)")
-      .unit("s").range(0, 0);
+  s.add<double>("checkpoint_every", 0.0,
+                "Simulated time between checkpoints (output dir/checkpoints/); 0: none. Continue a run with "
+                "`rodsim run --restart DIR`. SIGINT and SIGTERM always write one and stop; SIGUSR1 writes one and goes on.")
+      .unit("s").atLeast(0);
+  s.add<double>("checkpoint_wall", 0.0, "Wall-clock time between checkpoints; 0: none.").unit("s").atLeast(0);
+  s.add<int>("checkpoint_keep", 3, "Checkpoints kept (the newest).").range(1, 1000);
   return s;
 }
 
@@ -454,6 +463,11 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.duration = p.real("duration");
     scene.dt = p.real("dt");
     scene.seed = p.integer("seed");
+    scene.substep_on_failure = p.string("on_failure") == "substep";
+    scene.max_step_cuts = static_cast<int>(p.integer("max_step_cuts"));
+    // Absurd sizes are refused before anything is allocated.
+    if (scene.duration / scene.dt > 1e9)
+      fail(locs["dt"], fmt::format("[simulation]: duration / dt = {:.3g} steps; at most 1e9 are allowed", scene.duration / scene.dt));
     if (scene.dt > scene.duration)
       fail(locs["dt"], fmt::format("[simulation]: 'dt' ({}) must not exceed 'duration' ({})", formatNumber(scene.dt),
                                    formatNumber(scene.duration)));
@@ -530,6 +544,12 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     validateTable(doc, n ? requireTable(doc, *n, "output") : empty, outputSchema(), "[output]", {}, p, locs);
     scene.output.dir = p.has("dir") ? p.string("dir") : "out/" + scene.name;
     scene.output.every = p.real("every");
+    scene.output.checkpoint_every = p.real("checkpoint_every");
+    scene.output.checkpoint_wall = p.real("checkpoint_wall");
+    scene.output.checkpoint_keep = static_cast<int>(p.integer("checkpoint_keep"));
+    if (scene.output.every > 0 && scene.duration / scene.output.every > 1e6)
+      fail(locs.count("every") ? locs["every"] : Location{doc.file()},
+           fmt::format("[output]: duration / every = {:.3g} frames; at most 1e6 are allowed", scene.duration / scene.output.every));
     const auto& formats = p.strings("formats");
     scene.output.vtk = std::find(formats.begin(), formats.end(), "vtk") != formats.end();
     scene.output.csv = std::find(formats.begin(), formats.end(), "csv") != formats.end();
@@ -574,7 +594,7 @@ toml::table parseText(std::string_view text, const std::string& file) {
   }
 }
 
-std::string readFile(const std::string& file) {
+std::string readFileText(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the scene file", file));
   std::ostringstream os;
@@ -584,8 +604,10 @@ std::string readFile(const std::string& file) {
 
 }  // namespace
 
+std::string readSceneText(const std::string& file) { return readFileText(file); }
+
 std::vector<std::string> readPluginPaths(const std::string& file) {
-  const std::string text = readFile(file);
+  const std::string text = readFileText(file);
   Document doc(parseText(text, file), file);
   std::vector<std::string> out;
   if (auto* arr = doc.root()["plugins"]["paths"].as_array())
@@ -602,7 +624,7 @@ Scene parseScene(std::string_view text, const std::string& file, const std::vect
 }
 
 Scene loadScene(const std::string& file, const std::vector<std::string>& overrides, const TypeRegistry& registry) {
-  return parseScene(readFile(file), file, overrides, registry);
+  return parseScene(readFileText(file), file, overrides, registry);
 }
 
 }  // namespace rodsim::kernel

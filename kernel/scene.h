@@ -41,6 +41,8 @@ struct OutputSpec {
   std::string dir;
   double every = 0.01;
   bool vtk = true, csv = true;
+  double checkpoint_every = 0, checkpoint_wall = 0;
+  int checkpoint_keep = 3;
 };
 
 struct ProbeSpec {
@@ -60,6 +62,8 @@ struct Scene {
   std::string name;
   double duration = 0, dt = 0;
   long long seed = 0;
+  bool substep_on_failure = false;
+  int max_step_cuts = 4;
   std::vector<std::string> plugin_paths;  // absolute
   ComponentSpec solver;
   std::vector<ComponentSpec> rods, forces, constraints, contacts;
@@ -85,6 +89,9 @@ Scene loadScene(const std::string& file, const std::vector<std::string>& overrid
 // Same, from text (tests). `file` names the source in messages and anchors relative paths.
 Scene parseScene(std::string_view text, const std::string& file,
                  const std::vector<std::string>& overrides, const TypeRegistry& registry);
+
+// The text of a scene file (InputError if it cannot be read).
+std::string readSceneText(const std::string& file);
 
 // "did you mean 'x'?" helper: the closest candidate by edit distance, or "".
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);

@@ -1,12 +1,16 @@
 // The time loop: step the solver, probe, write, report progress, stop cleanly on failure.
 #include "simulation.h"
 
+#include "checkpoint.h"
 #include "output.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
 #include <cmath>
+#include <filesystem>
+#include <memory>
 #include <csignal>
 #include <unistd.h>
 
@@ -14,8 +18,9 @@ namespace rodsim::kernel {
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void onInterrupt(int) { g_interrupted = 1; }
+// The last of SIGINT, SIGTERM, SIGUSR1 received; the time loop acts on it between steps.
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void onSignal(int sig) { g_signal = sig; }
 
 double component(const Vec3& v, const std::string& c) {
   if (c == "x") return v.x();
@@ -85,50 +90,121 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   std::vector<std::string> probe_names;
   for (const auto& p : probes) probe_names.push_back(p.spec->name);
 
-  OutputWriter out(scene, options.output_dir.empty() ? scene.output.dir : options.output_dir, probe_names);
+  const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
+  const std::string identity = checkpointIdentity(world, registry, options.scene_text, options.overrides);
   RunSummary summary;
+  long long first_step = 1;
+  double last_frame_time = 0.0, next_frame = scene.output.every;
+  std::unique_ptr<OutputWriter> writer;
+  if (options.restart) {
+    const Checkpoint& c = *options.restart;
+    if (c.identity != identity)
+      throw InputError(fmt::format("--restart {}: the checkpoint was written by another setup and cannot be continued "
+                                   "bit for bit.\ncheckpoint:\n{}this run:\n{}",
+                                   out_dir, c.identity, identity));
+    world.restore(c.t, c.q, c.v, c.residual, c.states);
+    summary = c.summary;
+    first_step = c.step + 1;
+    last_frame_time = c.last_frame_time;
+    next_frame = c.next_frame;
+    writer = std::make_unique<OutputWriter>(scene, out_dir, c.step, c.frame_times);
+  } else {
+    writer = std::make_unique<OutputWriter>(scene, out_dir, probe_names);
+  }
+  OutputWriter& out = *writer;
+  summary.status = "running";
+  summary.reason.clear();
   out.writeSummary(summary, world);
 
   const bool progress = options.progress && isatty(STDOUT_FILENO);
-  g_interrupted = 0;
-  auto previous_handler = std::signal(SIGINT, onInterrupt);
+  g_signal = 0;
+  auto previous_int = std::signal(SIGINT, onSignal);
+  auto previous_term = std::signal(SIGTERM, onSignal);
+  auto previous_usr1 = std::signal(SIGUSR1, onSignal);
 
   const long long total_steps = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
   const auto run_start = Clock::now();
-  auto last_progress = run_start;
+  const double wall_before = summary.wall_time_s;  // of the interrupted part, on restart
+  auto last_progress = run_start, last_checkpoint_wall = run_start;
+  double next_checkpoint = scene.output.checkpoint_every > 0
+                               ? (std::floor(world.time() / scene.output.checkpoint_every + 1e-9) + 1) * scene.output.checkpoint_every
+                               : std::numeric_limits<double>::infinity();
   std::vector<double> probe_values(probes.size());
   auto sample = [&] {
     for (std::size_t i = 0; i < probes.size(); ++i) probe_values[i] = probes[i].value(world);
   };
-  sample();
-  out.writeRow(0, 0.0, 0, 0.0, world.contactStats(), world.kineticEnergy(), world.elasticEnergy(), probe_values);
-  out.writeFrame(world);
-  double last_frame_time = 0.0;
-  double next_frame = scene.output.every;
+  if (!options.restart) {
+    sample();
+    out.writeRow(0, 0.0, 0, 0.0, world.contactStats(), world.kineticEnergy(), world.elasticEnergy(), probe_values);
+    out.writeFrame(world);
+  }
+  auto checkpoint = [&](long long step) {
+    Checkpoint c;
+    c.identity = identity;
+    c.scene_file = std::filesystem::absolute(scene.file).string();
+    c.overrides = options.overrides;
+    c.step = step;
+    c.t = world.time();
+    c.next_frame = next_frame;
+    c.last_frame_time = last_frame_time;
+    c.frame_times = out.frameTimes();
+    c.summary = summary;
+    c.summary.wall_time_s = wall_before + std::chrono::duration<double>(Clock::now() - run_start).count();
+    c.q = world.q();
+    c.v = world.v();
+    c.residual = world.residual();
+    c.states = world.saveStates();
+    writeCheckpoint(out.dir(), c, scene.output.checkpoint_keep);
+    last_checkpoint_wall = Clock::now();
+  };
+
+  // One solver step; with on_failure = "substep" a failed step is retried as two half steps
+  // (recursively). The solvers commit nothing when they fail, so a retry starts from the same state.
+  std::function<StepReport(KernelWorld&, double, int)> advance = [&](KernelWorld& w, double h, int depth) {
+    StepReport report;
+    try {
+      report = w.solver().step(w, h);
+    } catch (const std::exception& e) {
+      report.ok = false;
+      report.message = e.what();
+    }
+    if (report.ok && !(finite(w.q()) && finite(w.v())))
+      report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+    if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
+      if (!report.ok && scene.substep_on_failure)
+        report.message += fmt::format(" (after {} halvings of the step)", depth);
+      return report;
+    }
+    ++summary.step_cuts;
+    StepReport first = advance(w, 0.5 * h, depth + 1);
+    if (!first.ok) return first;
+    StepReport second = advance(w, 0.5 * h, depth + 1);
+    second.iterations += first.iterations + report.iterations;
+    return second;
+  };
 
   auto fail = [&](std::string reason) {
     summary.status = "failed";
     summary.reason = std::move(reason);
   };
 
-  for (long long step = 1; step <= total_steps; ++step) {
-    if (g_interrupted) {
-      fail("interrupted by the user (SIGINT)");
+  for (long long step = first_step; step <= total_steps; ++step) {
+    if (g_signal == SIGINT || g_signal == SIGTERM) {
+      const char* name = g_signal == SIGINT ? "SIGINT" : "SIGTERM";
+      try {
+        checkpoint(step - 1);
+        fail(fmt::format("interrupted by {} at t = {:.6g} s; a checkpoint was written: continue with "
+                         "`rodsim run --restart {}`", name, world.time(), out.dir()));
+      } catch (const OutputError& e) {
+        fail(fmt::format("interrupted by {}; the checkpoint could not be written: {}", name, e.what()));
+      }
       break;
     }
     const double t_end = std::min(scene.duration, step * scene.dt);
     const double dt = t_end - world.time();
     const auto step_start = Clock::now();
-    StepReport report;
-    try {
-      report = world.solver().step(world, dt);
-    } catch (const std::exception& e) {
-      report.ok = false;
-      report.message = e.what();
-    }
+    const StepReport report = advance(world, dt, 0);
     const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
-    if (report.ok && !(finite(world.q()) && finite(world.v())))
-      report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
     if (!report.ok) {
       fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, report.message));
       break;
@@ -143,13 +219,25 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
       summary.contact_wall_ms += wall_ms;
     }
     summary.min_gap = std::min(summary.min_gap, contacts.min_gap);
-    sample();
-    out.writeRow(step, world.time(), report.iterations, wall_ms, contacts, world.kineticEnergy(), world.elasticEnergy(),
-                 probe_values);
-    if (scene.output.every > 0 && world.time() >= next_frame - 1e-9 * scene.dt) {
-      out.writeFrame(world);
-      last_frame_time = world.time();
-      next_frame += scene.output.every;
+    try {
+      sample();
+      out.writeRow(step, world.time(), report.iterations, wall_ms, contacts, world.kineticEnergy(),
+                   world.elasticEnergy(), probe_values);
+      if (scene.output.every > 0 && world.time() >= next_frame - 1e-9 * scene.dt) {
+        out.writeFrame(world);
+        last_frame_time = world.time();
+        next_frame += scene.output.every;
+      }
+      const bool wall_due = scene.output.checkpoint_wall > 0 &&
+                            std::chrono::duration<double>(Clock::now() - last_checkpoint_wall).count() >= scene.output.checkpoint_wall;
+      if (world.time() >= next_checkpoint - 1e-9 * scene.dt || wall_due || g_signal == SIGUSR1) {
+        if (g_signal == SIGUSR1) g_signal = 0;
+        checkpoint(step);
+        while (next_checkpoint <= world.time() + 1e-9 * scene.dt) next_checkpoint += scene.output.checkpoint_every;
+      }
+    } catch (const OutputError& e) {
+      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
+      break;
     }
     if (progress) {
       const auto now = Clock::now();
@@ -165,14 +253,25 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
     }
   }
   if (progress) std::printf("\n");
-  std::signal(SIGINT, previous_handler);
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
+  std::signal(SIGUSR1, previous_usr1);
 
   if (summary.status == "running") summary.status = "ok";
   // The last committed state is always written, also after a failure.
-  if (world.time() != last_frame_time) out.writeFrame(world);
-  out.writeFinal(world);
-  summary.wall_time_s = std::chrono::duration<double>(Clock::now() - run_start).count();
-  out.writeSummary(summary, world);
+  try {
+    if (world.time() != last_frame_time) out.writeFrame(world);
+    out.writeFinal(world);
+  } catch (const OutputError& e) {
+    if (summary.status == "ok") fail(e.what());
+  }
+  summary.wall_time_s = wall_before + std::chrono::duration<double>(Clock::now() - run_start).count();
+  try {
+    out.writeSummary(summary, world);
+  } catch (const OutputError& e) {
+    std::fprintf(stderr, "rodsim: %s\n", e.what());
+    if (summary.status == "ok") fail(e.what());
+  }
   if (!options.quiet) {
     if (summary.status == "ok")
       std::printf("rodsim: '%s' done: %lld steps, %.3g s simulated, %.2f s wall, %.2f iterations/step -> %s\n",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "checkpoint.h"
 #include "scene.h"
 
 #include <string>
@@ -10,6 +11,9 @@ struct RunOptions {
   std::string output_dir;  // --output; empty: the scene's [output] dir
   bool quiet = false;
   bool progress = true;    // live progress line when stdout is a terminal
+  std::string scene_text;               // the scene file's text and the --set values: a checkpoint
+  std::vector<std::string> overrides;   // records their hash so a restart can refuse a changed scene
+  const Checkpoint* restart = nullptr;  // continue from this checkpoint (rodsim run --restart DIR)
 };
 
 // Builds the world, runs the time loop and writes the output. Returns 0 (ok) or 3 (the

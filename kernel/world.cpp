@@ -219,4 +219,47 @@ ContactStats KernelWorld::contactStats() const {
 
 std::vector<std::pair<std::string, std::string>> KernelWorld::pluginsInUse() const { return libraries_; }
 
+namespace {
+template <class F> void forEachComponent(const std::vector<Bound<Rod>>& rods, const std::vector<Bound<Force>>& forces,
+                                         const std::vector<Bound<Constraint>>& constraints,
+                                         const std::vector<Bound<Contact>>& contacts, const Bound<Solver>& solver, F&& f) {
+  for (const auto& c : rods) f(*c.object, *c.spec);
+  for (const auto& c : forces) f(*c.object, *c.spec);
+  for (const auto& c : constraints) f(*c.object, *c.spec);
+  for (const auto& c : contacts) f(*c.object, *c.spec);
+  f(*solver.object, *solver.spec);
+}
+}  // namespace
+
+std::vector<std::vector<double>> KernelWorld::saveStates() const {
+  std::vector<std::vector<double>> out;
+  forEachComponent(rods_, forces_, constraints_, contacts_, solver_, [&](const Component& c, const ComponentSpec&) {
+    out.emplace_back();
+    c.saveState(out.back());
+  });
+  return out;
+}
+
+void KernelWorld::restore(double t, const Vec& q, const Vec& v, const Vec& residual,
+                          const std::vector<std::vector<double>>& states) {
+  if (q.size() != q_.size() || v.size() != v_.size() || residual.size() != residual_.size())
+    throw InputError(fmt::format("the checkpoint has {} degrees of freedom, this scene {}", q.size(), q_.size()));
+  std::size_t k = 0;
+  forEachComponent(rods_, forces_, constraints_, contacts_, solver_, [&](Component& c, const ComponentSpec& spec) {
+    if (k >= states.size()) throw InputError("the checkpoint has fewer components than this scene");
+    try {
+      c.loadState(states[k++]);
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: {} '{}': cannot restore its checkpointed state: {}", spec.where.text,
+                                   spec.section, spec.name, e.what()));
+    }
+  });
+  if (k != states.size()) throw InputError("the checkpoint has more components than this scene");
+  t_ = t;
+  q_ = q;
+  v_ = v;
+  residual_ = residual;
+  for (auto& r : rods_) r.object->setConfiguration(q_.segment(r.object->dofOffset(), r.object->numDofs()));
+}
+
 }  // namespace rodsim::kernel

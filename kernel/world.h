@@ -59,6 +59,10 @@ class KernelWorld final : public World {
   Solver& solver() { return *solver_.object; }
   const std::vector<Bound<Rod>>& rods() const { return rods_; }
   const std::vector<Bound<Constraint>>& constraints() const { return constraints_; }
+  // Checkpoint support: per-component states in a fixed order (rods, forces, constraints,
+  // contacts, solver), and the restore of a committed state.
+  std::vector<std::vector<double>> saveStates() const;
+  void restore(double t, const Vec& q, const Vec& v, const Vec& residual, const std::vector<std::vector<double>>& states);
   // type -> library of every component in use, for summary.json.
   std::vector<std::pair<std::string, std::string>> pluginsInUse() const;
   // Calls f and turns a plugin exception into ComponentFailure naming the component.

@@ -24,8 +24,9 @@ Schema DerRod::schema() {
            "twisting of a circular rod with exact Hessians. DOFs [x0, theta0, x1, ..., x_{N-1}]."};
   s.optional<int>("nodes",
                   "Number of nodes (edges = nodes - 1). Required for straight and helix; for polyline and points "
-                  "it resamples the points uniformly by arc length (else the points are the nodes).")
-      .atLeast(2);
+                  "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7: "
+                  "a larger rod is refused before anything is allocated.")
+      .range(2, 1e7);
   s.required<double>("radius", "Cross-section radius r (h in the IMC paper).").unit("m").greater(0);
   s.add<double>("density", 1000.0, "Mass density rho.").unit("kg/m^3").greater(0);
   s.required<double>("youngs_modulus", "Young's modulus E.").unit("Pa").greater(0);
@@ -169,6 +170,26 @@ void DerRod::commitConfiguration() {
     f.d2 = f.t.cross(f.d1);
   }
   committed_twist_ = ref_twist_;  // same size: no allocation
+}
+
+// Checkpoint: the committed frames (t, d1, d2 of every edge) and reference twists; everything else
+// follows from the scene and q.
+void DerRod::saveState(std::vector<double>& out) const {
+  for (const der::EdgeFrame& f : committed_)
+    for (const Vec3* v : {&f.t, &f.d1, &f.d2}) out.insert(out.end(), v->data(), v->data() + 3);
+  out.insert(out.end(), committed_twist_.begin(), committed_twist_.end());
+}
+
+void DerRod::loadState(const std::vector<double>& in) {
+  const std::size_t expected = 9 * committed_.size() + committed_twist_.size();
+  if (in.size() != expected)
+    throw std::runtime_error("checkpoint holds " + std::to_string(in.size()) + " numbers for rod '" + name() +
+                             "', expected " + std::to_string(expected) + " (another number of nodes?)");
+  std::size_t k = 0;
+  for (der::EdgeFrame& f : committed_)
+    for (Vec3* v : {&f.t, &f.d1, &f.d2})
+      for (int c = 0; c < 3; ++c) (*v)[c] = in[k++];
+  for (double& tw : committed_twist_) tw = in[k++];
 }
 
 Vec6 DerRod::edgePositions(int e) const {

@@ -31,6 +31,8 @@ class DerRod : public Rod {
 
   void setConfiguration(ConstVecRef q) override;
   void commitConfiguration() override;
+  void saveState(std::vector<double>& out) const override;
+  void loadState(const std::vector<double>& in) override;
   double elasticEnergy() const override;
   void addElasticForce(VecRef f_local) const override;
   void addStiffness(StiffnessSink& K) const override;

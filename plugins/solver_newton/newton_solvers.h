@@ -25,6 +25,9 @@ class StaticSolver : public Solver {
   static Schema schema();
   explicit StaticSolver(const Params& p);
   StepReport step(World& world, double dt) override;
+  // Checkpoint: the load factor of the last converged state.
+  void saveState(std::vector<double>& out) const override { out.push_back(last_load_); }
+  void loadState(const std::vector<double>& in) override { last_load_ = in.at(0); }
   const NewtonCore& core() const { return core_; }
   // Load factor at time t: min(1, t / ramp_time), or 1 without a ramp.
   double loadAt(double t) const;

@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rodsim {
 
@@ -27,6 +28,14 @@ class Component {
   const std::string& name() const { return name_; }
   // Called once after every component exists, before the first step.
   virtual void bind(World& /*world*/) {}
+
+  // Checkpoints: the state a component carries from one step to the next that is neither in the
+  // scene nor in the World's q and v (DER: the committed reference frames; a contact model: warm
+  // starts; a static solver: the load level reached). Appended as plain numbers (integers are
+  // exact up to 2^53); loadState receives exactly what saveState wrote, after bind(). A restart
+  // must continue bit for bit, so save everything later steps read. Default: no state.
+  virtual void saveState(std::vector<double>& /*out*/) const {}
+  virtual void loadState(const std::vector<double>& /*in*/) {}
 
  private:
   std::string name_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>  // cross(), unitOrthogonal(): used by SDK headers and most plugins
 #include <Eigen/SparseCore>
 
 #include <vector>

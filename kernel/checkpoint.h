@@ -1,0 +1,33 @@
+// Checkpoints: everything a run needs to continue bit for bit (`rodsim run --restart DIR`).
+#pragma once
+
+#include "output.h"
+
+#include <string>
+#include <vector>
+
+namespace rodsim::kernel {
+
+struct Checkpoint {
+  // What must match on restart: plugin names, versions and SDK signature of every component
+  // type in use, and a hash of the scene text with its --set overrides.
+  std::string identity;
+  std::string scene_file;                // absolute
+  std::vector<std::string> overrides;    // --set values of the original run
+  long long step = 0;
+  double t = 0, next_frame = 0, last_frame_time = 0;
+  std::vector<double> frame_times;
+  RunSummary summary;
+  Vec q, v, residual;
+  std::vector<std::vector<double>> states;  // per component, in KernelWorld order
+};
+
+// Writes DIR/checkpoints/step_<k>.ckpt atomically and keeps the newest `keep`.
+void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int keep);
+// The newest checkpoint in DIR/checkpoints; InputError if there is none or it is unreadable.
+Checkpoint readLatestCheckpoint(const std::string& output_dir);
+// Identity string of a world built from a scene (see Checkpoint::identity).
+std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& registry, const std::string& scene_text,
+                               const std::vector<std::string>& overrides);
+
+}  // namespace rodsim::kernel

@@ -1,0 +1,63 @@
+// Failure handling and resource limits (docs/reliability.md).
+#include "scene_fixture.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace rodsim::test;
+
+namespace {
+
+CommandResult runScene(const std::string& name, const std::string& scene, const fs::path& out) {
+  auto dir = scratchDir(name);
+  auto file = writeText(dir / "scene.toml", scene);
+  return runRodsim("run " + file.string() + " --quiet --output " + out.string());
+}
+
+}  // namespace
+
+TEST_CASE("absurd sizes are refused before anything is allocated or written") {
+  auto out = scratchDir("limits") / "out";
+  CommandResult r = runScene("limits-nodes", sceneWithLine(12, "nodes = 1000000000000"), out);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find(":12:9: rod 'beam' (der): 'nodes' must be >= 2 and <= 1e+07") != std::string::npos);
+  r = runScene("limits-steps", sceneWithLine(4, "dt = 1e-15"), out);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("at most 1e9 are allowed") != std::string::npos);
+  r = runScene("limits-frames", sceneWithLine(29, "every = 1e-12"), out);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("at most 1e6 are allowed") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("an output directory that cannot be written is reported before the run starts") {
+  auto dir = scratchDir("unwritable");
+  writeText(dir / "a-file", "not a directory");
+  auto file = writeText(dir / "scene.toml", kValidScene);
+  CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "a-file" / "out").string());
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("cannot create the output directory") != std::string::npos);
+}
+
+TEST_CASE("on_failure = substep retries a failed step as half steps and counts it") {
+  // One Newton iteration per solve cannot reach 1e-6 N on the first 0.01 s step of a beam that
+  // starts to fall, but halved steps can; with on_failure = "stop" the same scene fails.
+  const std::string solver = "type = \"implicit-euler\"\nmax_iterations = 1\ntolerance = 1e-6\nline_search = false";
+  auto out = scratchDir("substep") / "out";
+  std::string stop_scene = sceneWithLine(7, solver);
+  CommandResult r = runScene("substep-stop", stop_scene, out);
+  INFO(r.output);
+  REQUIRE(r.status == 3);
+  std::string substep_scene = sceneWithLine(4, "dt = 0.01\non_failure = \"substep\"\nmax_step_cuts = 12");
+  substep_scene = substep_scene.substr(0, substep_scene.find("[solver]")) + "[solver]\n" + solver +
+                  substep_scene.substr(substep_scene.find("\n", substep_scene.find("type = \"implicit-euler\"")));
+  r = runScene("substep-retry", substep_scene, out);
+  CHECK(r.status == 0);
+  std::string summary = readText(out / "summary.json");
+  CHECK(summary.find("\"status\": \"ok\"") != std::string::npos);
+  CHECK(summary.find("\"step_cuts\": 0,") == std::string::npos);
+}
