@@ -27,7 +27,7 @@ TEST_CASE("absurd sizes are refused before anything is allocated or written") {
   r = runScene("limits-steps", sceneWithLine(4, "dt = 1e-15"), out);
   CHECK(r.status == 2);
   CHECK(r.output.find("at most 1e9 are allowed") != std::string::npos);
-  r = runScene("limits-frames", sceneWithLine(29, "every = 1e-12"), out);
+  r = runScene("limits-frames", sceneWithLine(28, "every = 1e-12"), out);
   CHECK(r.status == 2);
   CHECK(r.output.find("at most 1e6 are allowed") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
