@@ -107,6 +107,10 @@ void loadLibrary(TypeRegistry& registry, const fs::path& file) {
     throw InputError(fmt::format("{}: plugin built with SDK '{}', this rodsim expects '{}'; rebuild the plugin "
                                  "with the same compiler and SDK",
                                  file.string(), info->sdk_signature, RODSIM_SDK_SIGNATURE));
+  // Loaded libraries are never unloaded, not even at exit: objects, exceptions and static data from
+  // a plugin may outlive the registry, and tools (LeakSanitizer, profilers) need the code mapped.
+  static auto* forever = new std::vector<std::shared_ptr<LoadedLibrary>>();
+  forever->push_back(handle);
   registry.beginPlugin(info->name, file.string(), handle);
   try {
     info->register_components(registry);

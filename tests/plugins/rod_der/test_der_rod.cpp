@@ -18,7 +18,7 @@
 // Counts heap allocations of this test binary: Eigen and operator new both end in malloc, which
 // the executable interposes (glibc exports the real one as __libc_malloc).
 static std::atomic<long> g_allocations{0};
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(RODSIM_SANITIZED)
 #define RODSIM_COUNT_ALLOCATIONS 1
 extern "C" void* __libc_malloc(std::size_t);
 extern "C" void* malloc(std::size_t n) {

@@ -1,0 +1,110 @@
+// bench_cosserat: cost per element-step of the cosserat rod with position-verlet on the Timoshenko
+// cantilever of the Cosserat seed (Fig. 5 settings, 100 elements, dt = 1e-4 s, tip load, damping),
+// against PyElastica 0.3.3's 0.35 us per element-step on the same case (/work/shared/anchors.md).
+//
+// It builds the scene through the kernel API (plugins from <build>/plugins), takes warm-up steps
+// (the first one estimates the stability limit), then times `world.solver().step(world, dt)` in
+// blocks and prints the median CPU ns per element-step, the ratio to PyElastica, and the number of
+// heap allocations during the timed steps (counted by a replaced operator new; must be 0).
+//
+// Usage: bench_cosserat [--steps S] [--blocks B] [--elements N]
+#include "registry.h"
+#include "scene.h"
+#include "world.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <time.h>
+
+static std::atomic<long> g_allocations{0};
+void* operator new(std::size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace rodsim;
+using namespace rodsim::kernel;
+
+namespace {
+
+double cpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return 1e9 * double(ts.tv_sec) + double(ts.tv_nsec);
+}
+
+std::string timoshenko(int elements, double dt) {
+  std::ostringstream s;
+  s << "[simulation]\nduration = 1000.0\ndt = " << dt << "\n"
+    << "[solver]\ntype = \"position-verlet\"\n"
+    << "[[rod]]\nname = \"beam\"\nmodel = \"cosserat\"\nnodes = " << elements + 1
+    << "\nradius = 0.25\ndensity = 5000.0\nyoungs_modulus = 1e6\nshear_modulus = 1e4\n"
+    << "geometry = { shape = \"straight\", start = [0, 0, 0], end = [3, 0, 0] }\nrest_shape = \"straight\"\n"
+    << "[[force]]\nname = \"tip\"\ntype = \"point-load\"\nrod = \"beam\"\nnode = -1\nforce = [0, 0, -15.0]\n"
+    << "[[force]]\nname = \"friction\"\ntype = \"damping\"\ncoefficient = 0.1\n"
+    << "[[constraint]]\nname = \"root\"\ntype = \"cosserat-clamp\"\nrod = \"beam\"\nnodes = [0]\nelements = [0]\n";
+  return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 20000, blocks = 7, elements = 100;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--steps") steps = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--blocks") blocks = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--elements") elements = std::max(2, std::atoi(argv[i + 1]));
+    else {
+      std::fprintf(stderr, "usage: bench_cosserat [--steps S] [--blocks B] [--elements N]\n");
+      return 2;
+    }
+  }
+  try {
+    TypeRegistry registry;
+    loadPlugins(registry, {});
+    const double dt = 1e-4;
+    Scene scene = parseScene(timoshenko(elements, dt), "bench_cosserat.toml", {}, registry);
+    KernelWorld world(scene, registry);
+    Solver& solver = world.solver();
+    for (int k = 0; k < 100; ++k)
+      if (!solver.step(world, dt).ok) throw std::runtime_error("warm-up step failed");
+    std::vector<double> per;
+    per.reserve(blocks);
+    const long alloc0 = g_allocations.load();
+    for (int b = 0; b < blocks; ++b) {
+      const double c0 = cpuNs();
+      for (int k = 0; k < steps; ++k)
+        if (!solver.step(world, dt).ok) throw std::runtime_error("step failed");
+      per.push_back((cpuNs() - c0) / (double(steps) * elements));
+    }
+    const long allocs = g_allocations.load() - alloc0;
+    std::sort(per.begin(), per.end());
+    const double ns = per[per.size() / 2];
+    std::printf("cosserat + position-verlet, Timoshenko cantilever, %d elements, dt = %g s, %d x %d steps\n", elements,
+                dt, blocks, steps);
+    std::printf("  %.1f ns per element-step (median of %d blocks; min %.1f, max %.1f), %.2f us per step\n", ns, blocks,
+                per.front(), per.back(), ns * elements * 1e-3);
+    std::printf("  PyElastica 0.3.3: 350 ns per element-step -> %.1fx faster (target >= 10x)\n", 350.0 / ns);
+    std::printf("  heap allocations during the timed steps: %ld\n", allocs);
+    std::printf("  tip deflection after %.2f s: %.6f m\n", world.time(),
+                world.q()[world.rod(0).globalPositionDof(elements) + 2]);
+    return allocs == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_cosserat: %s\n", e.what());
+    return 1;
+  }
+}

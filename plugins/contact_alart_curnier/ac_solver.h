@@ -1,0 +1,149 @@
+// Alart-Curnier nonsmooth Newton solver for 3D Coulomb friction (seed 003: Bertails-Descoubes,
+// Cadoux, Daviet, Acary 2011), as free functions and one solver class, independent of rods.
+//
+// The local ("reduced", seed Eq. 8) problem: find r in R^{3n} such that, with u = W r + q,
+// every contact i satisfies Coulomb's law (u_i, r_i) in C(mu_i), written as the zero of
+//   f_N(u, r) = P_R+(r_N - rho_N u_N) - r_N                          (seed Eq. 4a)
+//   f_T(u, r) = P_B(0, mu r_N)(r_T - rho_T u_T) - r_T                (seed Eq. 4b, ball variant 4.3)
+// Components are ordered (N, T1, T2) in each contact's orthonormal frame. Newton's method with a
+// generalized Jacobian (seed Sec. 4.3, Appendix B), dF/dr = F_u W + F_r, and the Goldstein-Price
+// line search on 1/2 |f_AC|^2 (seed Algorithms 1-2); when that Newton stalls, a proximal-point
+// loop solves the regularized problems u = (W + eta I) r + q - eta r_k (W + eta I is better
+// conditioned, and the fixed points of r_k -> r_{k+1} are the solutions), decreasing eta as it
+// converges.
+//
+// Convergence is judged by the natural-map residual used by Siconos and FCLIB:
+//   F_nat,i = r_i - P_K(r_i - (u_i + mu_i |u_T,i| e_N)),   K = {|x_T| <= mu x_N},
+//   abs = sqrt(sum_i |F_nat,i|^2),  rel = abs / max(|q|, |r|, |u|)   (shared/anchors.md).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rodsim::ac {
+
+using Vec = Eigen::VectorXd;
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+// ------------------------------------------------------------------ one contact (free functions)
+
+// The Alart-Curnier function of one contact and, if Fu and Fr are given, one element of its
+// generalized Jacobian: df = Fu du + Fr dr. On the nondifferentiable set (r_N - rho_N u_N = 0,
+// |y| = mu r_N, mu r_N = 0) one of the adjacent smooth pieces is chosen.
+Vec3 alartCurnier(const Vec3& u, const Vec3& r, double mu, double rho_n, double rho_t,
+                  Mat3* Fu = nullptr, Mat3* Fr = nullptr);
+
+// Projection onto the friction cone K_mu = {x : |x_T| <= mu x_N}.
+Vec3 projectCone(const Vec3& z, double mu);
+
+// Natural-map (de Saxce) residual of one contact: r - P_K(r - (u + mu |u_T| e_N)).
+Vec3 naturalMap(const Vec3& u, const Vec3& r, double mu);
+
+// Natural-map residual of a whole problem at (u, r): abs and rel as defined above.
+struct Residual {
+  double abs = 0, rel = 0;
+};
+Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu);
+
+// ------------------------------------------------------------------ the solver
+
+struct Options {
+  double tolerance = 1e-8;    // on the relative natural-map residual
+  double abs_tolerance = 0;   // also converged when the absolute residual is below this (0: off)
+  int max_iterations = 200;   // Newton iterations (= linear solves) in total, proximal ones included
+  bool line_search = true;    // Goldstein-Price (seed Algorithm 2); false: full Newton steps
+  double m1 = 0.1, m2 = 0.9;  // Goldstein-Price constants
+  int max_trials = 30;        // merit evaluations per line search
+  double alpha_max = 10.0;    // largest step fraction tried
+  bool proximal = true;       // globalization when the plain Newton stalls
+  int stall_iterations = 20;  // plain-Newton iterations without a 10x residual decrease = stall
+  double rho = 0;             // > 0: rho_N = rho_T = rho for every contact; 0: 1 / (trace(W_ii)/3)
+};
+
+struct Result {
+  bool converged = false;
+  int iterations = 0;           // Newton iterations = factorizations + solves of the 3n system
+  int prox_iterations = 0;      // proximal outer iterations (0: the plain Newton converged)
+  double ac_norm = 0;           // |f_AC(W r + q, r)| at the returned r (same units as r)
+  Residual residual;            // natural map at the returned r
+  double time_s = 0;            // wall time of solve()
+  std::string message;          // how it ended
+};
+
+// Solves the local problem u = W r + q. setProblem() copies W into a 3x3-block-filled pattern
+// (diagonal blocks always present) shared with the Newton Jacobian; the sparse LU's symbolic
+// analysis is redone only when that pattern changes. The Newton loop reuses preallocated work
+// vectors; the sparse LU (UMFPACK) allocates inside its numeric factorization.
+class Solver {
+ public:
+  explicit Solver(Options options = {});
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  const Options& options() const { return opt_; }
+  Options& options() { return opt_; }
+
+  // W: 3n x 3n (any sparse pattern), q: 3n, mu: n (>= 0). Throws std::invalid_argument on sizes.
+  void setProblem(const SpMat& W, const Vec& q, const Vec& mu);
+  // r: warm start in, solution (or the best iterate) out; size 3n.
+  Result solve(Vec& r);
+
+  int numContacts() const { return n_; }
+  const Vec& velocity() const { return u_; }  // u = W r + q at the last r
+  const Vec& rho() const { return rho_; }
+  const SpMat& W() const { return W_; }
+  int analyses() const { return analyses_; }
+
+ private:
+  struct Lu;
+  // u = W r + q + eta (r - rk)
+  void computeU(const Vec& r, Vec& u) const;
+  double acNorm2(const Vec& u, const Vec& r) const;  // |f_AC|^2 (no Jacobian)
+  void acEval(const Vec& u, const Vec& r);          // F_, Fu_, Fr_
+  bool assembleAndFactorize(double shift);
+  // Newton on the current (eta, rk) problem until tol (natural map of that problem) or
+  // `budget` iterations. Returns true when converged.
+  bool newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& res, bool stall_exit);
+  bool converged(const Residual& res, double tol_rel, double tol_abs) const;
+
+  Options opt_;
+  int n_ = 0;
+  SpMat W_, J_;
+  Vec q_, mu_, rho_;
+  Vec u_, F_, d_, Wd_, rtrial_, utrial_, rk_, qeff_;
+  std::vector<Mat3> Fu_, Fr_;
+  std::vector<int> diag_pos_;  // J_ value index of the (c, c) diagonal entry of each column
+  double eta_ = 0;
+  std::unique_ptr<Lu> lu_;
+  bool need_analysis_ = true;
+  int analyses_ = 0;
+};
+
+// A problem in FCLIB terms: local (u = W r + q) or global (M v = H r + f, u = H^T v + w).
+struct Problem {
+  bool global = false;
+  int dim = 3;  // 2 or 3; 2D problems are embedded in 3D with a decoupled, unloaded 2nd tangent
+  int contacts = 0;
+  SpMat W;      // local (3n x 3n, after embedding)
+  Vec q, mu;
+  SpMat M, H;   // global (H: ndof x 3n)
+  Vec f, w;
+};
+
+// Reads a Siconos numerics ASCII problem (.dat): local FrictionContactProblem, or the global
+// GlobalFrictionContactProblem when `global` is set (e.g. GFC3D_*.dat). Throws std::runtime_error.
+Problem readSiconosDat(const std::string& path, bool global);
+// Reduces a global problem to the local one: W = H^T M^-1 H, q = H^T M^-1 f + w (sparse LU of M).
+// Entries of W that are exactly zero (contacts on independent bodies) stay out of its pattern.
+void reduceGlobal(Problem& p);
+// Embeds a 2D problem (rows N, T per contact) into 3D (N, T, T2 with W_T2T2 = 1, q_T2 = 0).
+void embed2D(Problem& p);
+
+}  // namespace rodsim::ac

@@ -1,0 +1,402 @@
+#include "imc_contact.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace rodsim::imc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string names(World& world) {
+  std::string out;
+  for (int i = 0; i < world.numRods(); ++i) out += (i ? ", '" : "'") + world.rod(i).name() + "'";
+  return out.empty() ? "(none)" : out;
+}
+
+std::string obstacleNames(World& world) {
+  std::string out;
+  for (int i = 0; i < world.numObstacles(); ++i) out += (i ? ", '" : "'") + world.obstacle(i).name + "'";
+  return out.empty() ? "(none: the scene has no [[obstacle]])" : out;
+}
+
+const char* shapeName(Obstacle::Shape s) {
+  switch (s) {
+    case Obstacle::Shape::Plane: return "plane";
+    case Obstacle::Shape::Sphere: return "sphere";
+    case Obstacle::Shape::Cylinder: return "cylinder";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Schema ImcContact::schema() {
+  Schema s{"imc",
+           "Implicit Contact Model (seed 002, Sec. 3 and SI B): piecewise squared-softplus penalty energy "
+           "(Eq. 9/B.1) on the minimum edge-edge distance (point-point, point-edge, edge-edge, Eqs. 10-13), "
+           "contact distance r_i + r_j per pair, self-contact included; fully implicit Coulomb friction "
+           "(Eqs. 14-21); adaptive stiffness k = s max|F_i| (SI B.3); candidate pairs once per step from a "
+           "sweep-and-prune broad phase (SI B.2). Also node-plane contact with [[obstacle]] planes."};
+  s.add<double>("friction", 0.0, "Coulomb friction coefficient mu (Eq. 18).").atLeast(0);
+  s.add<double>("delta", 1e-5,
+                "Distance tolerance delta: forces act for distances below r_i + r_j + delta; the softplus "
+                "band is (r_i + r_j - delta, r_i + r_j + delta), K1 = 15 h / delta (Eq. 9, B.2).")
+      .unit("m")
+      .greater(0);
+  s.add<double>("slip_tolerance", 1e-4,
+                "Slipping tolerance nu: relative tangential speeds below about nu count as sticking; "
+                "K2 = 15 / nu (Eq. 17).")
+      .unit("m/s")
+      .greater(0);
+  s.add<double>("stiffness_scale", 1e5,
+                "s of the adaptive contact stiffness k = s max|F_i| (SI B.3, Eq. B.5), F_i the residual "
+                "force without contact on the free nodes of candidate pairs at the first Newton "
+                "evaluation of each step. Ignored when `stiffness` is given.")
+      .greater(0);
+  s.optional<double>("stiffness",
+                     "Constant contact stiffness k instead of the adaptive rule: pair energy k E(D/h), "
+                     "force (k/h) dE/dD-bar (numerically the seed's k, a force in N times 1 m).")
+      .unit("J")
+      .greater(0);
+  s.optional<double>("margin",
+                     "Candidate margin delta-hat - delta (SI B.2): pairs closer than r_i + r_j + delta + margin "
+                     "at the start of a step are candidates; they are rebuilt within the step when a node "
+                     "moves farther than margin/2. Also the arc-length margin of the self-contact "
+                     "exclusion. Default: max(2 h_max, 2 max|v| dt) each step (2 h_max for the exclusion).")
+      .unit("m")
+      .greater(0);
+  s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
+  s.optional<std::vector<std::string>>(
+      "obstacles", "Plane obstacles the rods touch, by name (default: all obstacles of the scene; only planes "
+                   "are supported).");
+  return s;
+}
+
+ImcContact::ImcContact(const Params& p)
+    : Contact(p),
+      mu_(p.real("friction")),
+      delta_(p.real("delta")),
+      nu_(p.real("slip_tolerance")),
+      K2_(15.0 / p.real("slip_tolerance")),
+      scale_(p.real("stiffness_scale")) {
+  if (p.has("stiffness")) k_fixed_ = p.real("stiffness");
+  if (p.has("margin")) margin_param_ = p.real("margin");
+  if (p.has("rods")) rod_names_ = p.strings("rods");
+  if (p.has("obstacles")) obstacle_names_ = p.strings("obstacles");
+}
+
+void ImcContact::bind(World& world) {
+  world_ = &world;
+  edges_.clear();
+  node_dofs_.clear();
+  node_radius_.clear();
+  planes_.clear();
+  std::vector<Rod*> rods;
+  if (rod_names_) {
+    if (rod_names_->empty()) throw ParamError("rods", "the list is empty; name at least one rod (rods: " + names(world) + ") or leave 'rods' out for all rods");
+    for (const auto& n : *rod_names_) {
+      Rod* r = world.findRod(n);
+      if (!r) throw ParamError("rods", "no rod named '" + n + "'; valid rods: " + names(world));
+      if (std::find(rods.begin(), rods.end(), r) != rods.end())
+        throw ParamError("rods", "rod '" + n + "' is listed twice");
+      rods.push_back(r);
+    }
+  } else {
+    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
+  }
+  h_max_ = 0;
+  for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {
+    Rod& rod = *rods[ri];
+    const int n = rod.numNodes();
+    // Rest arc length from the Voronoi lengths: l_0 = 2 V_0, l_e = 2 V_e - l_{e-1}.
+    double s = 0, l_prev = 0;
+    std::vector<double> arc(n, 0.0);
+    for (int e = 0; e + 1 < n; ++e) {
+      const double l = e == 0 ? 2 * rod.restVoronoiLength(0) : 2 * rod.restVoronoiLength(e) - l_prev;
+      s += l;
+      arc[e + 1] = s;
+      l_prev = l;
+    }
+    for (int i = 0; i < n; ++i) {
+      node_dofs_.push_back(rod.globalPositionDof(i));
+      node_radius_.push_back(rod.nodeRadius(i));
+      h_max_ = std::max(h_max_, rod.nodeRadius(i));
+    }
+    for (int e = 0; e + 1 < n; ++e) {
+      EdgeRef E;
+      E.x0 = rod.globalPositionDof(e);
+      E.x1 = rod.globalPositionDof(e + 1);
+      E.rod = ri;
+      E.radius = rod.radius(e);
+      E.s0 = arc[e];
+      E.s1 = arc[e + 1];
+      if (!(E.radius > 0))
+        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on edge " + std::to_string(e) +
+                                     "; imc needs the cross-section radius as the contact thickness");
+      h_max_ = std::max(h_max_, E.radius);
+      edges_.push_back(E);
+    }
+  }
+  self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
+
+  // Obstacles: planes only.
+  auto usePlane = [&](const Obstacle& o) {
+    if (o.shape != Obstacle::Shape::Plane)
+      throw ParamError("obstacles", "obstacle '" + o.name + "' is a " + shapeName(o.shape) +
+                                        "; imc handles plane obstacles only (list the planes in 'obstacles', or "
+                                        "use another contact model for spheres and cylinders)");
+    planes_.push_back(&o);
+  };
+  if (obstacle_names_) {
+    for (const auto& n : *obstacle_names_) {
+      const Obstacle* found = nullptr;
+      for (int i = 0; i < world.numObstacles(); ++i)
+        if (world.obstacle(i).name == n) found = &world.obstacle(i);
+      if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleNames(world));
+      usePlane(*found);
+    }
+  } else {
+    for (int i = 0; i < world.numObstacles(); ++i) usePlane(world.obstacle(i));
+  }
+  node_mark_.assign(world.numDofs(), 0);
+  cand_.clear();
+  plane_cand_.clear();
+  stats_ = {};
+}
+
+// SI B.2: candidate set C-hat = pairs closer than r_i + r_j + delta + margin, from the broad phase.
+void ImcContact::buildCandidates(const Vec& q) {
+  auto t0 = Clock::now();
+  const double pad_extra = 0.5 * (delta_ + margin_);
+  boxes_.resize(edges_.size());
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    boxes_[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad_extra);
+  sap_.query(boxes_, overlaps_);
+  timing_.broad_s += since(t0);
+
+  t0 = Clock::now();
+  cand_.clear();
+  for (const auto& [a, b] : overlaps_) {
+    const EdgeRef &A = edges_[a], &B = edges_[b];
+    const double reach = A.radius + B.radius;
+    if (A.rod == B.rod) {
+      // Self-contact: skip neighbours closer along the rod (rest arc length between the edges)
+      // than the contact distance r_a + r_b + delta plus a margin; adjacent edges (gap 0)
+      // included. A straight rod then has no candidates whatever its radius/edge ratio.
+      const double gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
+      if (gap <= reach + delta_ + self_exclusion_) continue;
+    }
+    if (segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) < reach + delta_ + margin_)
+      cand_.push_back({a, b});
+  }
+  plane_cand_.clear();
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (const Obstacle* p : planes_)
+      if (p->signedDistance(node(q, node_dofs_[i])) < node_radius_[i] + delta_ + margin_)
+        plane_cand_.push_back({node_dofs_[i], node_radius_[i], p});
+  // Nodes of the candidates, for the stiffness rule.
+  cand_nodes_.clear();
+  auto mark = [&](int x) {
+    if (!node_mark_[x]) {
+      node_mark_[x] = 1;
+      cand_nodes_.push_back(x);
+    }
+  };
+  for (const Pair& p : cand_) {
+    mark(edges_[p.a].x0);
+    mark(edges_[p.a].x1);
+    mark(edges_[p.b].x0);
+    mark(edges_[p.b].x1);
+  }
+  for (const auto& c : plane_cand_) mark(c.x);
+  for (int x : cand_nodes_) node_mark_[x] = 0;
+  q_cand_ = q;
+  timing_.filter_s += since(t0);
+  ++timing_.builds;
+}
+
+void ImcContact::beginStep(const EvalContext& ctx) {
+  const Vec& q = *ctx.q;
+  if (margin_param_) {
+    margin_ = *margin_param_;
+  } else {
+    double vmax = 0;
+    if (ctx.v_start && ctx.v_start->size() == q.size())
+      for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
+    margin_ = std::max(2 * h_max_, 2 * vmax * ctx.dt);
+  }
+  if (static_cast<int>(node_mark_.size()) != q.size()) node_mark_.assign(q.size(), 0);
+  buildCandidates(q);
+  need_k_ = !k_fixed_;
+  if (k_fixed_) k_ = *k_fixed_;
+}
+
+// Candidates are rebuilt within a step when a node has moved more than margin/2 from where they
+// were built (two approaching nodes may then have closed the whole margin).
+void ImcContact::maybeRefresh(const Vec& q) {
+  if (q_cand_.size() != q.size()) {
+    buildCandidates(q);
+    return;
+  }
+  const double lim2 = 0.25 * margin_ * margin_;
+  for (int x : node_dofs_)
+    if ((q.segment<3>(x) - q_cand_.segment<3>(x)).squaredNorm() > lim2) {
+      buildCandidates(q);
+      ++timing_.refreshes;
+      return;
+    }
+}
+
+// SI B.3, Eq. B.5: k = s max_i |F_i^total| over the free nodes of the candidate pairs, F^total the
+// residual without contact at the first evaluation of the step. `f` holds every other force at
+// this point (the world evaluates contacts last); the inertial part is M (q - q_n - dt v_n)/dt^2.
+void ImcContact::updateStiffness(const EvalContext& ctx, const Vec& f) {
+  need_k_ = false;
+  if (cand_nodes_.empty()) return;  // nothing to scale yet: decided at the first step with candidates
+  const Vec& m = world_->mass();
+  const auto& fixed = world_->fixedMask();
+  const Vec& q = *ctx.q;
+  const bool inertial = !ctx.quasi_static && ctx.dt > 0 && ctx.q_start && ctx.v_start;
+  double fmax = 0, pmax = 0;
+  for (int x : cand_nodes_) {
+    if (fixed[x] && fixed[x + 1] && fixed[x + 2]) continue;
+    Vec3 r = -f.segment<3>(x);
+    if (inertial) {
+      const Vec3 a = (q.segment<3>(x) - ctx.q_start->segment<3>(x) - ctx.dt * ctx.v_start->segment<3>(x)) /
+                     (ctx.dt * ctx.dt);
+      r += m.segment<3>(x).cwiseProduct(a);
+      pmax = std::max(pmax, m.segment<3>(x).cwiseProduct(ctx.v_start->segment<3>(x)).norm() / ctx.dt);
+    }
+    fmax = std::max(fmax, r.norm());
+  }
+  // Nothing pushes the candidate nodes (a free rod coasting into another): fall back on the
+  // momentum rate M v_n / dt (the seed's residual at q = q_n), then on the previous k.
+  if (!(fmax > 0)) fmax = pmax;
+  if (fmax > 0) k_ = scale_ * fmax;
+}
+
+void ImcContact::pairVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B, Vec12& v) const {
+  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+  for (int a = 0; a < 4; ++a)
+    for (int c = 0; c < 3; ++c) v[3 * a + c] = ctx.velocity(xs[a] + c);
+}
+
+void ImcContact::addForce(const EvalContext& ctx, Vec& f) {
+  const Vec& q = *ctx.q;
+  maybeRefresh(q);
+  if (need_k_) updateStiffness(ctx, f);
+  const auto t0 = Clock::now();
+  const bool fric = mu_ > 0 && !ctx.quasi_static;
+  stats_ = {};
+  Vec12 v;
+  for (const Pair& p : cand_) {
+    const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
+    const double hs = 0.5 * (A.radius + B.radius);
+    evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 1, pe_);
+    stats_.min_gap = std::min(stats_.min_gap, pe_.gap);
+    if (!pe_.e.active) continue;
+    ++stats_.active;
+    if (fric) {
+      pairVelocity(ctx, A, B, v);
+      pairFriction(pe_.force, v, mu_, K2_, false, fr_);
+      pe_.force += fr_.force;
+    }
+    f.segment<3>(A.x0) += pe_.force.segment<3>(0);
+    f.segment<3>(A.x1) += pe_.force.segment<3>(3);
+    f.segment<3>(B.x0) += pe_.force.segment<3>(6);
+    f.segment<3>(B.x1) += pe_.force.segment<3>(9);
+  }
+  for (const auto& c : plane_cand_) {
+    const Vec3 n = c.plane->normal;
+    const double d = c.plane->signedDistance(node(q, c.x));
+    stats_.min_gap = std::min(stats_.min_gap, d - c.radius);
+    const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
+    if (!e.active) continue;
+    ++stats_.active;
+    const double fn = -k_ / c.radius * e.dE;  // >= 0
+    Vec3 F = fn * n;
+    if (fric) {
+      Vec3 fr, vel;
+      for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
+      nodeFriction(fn, n, vel - c.plane->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, nullptr, nullptr);
+      F += fr;
+    }
+    f.segment<3>(c.x) += F;
+  }
+  timing_.narrow_s += since(t0);
+  ++timing_.evaluations;
+  timing_.pair_evaluations += static_cast<long long>(cand_.size());
+}
+
+// K = -dF/dq: -(dF^c/dx) - (dF^fr/dv / dt + dF^fr/dF^c dF^c/dx) (Eq. 21). One 12 x 12 block per
+// candidate pair, in candidate order, structural zeros for inactive pairs (constant pattern).
+void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
+  const Vec& q = *ctx.q;
+  const auto t0 = Clock::now();
+  const bool fric = mu_ > 0 && !ctx.quasi_static;
+  const double vd = ctx.velocityDerivative();
+  Vec12 v;
+  int dofs[12];
+  for (const Pair& p : cand_) {
+    const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
+    const double hs = 0.5 * (A.radius + B.radius);
+    evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 2, pe_);
+    if (pe_.e.active) {
+      block_ = -pe_.dforce;
+      if (fric) {
+        pairVelocity(ctx, A, B, v);
+        pairFriction(pe_.force, v, mu_, K2_, true, fr_);
+        block_.noalias() -= vd * fr_.d_dv;
+        block_.noalias() -= fr_.d_df * pe_.dforce;
+      }
+    } else {
+      block_.setZero();
+    }
+    const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+    for (int a = 0; a < 4; ++a)
+      for (int c = 0; c < 3; ++c) dofs[3 * a + c] = xs[a] + c;
+    K.addBlock(dofs, block_);
+  }
+  for (const auto& c : plane_cand_) {
+    const Vec3 n = c.plane->normal;
+    const double d = c.plane->signedDistance(node(q, c.x));
+    const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
+    Mat3 B = Mat3::Zero();
+    if (e.active) {
+      const double fn = -k_ / c.radius * e.dE;
+      const Vec3 dfn = -k_ / (c.radius * c.radius) * e.d2E * n;  // d fn / dx
+      B = -(n * dfn.transpose());                              // -dF^c/dx
+      if (fric) {
+        Vec3 fr, vel, d_dfn;
+        Mat3 d_dv;
+        for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
+        nodeFriction(fn, n, vel - c.plane->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, &d_dv, &d_dfn);
+        B -= vd * d_dv + d_dfn * dfn.transpose();
+      }
+    }
+    K.addContiguous(c.x, B);
+  }
+  timing_.narrow_s += since(t0);
+}
+
+double ImcContact::energy(const EvalContext& ctx) const {
+  const Vec& q = *ctx.q;
+  double e = 0;
+  PairEvaluation pe;
+  for (const Pair& p : cand_) {
+    const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
+    evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), 0.5 * (A.radius + B.radius), delta_,
+                 k_, 0, pe);
+    e += k_ * pe.e.E;
+  }
+  for (const auto& c : plane_cand_)
+    e += k_ * imcEnergy(c.plane->signedDistance(node(q, c.x)) / c.radius, 1.0, delta_ / c.radius).E;
+  return e;
+}
+
+}  // namespace rodsim::imc

@@ -1,0 +1,106 @@
+// The "imc" contact model: rod-rod (and rod-plane) penalty contact with fully implicit friction
+// (seed 002, Sec. 3, SI Appendix B). See README.md.
+#pragma once
+
+#include "broad_phase.h"
+#include "friction.h"
+#include "imc_energy.h"
+
+#include <rodsim/contact.h>
+#include <rodsim/rod.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::imc {
+
+class ImcContact final : public Contact {
+ public:
+  static Schema schema();
+  explicit ImcContact(const Params& p);
+
+  Kind kind() const override { return Kind::Penalty; }
+  void bind(World& world) override;
+  void beginStep(const EvalContext& ctx) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  double energy(const EvalContext& ctx) const override;
+  bool usesObstacles() const override { return true; }
+  ContactStats stats() const override { return stats_; }
+
+  // --- inspection (tests, benchmark)
+  struct Timing {
+    double broad_s = 0;      // edge boxes + sweep and prune
+    double filter_s = 0;     // exact distance check of the broad-phase pairs -> candidates
+    double narrow_s = 0;     // per-evaluation pair energies, forces, friction and Jacobians
+    long long builds = 0, refreshes = 0, evaluations = 0, pair_evaluations = 0;
+  };
+  const Timing& timing() const { return timing_; }
+  double stiffness() const { return k_; }
+  double margin() const { return margin_; }
+  int numCandidates() const { return static_cast<int>(cand_.size()); }
+  int numPlaneCandidates() const { return static_cast<int>(plane_cand_.size()); }
+  int numEdges() const { return static_cast<int>(edges_.size()); }
+  // Broad-phase pairs of the last build before exclusion and the distance check.
+  int numBroadPairs() const { return static_cast<int>(overlaps_.size()); }
+
+ private:
+  struct EdgeRef {
+    int x0 = 0, x1 = 0;   // global x DOF of the two nodes
+    int rod = 0;          // index into the selected rods
+    double radius = 0;    // m
+    double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
+  };
+  struct Pair {
+    int a, b;  // edge indexes, a < b
+  };
+  struct PlaneCandidate {
+    int x = 0;            // global x DOF of the node
+    double radius = 0;
+    const Obstacle* plane = nullptr;
+  };
+
+  void buildCandidates(const Vec& q);
+  void maybeRefresh(const Vec& q);
+  void updateStiffness(const EvalContext& ctx, const Vec& f);
+  Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
+  // Node velocities (implicit, (x - x_0)/dt) of a pair.
+  void pairVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B, Vec12& v) const;
+
+  // parameters
+  double mu_, delta_, nu_, K2_, scale_;
+  std::optional<double> k_fixed_, margin_param_;
+  std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
+
+  World* world_ = nullptr;
+  std::vector<EdgeRef> edges_;
+  std::vector<int> node_dofs_;        // x DOF of every node of the selected rods
+  std::vector<double> node_radius_;   // m, same order
+  std::vector<const Obstacle*> planes_;
+  double h_max_ = 0, self_exclusion_ = 0;
+
+  // candidates (rebuilt each step, SI B.2)
+  std::vector<Aabb> boxes_;
+  SweepAndPrune sap_;
+  std::vector<std::pair<int, int>> overlaps_;
+  std::vector<Pair> cand_;
+  std::vector<PlaneCandidate> plane_cand_;
+  std::vector<int> cand_nodes_;       // x DOFs of the nodes of candidate pairs (unique)
+  std::vector<char> node_mark_;       // per global DOF, scratch for cand_nodes_
+  Vec q_cand_;                        // configuration the candidates were built at
+  double margin_ = 0;                 // m, candidate margin of this step
+
+  // stiffness (SI B.3)
+  double k_ = 0;
+  bool need_k_ = true;
+
+  // last evaluation
+  ContactStats stats_;
+  Timing timing_;
+  PairEvaluation pe_;
+  FrictionResult fr_;
+  Mat12 block_;
+};
+
+}  // namespace rodsim::imc

@@ -1,0 +1,77 @@
+#include "cosserat_clamp.h"
+
+#include "so3.h"
+
+#include <algorithm>
+
+namespace rodsim {
+
+Schema CosseratClamp::schema() {
+  Schema s{"cosserat-clamp",
+           "Holds node positions and the whole material frames of elements of a cosserat rod at their initial "
+           "values (the seed's clamped boundary: position and directors). The generic `clamp` fixes only the "
+           "twist of a cosserat frame."};
+  s.required<std::string>("rod", "Cosserat rod whose nodes and frames are held.");
+  s.add<std::vector<int>>("nodes", std::vector<int>{}, "Node indexes whose positions are held (negative: from the end).");
+  s.add<std::vector<int>>("elements", std::vector<int>{},
+                          "Element indexes whose frames (d1, d2, d3) are held (negative: from the end).");
+  return s;
+}
+
+CosseratClamp::CosseratClamp(const Params& p)
+    : Constraint(p), rod_name_(p.string("rod")), node_params_(p.integers("nodes")),
+      element_params_(p.integers("elements")) {
+  if (node_params_.empty() && element_params_.empty())
+    throw ParamError("nodes", "list at least one node or element to hold");
+}
+
+void CosseratClamp::bind(World& world) {
+  Rod* rod = world.findRod(rod_name_);
+  if (!rod) {
+    std::string names;
+    for (int i = 0; i < world.numRods(); ++i) names += (i ? ", '" : "'") + world.rod(i).name() + "'";
+    throw ParamError("rod", "no rod named '" + rod_name_ + "'; valid rods: " + (names.empty() ? "(none)" : names));
+  }
+  rod_ = dynamic_cast<CosseratRod*>(rod);
+  if (!rod_) throw ParamError("rod", "rod '" + rod_name_ + "' is not a cosserat rod; use `clamp` for other models");
+  const int off = rod_->dofOffset();
+  rod_->setConfiguration(world.q().segment(off, rod_->numDofs()));
+  dofs_.clear();
+  position_dofs_.clear();
+  p0_.clear();
+  for (long long np : node_params_) {
+    const int n = rod_->resolveNode(np);
+    if (n < 0)
+      throw ParamError("nodes", "node " + std::to_string(np) + " is out of range for rod '" + rod_name_ + "' with " +
+                                    std::to_string(rod_->numNodes()) + " nodes");
+    const int g = rod_->globalPositionDof(n);
+    if (std::find(position_dofs_.begin(), position_dofs_.end(), g) != position_dofs_.end()) continue;
+    position_dofs_.push_back(g);
+    p0_.push_back(world.q().segment<3>(g));
+    for (int k = 0; k < 3; ++k) dofs_.push_back(g + k);
+  }
+  elements_.clear();
+  Q0_.clear();
+  const int ne = rod_->numElements();
+  for (long long ep : element_params_) {
+    const int e = ep < 0 ? int(ne + ep) : int(ep);
+    if (e < 0 || e >= ne)
+      throw ParamError("elements", "element " + std::to_string(ep) + " is out of range for rod '" + rod_name_ +
+                                       "' with " + std::to_string(ne) + " elements");
+    if (std::find(elements_.begin(), elements_.end(), e) != elements_.end()) continue;
+    elements_.push_back(e);
+    Q0_.push_back(rod_->frame(e));
+    for (int k = 0; k < 3; ++k) dofs_.push_back(off + rod_->rotationDof(e) + k);
+  }
+}
+
+void CosseratClamp::prescribe(double, Vec& q) {
+  for (std::size_t i = 0; i < p0_.size(); ++i) q.segment<3>(position_dofs_[i]) = p0_[i];
+  // φ with exp(-[φ]) Q_committed = Q0, i.e. φ = log(Q_committed Q0^T) (zero once committed).
+  const int off = rod_->dofOffset();
+  for (std::size_t i = 0; i < elements_.size(); ++i)
+    q.segment<3>(off + rod_->rotationDof(elements_[i])) =
+        cosserat::logSO3(rod_->committedFrame(elements_[i]) * Q0_[i].transpose());
+}
+
+}  // namespace rodsim

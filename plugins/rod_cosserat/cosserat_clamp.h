@@ -1,0 +1,34 @@
+// "cosserat-clamp": holds node positions and the full material frames (all three rotation DOFs) of
+// elements of a cosserat rod. The generic `clamp` holds positions and the twist (the rotation about
+// d3) only, because the SDK exposes one twist DOF per edge (README.md, "Clamping frames").
+#pragma once
+
+#include "cosserat_rod.h"
+
+#include <rodsim/constraint.h>
+
+#include <string>
+#include <vector>
+
+namespace rodsim {
+
+class CosseratClamp : public Constraint {
+ public:
+  static Schema schema();
+  explicit CosseratClamp(const Params& p);
+  void bind(World& world) override;
+  const std::vector<int>& dofs() const override { return dofs_; }
+  const std::vector<int>& positionDofs() const override { return position_dofs_; }
+  void prescribe(double t, Vec& q) override;
+
+ private:
+  std::string rod_name_;
+  std::vector<long long> node_params_, element_params_;
+  CosseratRod* rod_ = nullptr;
+  std::vector<int> elements_;
+  std::vector<Vec3> p0_;
+  std::vector<Mat3> Q0_;
+  std::vector<int> dofs_, position_dofs_;
+};
+
+}  // namespace rodsim

@@ -1,0 +1,77 @@
+// The "cosserat" rod model: shearable, extensible Cosserat rods of Gazzola et al. (the Cosserat
+// seed, Sec. II-III, Eqs. 9-24 and Appendix C), for explicit symplectic time stepping
+// (plugins/solver_explicit). See README.md in this folder for the conventions.
+#pragma once
+
+#include <rodsim/rod.h>
+
+#include <vector>
+
+namespace rodsim {
+
+class CosseratRod : public Rod {
+ public:
+  static Schema schema();
+  explicit CosseratRod(const Params& p);
+
+  // --- layout: [x_0 .. x_{N}] (3 per node), then [φ_0 .. φ_{n-1}] (3 per element)
+  int numNodes() const override { return nn_; }
+  int numDofs() const override { return 3 * nn_ + 3 * ne_; }
+  int positionDof(int node) const override { return 3 * node; }
+  // First of the three rotation-vector DOFs of element e (material frame components, rad).
+  int rotationDof(int edge) const { return 3 * nn_ + 3 * edge; }
+  // The rotation about the element's d3 (its twist about the tangent): what `clamp` and `rotate`
+  // prescribe. The two bending rotations are not (see README.md, "Clamping frames").
+  int twistDof(int edge) const override { return rotationDof(edge) + 2; }
+
+  void initialDofs(VecRef q) const override;
+  void initialVelocity(VecRef v) const override;
+  void lumpedMass(VecRef m) const override;
+
+  double radius(int) const override { return r_; }
+  double nodeRadius(int) const override { return r_; }
+  double restVoronoiLength(int node) const override { return voronoi_[node]; }
+
+  void setConfiguration(ConstVecRef q) override;
+  void commitConfiguration() override;
+  void rebaseDofs(VecRef q_local, VecRef v_local) override;
+  double elasticEnergy() const override;
+  void addElasticForce(VecRef f_local) const override;
+  void addStiffness(StiffnessSink& K) const override;
+  void addVelocityForce(const EvalContext& ctx, VecRef f_local) const override;
+
+  void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;
+  double twistForDirector(int edge, const Vec3& m1) const override;
+  void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
+
+  // --- model-specific (tests, constraints, output)
+  int numElements() const { return ne_; }
+  const Mat3& frame(int e) const { return Q_[e]; }              // rows d1, d2, d3
+  const Mat3& committedFrame(int e) const { return Qc_[e]; }
+  double dilatation(int e) const { return e_[e]; }
+  const Vec3& shearStrain(int e) const { return sigma_[e]; }    // σ_L = Q(e t - d3)
+  Vec3 curvature(int node) const;                               // κ̂_L at interior node, 1/m
+  double restLength(int e) const { return lhat_[e]; }
+  const Vec3& shearStiffness() const { return S_; }             // diag Ŝ, N
+  const Vec3& bendStiffness() const { return B_; }              // diag B̂, N m²
+
+ private:
+  int nn_ = 0, ne_ = 0;
+  double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
+  Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length
+  std::vector<Vec3> x_init_;
+  Vec3 v_init_ = Vec3::Zero();
+  std::vector<double> lhat_, voronoi_, Dhat_;  // rest edge, node Voronoi (ends: half edge), interior D̂
+  std::vector<Vec3> sigma0_, theta0_;          // rest strains: σ°_L per element, D̂ κ̂°_L per node
+  std::vector<Mat3> Qc_;                       // committed frames (rows d1, d2, d3)
+
+  // current configuration (setConfiguration)
+  Vec q_;
+  std::vector<Mat3> Q_;
+  std::vector<Vec3> t_, sigma_, n_, theta_, m_;  // tangent, σ_L, n_L = Ŝ(σ-σ°), θ = D̂κ̂, m = dE/dθ
+  std::vector<double> l_, e_, Ebend_, jc_;       // length, dilatation; per node: bending energy,
+                                                 // inverse-Jacobian coefficient c(θ)
+  mutable std::vector<Vec3> couple_;             // elastic couples of the last addElasticForce
+};
+
+}  // namespace rodsim

@@ -1,0 +1,225 @@
+#include "explicit_solvers.h"
+
+#include <rodsim/plugin.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace rodsim::explicit_solver {
+
+Scheme positionVerletScheme() { return {{0.5, 0.5}, {1.0}}; }
+
+Scheme pefrlScheme() {
+  // Omelyan, Mryglod & Folk, Comput. Phys. Commun. 146 (2002) 188, Eq. 20 (position-extended
+  // Forest-Ruth-like): x += ξhv, v += (1-2λ)h/2 a, x += χhv, v += λha, x += (1-2(χ+ξ))hv, ...
+  const double xi = 0.1786178958448091, lambda = -0.2123418310626054, chi = -0.06626458266981849;
+  return {{xi, chi, 1.0 - 2.0 * (chi + xi), chi, xi},
+          {0.5 * (1.0 - 2.0 * lambda), lambda, lambda, 0.5 * (1.0 - 2.0 * lambda)}};
+}
+
+double stabilityBound(const Scheme& s) {
+  // Half the trace of the one-step map of ẍ = -x with step h; stable while |tr/2| <= 1 (det = 1).
+  auto halfTrace = [&](double h) {
+    double m00 = 1, m01 = 0, m10 = 0, m11 = 1;  // [x; v] <- M [x; v]
+    for (std::size_t k = 0; k < s.drift.size(); ++k) {
+      const double a = s.drift[k] * h;  // x += a v
+      m00 += a * m10;
+      m01 += a * m11;
+      if (k < s.kick.size()) {
+        const double b = s.kick[k] * h;  // v -= b x
+        m10 -= b * m00;
+        m11 -= b * m01;
+      }
+    }
+    return 0.5 * (m00 + m11);
+  };
+  double lo = 0, hi = 0;
+  for (double h = 1e-3; h < 20; h += 1e-3)
+    if (std::abs(halfTrace(h)) > 1.0 + 1e-12) {
+      hi = h;
+      lo = h - 1e-3;
+      break;
+    }
+  if (hi == 0) return 20.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (std::abs(halfTrace(mid)) > 1.0 + 1e-12 ? hi : lo) = mid;
+  }
+  return lo;
+}
+
+void ExplicitSolver::declareCommon(Schema& s) {
+  s.add<std::string>("stability", "refuse",
+                     "At the first step the solver estimates its stability limit h_max / omega_max (omega_max by "
+                     "power iteration on M^-1 K, K by finite differences of the forces). refuse: stop with a "
+                     "message naming a safe dt when dt exceeds safety * limit; warn: print that and go on; off.")
+      .choices({"refuse", "warn", "off"});
+  s.add<double>("safety", 0.9, "Fraction of the estimated stability limit that dt may reach.").greater(0).atMost(1);
+  s.add<int>("power_iterations", 60, "Power iterations of the stability estimate.").range(5, 10000);
+}
+
+ExplicitSolver::ExplicitSolver(const Params& p, Scheme scheme, std::string type)
+    : Solver(p), scheme_(std::move(scheme)), type_(std::move(type)) {
+  stability_ = p.string("stability");
+  if (stability_ != "refuse" && stability_ != "warn" && stability_ != "off")
+    throw ParamError("stability", "'stability' must be refuse, warn or off; got '" + stability_ + "'");
+  safety_ = p.real("safety");
+  if (!(safety_ > 0 && safety_ <= 1)) throw ParamError("safety", "'safety' must be in (0, 1]");
+  power_iterations_ = static_cast<int>(p.integer("power_iterations"));
+  if (power_iterations_ < 5) throw ParamError("power_iterations", "'power_iterations' must be >= 5");
+  bound_ = stabilityBound(scheme_);
+}
+
+void ExplicitSolver::evaluate(World& world, double t, double dt) {
+  // ctx.velocity(i) = (q - q_start)/dt must be the current velocity v: q_start = q - dt v.
+  qs_ = q_ - dt * v_;
+  EvalContext ctx;
+  ctx.t = t;
+  ctx.dt = dt;
+  ctx.q = &q_;
+  ctx.q_start = &qs_;
+  ctx.v_start = &v0_;
+  world.evaluate(ctx, f_, nullptr);
+}
+
+double ExplicitSolver::estimateMaxFrequency(World& world, double dt) {
+  const int n = world.numDofs();
+  const Vec& M = world.mass();
+  const auto& fixed = world.fixedMask();
+  double qscale = 0;
+  for (int i = 0; i < n; ++i)
+    if (!fixed[i]) qscale = std::max(qscale, std::abs(q_[i]));
+  x_.setZero(n);
+  for (int i = 0; i < n; ++i)
+    if (!fixed[i]) x_[i] = double((i * 2654435761u) % 1000u) / 1000.0 - 0.5;
+  const Vec q_keep = q_;
+  double lambda = 0;
+  for (int it = 0; it < power_iterations_; ++it) {
+    const double norm = std::sqrt(x_.dot(M.cwiseProduct(x_)));
+    if (!(norm > 0) || !std::isfinite(norm)) break;
+    x_ /= norm;
+    const double eps = 1e-6 * (qscale + 1e-6) / std::max(x_.cwiseAbs().maxCoeff(), 1e-300);
+    q_ = q_keep + eps * x_;
+    evaluate(world, world.time(), dt);
+    fp_ = f_;
+    q_ = q_keep - eps * x_;
+    evaluate(world, world.time(), dt);
+    y_ = -(fp_ - f_) / (2 * eps);  // K x
+    lambda = std::max(lambda, x_.dot(y_));  // Rayleigh quotient (x is M-normalized)
+    for (int i = 0; i < n; ++i) x_[i] = fixed[i] ? 0.0 : y_[i] * m_inv_[i];
+  }
+  q_ = q_keep;
+  return std::sqrt(std::max(lambda, 0.0));
+}
+
+StepReport ExplicitSolver::step(World& world, double dt) {
+  StepReport report;
+  const int n = world.numDofs();
+  const Vec& M = world.mass();
+  const auto& fixed = world.fixedMask();
+  if (m_inv_.size() != n) {
+    m_inv_.setZero(n);
+    for (int i = 0; i < n; ++i) {
+      if (fixed[i]) continue;
+      if (!(M[i] > 0)) {
+        report.ok = false;
+        report.message = type_ + ": DOF " + std::to_string(i) + " is free but has no mass; an explicit solver "
+                         "needs a positive lumped mass on every free DOF";
+        return report;
+      }
+      m_inv_[i] = 1.0 / M[i];
+    }
+    f_.setZero(n);
+    a_.setZero(n);
+    residual_.setZero(n);
+    free_.setZero(n);
+    fixed_list_.clear();
+    for (int i = 0; i < n; ++i) {
+      if (fixed[i]) fixed_list_.push_back(i);
+      else free_[i] = 1.0;
+    }
+  }
+  const double t0 = world.time();
+  world.beginStep(dt);
+  q_ = world.q();
+  v_ = world.v();
+  q0_ = q_;
+  v0_ = v_;
+
+  if (!checked_ && stability_ != "off") {
+    checked_ = true;
+    const double w = estimateMaxFrequency(world, dt);
+    dt_crit_ = w > 0 ? bound_ / w : INFINITY;
+  }
+  if (stability_ != "off" && dt > safety_ * dt_crit_ * (1 + 1e-9) && dt > checked_dt_ * (1 + 1e-6)) {
+    std::ostringstream msg;
+    msg.precision(3);
+    msg << type_ << ": dt = " << dt << " s exceeds the explicit stability limit, estimated at " << dt_crit_
+        << " s (omega_max h <= " << bound_ << ", omega_max = " << bound_ / dt_crit_
+        << " rad/s from power iteration on M^-1 K); use dt <= " << safety_ * dt_crit_
+        << " s (simulation.dt), or set solver stability = \"warn\"";
+    if (stability_ == "refuse") {
+      report.ok = false;
+      report.message = msg.str();
+      return report;
+    }
+    std::fprintf(stderr, "rodsim: warning: %s\n", msg.str().c_str());
+    checked_dt_ = dt;  // warn once per larger dt
+  }
+
+  a_.setZero();
+  double tau = t0;
+  const std::size_t K = scheme_.kick.size();
+  for (std::size_t k = 0; k <= K; ++k) {
+    const double a = scheme_.drift[k];
+    q_.array() += (a * dt) * v_.array() * free_.array();  // drift of the free DOFs
+    tau = k == K ? t0 + dt : tau + a * dt;
+    world.prescribe(tau, q_);
+    if (k == K) break;
+    evaluate(world, tau, dt);
+    if (!f_.allFinite()) {
+      report.ok = false;
+      report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
+                       " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
+                       " s) or check the loads";
+      return report;
+    }
+    const double b = scheme_.kick[k];
+    a_ += b * f_;  // step-averaged force, for the residual
+    v_.array() += (b * dt) * f_.array() * m_inv_.array();  // kick (m_inv_ = 0 on fixed DOFs)
+  }
+  for (int i : fixed_list_) v_[i] = (q_[i] - q0_[i]) / dt;
+  if (!q_.allFinite() || !v_.allFinite()) {
+    report.ok = false;
+    report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
+    return report;
+  }
+  // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
+  residual_.array() = M.array() * (v_.array() - v0_.array()) / dt - a_.array();
+  world.commitStep(t0 + dt, q_, v_, residual_);
+  report.iterations = 0;
+  report.residual = 0;
+  return report;
+}
+
+Schema PositionVerlet::schema() {
+  Schema s{"position-verlet",
+           "Explicit, symplectic, second-order position Verlet (Cosserat seed, Appendix B, Eqs. B1-B6): half drift, "
+           "one force evaluation, kick, half drift. Rotation DOFs drift in the rod's own rotation-vector "
+           "coordinates (exactly the seed's exp(dt/2 omega) when the rod rebases them every step)."};
+  declareCommon(s);
+  return s;
+}
+PositionVerlet::PositionVerlet(const Params& p) : ExplicitSolver(p, positionVerletScheme(), "position-verlet") {}
+
+Schema Pefrl::schema() {
+  Schema s{"pefrl",
+           "Explicit, symplectic, fourth-order PEFRL (Omelyan, Mryglod & Folk 2002): five drifts and four force "
+           "evaluations per step."};
+  declareCommon(s);
+  return s;
+}
+Pefrl::Pefrl(const Params& p) : ExplicitSolver(p, pefrlScheme(), "pefrl") {}
+
+}  // namespace rodsim::explicit_solver

@@ -1,0 +1,67 @@
+// Explicit symplectic time integrators on the World: position-verlet (the Cosserat seed's
+// Appendix B, one force evaluation per step) and pefrl (Omelyan, Mryglod and Folk 2002, fourth
+// order, four force evaluations per step). See README.md in this folder.
+#pragma once
+
+#include <rodsim/solver.h>
+
+#include <string>
+#include <vector>
+
+namespace rodsim::explicit_solver {
+
+// A splitting scheme x += a_k h v, v += b_k h M⁻¹F(x) (drift a_0, kick b_0, drift a_1, ..., drift a_K).
+struct Scheme {
+  std::vector<double> drift;  // K + 1 coefficients
+  std::vector<double> kick;   // K coefficients
+};
+Scheme positionVerletScheme();
+Scheme pefrlScheme();
+// Largest ω h for which the scheme is stable on ẍ = -ω² x (2 for position Verlet).
+double stabilityBound(const Scheme& s);
+
+class ExplicitSolver : public Solver {
+ public:
+  ExplicitSolver(const Params& p, Scheme scheme, std::string type);
+  StepReport step(World& world, double dt) override;
+
+  // Highest angular frequency sqrt(λ_max(M⁻¹K)) of the free DOFs at the current state, by power
+  // iteration with K v = -(F(q + εv) - F(q - εv)) / 2ε (velocities held fixed). rad/s.
+  double estimateMaxFrequency(World& world, double dt);
+  // Stability limit h_max / ω_max (s) found at the first step (0 before).
+  double criticalTimeStep() const { return dt_crit_; }
+  double schemeBound() const { return bound_; }
+
+ protected:
+  static void declareCommon(Schema& s);
+
+ private:
+  void evaluate(World& world, double t, double dt);
+
+  Scheme scheme_;
+  std::string type_;
+  double bound_ = 2.0;
+  std::string stability_;  // refuse | warn | off
+  double safety_ = 0.9;
+  int power_iterations_ = 50;
+  bool checked_ = false;
+  double dt_crit_ = 0;
+  double checked_dt_ = 0;
+  // work arrays, sized at the first step
+  Vec q_, v_, qs_, f_, a_, m_inv_, free_, x_, y_, fp_, q0_, v0_, residual_;
+  std::vector<int> fixed_list_;
+};
+
+class PositionVerlet : public ExplicitSolver {
+ public:
+  static Schema schema();
+  explicit PositionVerlet(const Params& p);
+};
+
+class Pefrl : public ExplicitSolver {
+ public:
+  static Schema schema();
+  explicit Pefrl(const Params& p);
+};
+
+}  // namespace rodsim::explicit_solver

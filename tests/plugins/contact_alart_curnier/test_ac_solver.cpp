@@ -1,0 +1,178 @@
+// Alart-Curnier solver: the generalized Jacobian against finite differences, single contacts with
+// closed-form solutions (take-off, stick, slip), the small Siconos/FCLIB problems to 1e-8, and the
+// contact model's parameter errors.
+#include "ac_contact.h"
+#include "ac_solver.h"
+#include "fake_world.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+using namespace rodsim::ac;
+
+namespace {
+
+SpMat sparse(const Eigen::MatrixXd& D) { return D.sparseView(); }
+
+// Central differences of the AC function of one contact, column by column.
+void fdJacobian(const Vec3& u, const Vec3& r, double mu, double rn, double rt, Mat3& Fu, Mat3& Fr) {
+  const double h = 1e-7;
+  for (int j = 0; j < 3; ++j) {
+    Vec3 e = Vec3::Zero();
+    e[j] = h;
+    Fu.col(j) = (alartCurnier(u + e, r, mu, rn, rt) - alartCurnier(u - e, r, mu, rn, rt)) / (2 * h);
+    Fr.col(j) = (alartCurnier(u, r + e, mu, rn, rt) - alartCurnier(u, r - e, mu, rn, rt)) / (2 * h);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("generalized Jacobian equals finite differences away from the nondifferentiable set") {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> U(-1, 1);
+  int pieces[4] = {0, 0, 0, 0};  // normal-active, stick-ball, slip-ball, delta <= 0
+  for (int k = 0; k < 400; ++k) {
+    const Vec3 u(U(gen), U(gen), U(gen)), r(U(gen), U(gen), U(gen));
+    const double mu = 0.1 + std::abs(U(gen)), rn = 0.5 + std::abs(U(gen)), rt = 0.5 + std::abs(U(gen));
+    // Skip points within 1e-4 of a kink (where one-sided pieces differ).
+    const double zn = r[0] - rn * u[0], delta = mu * r[0];
+    const double ny = (r.tail<2>() - rt * u.tail<2>()).norm();
+    if (std::abs(zn) < 1e-4 || std::abs(delta) < 1e-4 || std::abs(ny - delta) < 1e-4) continue;
+    pieces[0] += zn > 0;
+    pieces[delta <= 0 ? 3 : (ny <= delta ? 1 : 2)]++;
+    Mat3 Fu, Fr, Gu, Gr;
+    alartCurnier(u, r, mu, rn, rt, &Fu, &Fr);
+    fdJacobian(u, r, mu, rn, rt, Gu, Gr);
+    CHECK((Fu - Gu).norm() < 1e-6);
+    CHECK((Fr - Gr).norm() < 1e-6);
+  }
+  CHECK(pieces[0] > 10);
+  CHECK(pieces[1] > 10);
+  CHECK(pieces[2] > 10);
+  CHECK(pieces[3] > 10);
+}
+
+TEST_CASE("AC function vanishes exactly on the three cases of Coulomb's law") {
+  const double mu = 0.4;
+  CHECK(alartCurnier(Vec3(0.3, 1, -2), Vec3::Zero(), mu, 1, 1).norm() == 0);         // take-off
+  CHECK(alartCurnier(Vec3::Zero(), Vec3(1, 0.2, -0.1), mu, 1, 1).norm() < 1e-15);     // stick
+  const Vec3 uslip(0, 3, 4), rslip(2, -0.8 * 0.6, -0.8 * 0.8);                        // slip, |r_T| = mu r_N
+  CHECK(alartCurnier(uslip, rslip, mu, 1, 1).norm() < 1e-15);
+  CHECK(naturalMap(uslip, rslip, mu).norm() < 1e-15);
+  CHECK(alartCurnier(Vec3(0, 1, 0), Vec3(1, 0.2, 0), mu, 1, 1).norm() > 0.1);         // slipping inside the cone
+}
+
+TEST_CASE("single contact with W = diag(2, 1, 1): take-off, stick and slip closed forms") {
+  Eigen::Matrix3d D = Eigen::Vector3d(2, 1, 1).asDiagonal();
+  const double mu = 0.5;
+  Solver s;
+  Vec muv = Vec::Constant(1, mu);
+  SUBCASE("take-off: q_N > 0 gives r = 0, u = q") {
+    s.setProblem(sparse(D), Vec3(0.1, 0.3, -0.2), muv);
+    Vec r = Vec3(1, 1, 1);
+    const Result res = s.solve(r);
+    REQUIRE(res.converged);
+    CHECK(r.norm() < 1e-12);
+  }
+  SUBCASE("stick: |q_T| <= mu |q_N| W_T/W_N gives u = 0, r = -W^-1 q") {
+    s.setProblem(sparse(D), Vec3(-1, 0.1, 0.15), muv);
+    Vec r = Vec::Zero(3);
+    const Result res = s.solve(r);
+    REQUIRE(res.converged);
+    CHECK((r - Vec3(0.5, -0.1, -0.15)).norm() < 1e-12);
+    CHECK(s.velocity().norm() < 1e-12);
+    CHECK(res.iterations <= 3);
+  }
+  SUBCASE("slip: r_N = -q_N/W_N, r_T = -mu r_N q_T/|q_T|, u_T parallel to q_T") {
+    const Vec3 q(-1, 0.6, 0.8);  // r_N = 0.5, mu r_N = 0.25 < |q_T| = 1
+    s.setProblem(sparse(D), q, muv);
+    Vec r = Vec::Zero(3);
+    const Result res = s.solve(r);
+    REQUIRE(res.converged);
+    CHECK(r[0] == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK((r.tail<2>() - Eigen::Vector2d(-0.25 * 0.6, -0.25 * 0.8)).norm() < 1e-12);
+    CHECK(std::abs(s.velocity()[0]) < 1e-12);
+    CHECK((s.velocity().tail<2>() - 0.75 * q.tail<2>()).norm() < 1e-12);
+  }
+}
+
+TEST_CASE("two coupled contacts converge from zero and warm start converges in one iteration") {
+  Eigen::MatrixXd W(6, 6);
+  W.setIdentity();
+  W(0, 3) = W(3, 0) = 0.3;
+  W(1, 4) = W(4, 1) = -0.2;
+  Vec q(6);
+  q << -1, 0.5, 0.1, -0.5, -0.4, 0.3;
+  Solver s;
+  s.setProblem(sparse(W), q, Vec::Constant(2, 0.3));
+  Vec r = Vec::Zero(6);
+  Result res = s.solve(r);
+  REQUIRE(res.converged);
+  CHECK(res.residual.rel < 1e-8);
+  res = s.solve(r);
+  CHECK(res.converged);
+  CHECK(res.iterations == 0);
+}
+
+TEST_CASE("Siconos and FCLIB problems: natural-map residual below 1e-8") {
+  const std::string dir = std::string(RODSIM_SOURCE_DIR) + "/../shared/fclib/";
+  for (const char* name : {"FrictionContact3D_1c.dat", "FC3D_Example1.dat", "Confeti-ex13-4contact-Fc3D-SBM.dat",
+                           "Rover4396.dat", "NESpheres_10_1.dat", "FrictionContactProblem00394.dat",
+                           "OneObject-i1028-138.hdf5.dat", "BoxesStack1-i100000-32.hdf5.dat", "GFC3D_TwoRods1.dat"}) {
+    const std::string path = dir + name;
+    if (!std::filesystem::exists(path)) {
+      MESSAGE("skipped (not found): " << path);
+      continue;
+    }
+    const bool global = std::string(name).rfind("GFC3D", 0) == 0;
+    Problem p = readSiconosDat(path, global);
+    reduceGlobal(p);
+    Solver s;
+    s.setProblem(p.W, p.q, p.mu);
+    Vec r = Vec::Zero(3 * p.contacts);
+    const Result res = s.solve(r);
+    MESSAGE(std::string(name) << ": " << res.iterations << " iterations (" << res.prox_iterations << " proximal), rel "
+                 << res.residual.rel << ", abs " << res.residual.abs);
+    CHECK(res.converged);
+    CHECK(res.residual.rel <= 1e-8);
+    // Independent check: every r_i in the cone, u_N >= -tol, and complementarity.
+    const Vec u = p.W * r + p.q;
+    const double scale = std::max({p.q.norm(), u.norm(), r.norm()});
+    for (int i = 0; i < p.contacts; ++i) {
+      CHECK(r.segment<2>(3 * i + 1).norm() <= p.mu[i] * r[3 * i] + 1e-7 * scale);
+      CHECK(u[3 * i] >= -1e-7 * scale);
+      CHECK(std::abs(r[3 * i] * u[3 * i]) <= 1e-7 * scale * scale);
+    }
+  }
+}
+
+TEST_CASE("alart-curnier contact: parameter errors name the key") {
+  using rodsim::testing::makeParams;
+  const auto schema = AlartCurnierContact::schema();
+  CHECK(schema.find("friction")->min == 0.0);
+  rodsim::testing::FakeWorld w;
+  rodsim::testing::SpringChain::Options o;
+  o.points = rodsim::testing::line(3, Vec3(0, 0, 0), Vec3(1, 0, 0));
+  w.addRod<rodsim::testing::SpringChain>("beam", o);
+  w.addContact<AlartCurnierContact>(
+      makeParams(schema, {{"rods", std::vector<std::string>{"bean"}}}, "c"));
+  try {
+    w.finalize();
+    FAIL("expected a ParamError");
+  } catch (const rodsim::ParamError& e) {
+    CHECK(e.key() == "rods");
+    CHECK(std::string(e.what()).find("'beam'") != std::string::npos);
+  }
+}
+
+TEST_CASE("closest points of segments") {
+  double s, t;
+  closestSegmentPoints(Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(1, -1, 1), Vec3(1, 1, 1), s, t);
+  CHECK(s == doctest::Approx(0.5));
+  CHECK(t == doctest::Approx(0.5));
+  closestSegmentPoints(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(3, 1, 0), Vec3(3, 2, 0), s, t);
+  CHECK(s == doctest::Approx(1.0));
+  CHECK(t == doctest::Approx(0.0));
+}

@@ -1,0 +1,250 @@
+// Distance classification and derivatives (Eqs. 10-13), the energy of Eq. 9/B.1 on both branches,
+// the pair force and Hessian, and the friction partials of Eqs. 14-21, all against central
+// finite differences (relative error <= 1e-6).
+#include "broad_phase.h"
+#include "distance.h"
+#include "fd.h"
+#include "friction.h"
+#include "imc_energy.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+using namespace rodsim::imc;
+using imc_test::fdGradient;
+using imc_test::fdJacobian;
+using imc_test::relErr;
+
+namespace {
+
+Vec12 pack(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
+  Vec12 x;
+  x << a, b, c, d;
+  return x;
+}
+
+EdgeDistance dist(const Vec12& x, int order) {
+  EdgeDistance d;
+  edgeDistance(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), order, d);
+  return d;
+}
+
+// Gradient and Hessian of D at x against finite differences; the regime must not change within
+// the stencil.
+void checkDistance(const Vec12& x, DistanceType expected, double h = 1e-6) {
+  const EdgeDistance d = dist(x, 2);
+  CAPTURE(distanceTypeName(d.type));
+  REQUIRE(d.type == expected);
+  for (int i = 0; i < 12; ++i)
+    for (double s : {-h, h}) {
+      Vec12 y = x;
+      y[i] += s;
+      REQUIRE(dist(y, 0).type == expected);
+    }
+  // D itself against the brute-force segment distance
+  CHECK(d.D == doctest::Approx(segmentDistance(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9)))
+                   .epsilon(1e-12));
+  const Vec12 g = fdGradient([](const Vec12& y) { return dist(y, 0).D; }, x, h);
+  const Eigen::MatrixXd H = fdJacobian([](const Vec12& y) { return Eigen::VectorXd(dist(y, 1).grad); }, x, h);
+  const double eg = relErr(d.grad, g), eh = relErr(d.hess, H);
+  MESSAGE(distanceTypeName(expected), ": gradient rel. error ", eg, ", Hessian rel. error ", eh);
+  CHECK(eg <= 1e-6);
+  CHECK(eh <= 1e-6);
+  CHECK((d.hess - d.hess.transpose()).norm() <= 1e-12 * d.hess.norm());
+}
+
+}  // namespace
+
+TEST_CASE("Lumelsky classification: point-point, point-edge, edge-edge, parallel edges") {
+  // crossing edges: interior closest points
+  CHECK(lumelsky({-1, 0, 0}, {1, 0, 0}, {0.2, -1, 1}, {-0.1, 1, 1}).type() == DistanceType::EdgeEdge);
+  // the end of edge 2 above the middle of edge 1
+  CHECK(lumelsky({-1, 0, 0}, {1, 0, 0}, {0.3, 0, 1}, {0.5, 0.2, 3}).type() == DistanceType::PointEdge);
+  // end to end
+  CHECK(lumelsky({0, 0, 0}, {1, 0, 0}, {1.5, 0.3, 0.2}, {2.5, 1, 0}).type() == DistanceType::PointPoint);
+  // exactly parallel, overlapping: no unique closest points; pinned -> point-edge at the line distance
+  const ClosestPoints par = lumelsky({0, 0, 0}, {1, 0, 0}, {0.5, 0, 2}, {1.5, 0, 2});
+  CHECK(par.parallel);
+  CHECK(par.type() == DistanceType::PointEdge);
+  CHECK(segmentDistance({0, 0, 0}, {1, 0, 0}, {0.5, 0, 2}, {1.5, 0, 2}) == doctest::Approx(2.0));
+  // exactly parallel, disjoint along the line: point-point
+  CHECK(lumelsky({0, 0, 0}, {1, 0, 0}, {2, 0, 1}, {3, 0, 1}).type() == DistanceType::PointPoint);
+  // anti-parallel overlapping
+  CHECK(segmentDistance({0, 0, 0}, {1, 0, 0}, {1.5, 0, 0.5}, {0.2, 0, 0.5}) == doctest::Approx(0.5));
+}
+
+TEST_CASE("distance gradient and Hessian by finite differences in all three regimes") {
+  SUBCASE("edge-edge") { checkDistance(pack({-1, 0, 0}, {1, 0.1, 0}, {0.2, -1, 2.1}, {-0.1, 1, 1.9}), DistanceType::EdgeEdge); }
+  SUBCASE("edge-edge near the switch to point-edge (s = 1e-3 from the end)") {
+    // edge 2 crosses above edge 1 at s ~ 0.999
+    checkDistance(pack({0, 0, 0}, {1, 0, 0}, {0.999, -1, 2}, {0.999, 1, 2.2}), DistanceType::EdgeEdge);
+  }
+  SUBCASE("edge-edge, nearly parallel (1e-2 rad)") {
+    checkDistance(pack({0, 0, 0}, {1, 0, 0}, {0.3, -0.005, 2}, {1.3, 0.005, 2}), DistanceType::EdgeEdge);
+  }
+  SUBCASE("point-edge") { checkDistance(pack({-1, 0, 0}, {1, 0, 0}, {0.3, 0.1, 1}, {0.5, 0.2, 3}), DistanceType::PointEdge); }
+  SUBCASE("point-edge, point on edge i") { checkDistance(pack({0.3, 0.1, 1}, {0.5, 0.2, 3}, {-1, 0, 0}, {1, 0, 0}), DistanceType::PointEdge); }
+  SUBCASE("point-edge near the switch to edge-edge") {
+    // q0 is 1e-3 beyond the edge-edge region (t would be -1e-3)
+    checkDistance(pack({-1, 0, 0}, {1, 0, 0}, {0.3, 0, 1}, {0.3, 2, 1 + 2e-3}), DistanceType::PointEdge);
+  }
+  SUBCASE("point-edge from exactly parallel edges") {
+    checkDistance(pack({0, 0, 0}, {1, 0, 0}, {0.5, 0, 2}, {1.5, 0, 2}), DistanceType::PointEdge);
+  }
+  SUBCASE("point-point") { checkDistance(pack({0, 0, 0}, {1, 0, 0}, {1.5, 0.3, 0.2}, {2.5, 1, 0}), DistanceType::PointPoint); }
+  SUBCASE("point-point near the switch to point-edge") {
+    checkDistance(pack({0, 0, 0}, {1, 0, 0}, {1.001, 0, 1}, {1.5, 0, 2}), DistanceType::PointPoint);
+  }
+}
+
+TEST_CASE("energy of Eq. B.1: value, first and second derivative on both branches and at the switches") {
+  const double c = 2.0, db = 0.01;
+  auto E = [&](double D) { return imcEnergy(D, c, db).E; };
+  auto dE = [&](double D) { return imcEnergy(D, c, db).dE; };
+  const double h = 1e-4 * db;
+  for (double D : {1.0, c - db - 10 * h, c - db + 10 * h, c - 0.3 * db, c, c + 0.5 * db, c + db - 10 * h}) {
+    CAPTURE(D);
+    const EnergyValue v = imcEnergy(D, c, db);
+    CHECK(v.active);
+    CHECK(v.quadratic == (D <= c - db));
+    const double g = (E(D + h) - E(D - h)) / (2 * h), H = (dE(D + h) - dE(D - h)) / (2 * h);
+    // relative 1e-6, or 1e-10 of the scale of E' (~ dbar) / E'' (~ 1) where they vanish
+    CHECK(std::abs(v.dE - g) <= 1e-6 * std::abs(v.dE) + 1e-12 * db);
+    CHECK(std::abs(v.d2E - H) <= 1e-6 * std::abs(v.d2E) + 1e-10);
+  }
+  CHECK_FALSE(imcEnergy(c + db, c, db).active);
+  CHECK(imcEnergy(c + db + 1e-9, c, db).E == 0.0);
+  // the branches meet: (c - D)^2 and softplus^2 differ by ~2 exp(-15) relative at D = c - delta
+  const double lo = (c - db) * (1 - 1e-12), hi = (c - db) * (1 + 1e-12);
+  CHECK(E(lo) == doctest::Approx(E(hi)).epsilon(1e-6));
+  // and it vanishes to ~1e-13 (relative to delta^2) at the outer edge of the band
+  CHECK(E(c + db - 1e-12) < 1e-12 * db * db);
+}
+
+TEST_CASE("pair force = -dE/dx and its Jacobian by finite differences, both branches, all regimes") {
+  const double r = 1e-3, delta = 5e-5, k = 2.0;  // h_s = r, contact distance 2 r
+  struct Case {
+    std::string name;
+    Vec12 x;  // with the gap set below
+    DistanceType type;
+  };
+  // Unit-distance templates (scaled by r below), closest points along z at distance `d`.
+  auto ee = [](double d) { return pack({-5, 0, 0}, {5, 0.5, 0}, {1, -5, d}, {-1, 5, d}); };
+  auto pe = [](double d) { return pack({-5, 0, 0}, {5, 0, 0}, {0.3, 0, d}, {1.5, 0.2, d + 5}); };
+  auto pp = [](double d) {  // q0 beyond the end p1 of edge 1, edge 2 pointing away: robustly point-point
+    const Vec3 q0 = d * Vec3(std::sin(0.3), 0, std::cos(0.3));
+    return pack({-5, 0, 0}, {0, 0, 0}, q0, q0 + Vec3(1, 0.3, 5));
+  };
+  auto par = [](double d) { return pack({-5, 0, 0}, {5, 0, 0}, {0, 0, d}, {10, 0, d}); };
+  for (double gap_over_delta : {-3.0, -0.5, 0.0, 0.4, 0.9}) {  // quadratic branch, softplus band
+    const double d = 2 + gap_over_delta * delta / r;
+    for (const auto& [name, make, type] :
+         {std::tuple{"edge-edge", +ee, DistanceType::EdgeEdge}, std::tuple{"point-edge", +pe, DistanceType::PointEdge},
+          std::tuple{"point-point", +pp, DistanceType::PointPoint},
+          std::tuple{"parallel", +par, DistanceType::PointEdge}}) {
+      CAPTURE(name);
+      CAPTURE(gap_over_delta);
+      const Vec12 x = make(d) * r;
+      auto eval = [&](const Vec12& y, int order) {
+        PairEvaluation pe;
+        evaluatePair(y.segment<3>(0), y.segment<3>(3), y.segment<3>(6), y.segment<3>(9), r, delta, k, order, pe);
+        return pe;
+      };
+      const PairEvaluation p = eval(x, 2);
+      REQUIRE(p.e.active);
+      CHECK(p.dist.type == type);
+      CHECK(p.gap == doctest::Approx(gap_over_delta * delta).epsilon(1e-6).scale(delta));
+      const double h = 2e-5 * delta;
+      const Vec12 g = fdGradient([&](const Vec12& y) { return eval(y, 1).energy; }, x, h);
+      const Eigen::MatrixXd J = fdJacobian([&](const Vec12& y) { return Eigen::VectorXd(eval(y, 1).force); }, x, h);
+      const double ef = relErr(p.force, -g), ej = relErr(p.dforce, J);
+      MESSAGE(name, " gap ", gap_over_delta, " delta: force rel. error ", ef, ", Jacobian rel. error ", ej);
+      CHECK(ef <= 1e-6);
+      CHECK(ej <= 1e-6);
+      // Newton's third law: the forces on the two edges balance.
+      CHECK((p.force.segment<3>(0) + p.force.segment<3>(3) + p.force.segment<3>(6) + p.force.segment<3>(9)).norm() <=
+            1e-10 * p.force.norm());
+    }
+  }
+}
+
+TEST_CASE("friction partials df/dv and df/dF^c by finite differences, sticking and sliding") {
+  const double mu = 0.3, nu = 1e-4, K2 = 15 / nu;
+  // Contact forces of an edge-edge pair at beta_i = 0.3, beta_j = 0.6, normal ~ +z on edge i.
+  Vec12 f;
+  f << 0.7 * Vec3(0.01, 0.02, 1.0), 0.3 * Vec3(0.01, 0.02, 1.0), -0.4 * Vec3(0.01, 0.02, 1.0),
+      -0.6 * Vec3(0.01, 0.02, 1.0);
+  f.segment<3>(3) += Vec3(0.002, -0.001, 0.0);  // not exactly collinear: exercises every term
+  for (double speed : {0.05 * nu, 0.5 * nu, 3 * nu, 100 * nu}) {  // sticking ... sliding
+    CAPTURE(speed);
+    Vec12 v;
+    v << Vec3(1, 0.5, 0.1) * speed, Vec3(0.8, 0.7, -0.1) * speed, Vec3(-0.2, 0.1, 0.05) * speed,
+        Vec3(-0.1, -0.3, 0) * speed;
+    FrictionResult fr;
+    pairFriction(f, v, mu, K2, true, fr);
+    CHECK(fr.force.norm() > 0);
+    CHECK(fr.gamma <= 1);
+    // |F^fr| <= mu |F^c| node by node (Coulomb cone), -> equality when sliding
+    for (int m = 0; m < 4; ++m) CHECK(fr.force.segment<3>(3 * m).norm() <= mu * f.segment<3>(3 * m).norm() * (1 + 1e-12));
+    if (speed > 10 * nu) CHECK(fr.gamma == doctest::Approx(1.0).epsilon(1e-6));
+    auto byV = [&](const Vec12& y) {
+      FrictionResult o;
+      pairFriction(f, y, mu, K2, false, o);
+      return Eigen::VectorXd(o.force);
+    };
+    auto byF = [&](const Vec12& y) {
+      FrictionResult o;
+      pairFriction(y, v, mu, K2, false, o);
+      return Eigen::VectorXd(o.force);
+    };
+    const double hv = 1e-5 * std::min(nu, speed), hf = 1e-7;
+    const double ev = relErr(fr.d_dv, fdJacobian(byV, v, hv)), ef = relErr(fr.d_df, fdJacobian(byF, f, hf));
+    MESSAGE("|v| ~ ", speed / nu, " nu: d/dv rel. error ", ev, ", d/dF rel. error ", ef);
+    CHECK(ev <= 1e-6);
+    CHECK(ef <= 1e-6);
+  }
+}
+
+TEST_CASE("node-plane friction partials by finite differences") {
+  const double mu = 0.5, K2 = 15 / 1e-3, fn = 2.0;
+  const Vec3 n = Vec3(0.1, 0.2, 1).normalized();
+  for (double speed : {1e-5, 1e-4, 1e-2}) {
+    const Vec3 v = Vec3(1, -0.4, 0.3) * speed;
+    Vec3 F, dfn;
+    Eigen::Matrix3d dv;
+    nodeFriction(fn, n, v, mu, K2, F, &dv, &dfn);
+    auto byV = [&](const Vec3& y) {
+      Vec3 o;
+      nodeFriction(fn, n, y, mu, K2, o, nullptr, nullptr);
+      return Eigen::VectorXd(o);
+    };
+    CHECK(relErr(dv, fdJacobian(byV, v, 1e-5 * speed)) <= 1e-6);
+    Vec3 Fp, Fm;
+    nodeFriction(fn + 1e-6, n, v, mu, K2, Fp, nullptr, nullptr);
+    nodeFriction(fn - 1e-6, n, v, mu, K2, Fm, nullptr, nullptr);
+    CHECK(relErr(dfn, (Fp - Fm) / 2e-6) <= 1e-6);
+  }
+}
+
+TEST_CASE("sweep and prune finds exactly the brute-force pairs on random box sets") {
+  std::mt19937 rng(12345);
+  SweepAndPrune sap;
+  std::vector<std::pair<int, int>> out;
+  for (int trial = 0; trial < 20; ++trial) {
+    const int n = 5 + trial * 37;
+    std::uniform_real_distribution<double> pos(0, 1), size(0, trial % 2 ? 0.3 : 0.05);
+    std::vector<Aabb> boxes(n);
+    for (auto& b : boxes) {
+      const Vec3 p(pos(rng), pos(rng), 0.2 * pos(rng)), s(size(rng), size(rng), size(rng));
+      b = {p, p + s};
+    }
+    // touching boxes (closed intervals) count
+    if (n > 2) boxes[1] = {boxes[0].hi, boxes[0].hi + Vec3(0.1, 0.1, 0.1)};
+    sap.query(boxes, out);
+    CAPTURE(n);
+    CHECK(out == bruteForcePairs(boxes));
+  }
+}
