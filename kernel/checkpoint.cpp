@@ -114,6 +114,7 @@ void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int kee
                    double(s.contact_iterations), s.contact_wall_ms, s.min_gap})
     w.number(x);
   w.vector(c.frame_times);
+  w.vector(s.report_sums);
   w.vector(c.q);
   w.vector(c.v);
   w.vector(c.residual);
@@ -173,6 +174,7 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
   s.contact_wall_ms = r.number();
   s.min_gap = r.number();
   c.frame_times = r.vector();
+  s.report_sums = r.vector();
   c.q = r.eigen();
   c.v = r.eigen();
   c.residual = r.eigen();

@@ -28,6 +28,7 @@ struct RunSummary {
   long long steps_with_contact = 0, contact_iterations = 0;
   double contact_wall_ms = 0;
   double min_gap = std::numeric_limits<double>::infinity();
+  std::vector<double> report_sums;  // per contact report column, summed over steps
 };
 
 class OutputWriter {
@@ -42,7 +43,7 @@ class OutputWriter {
   void writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
                 double kinetic, double elastic, const std::vector<double>& probes);
   void writeFinal(KernelWorld& world);  // final.csv
-  void writeSummary(const RunSummary& s, const KernelWorld& world);
+  void writeSummary(const RunSummary& s, const KernelWorld& world);  // const: reads contact column names
 
   const std::string& dir() const { return dir_; }
   const std::vector<double>& frameTimes() const { return frame_times_; }

@@ -87,8 +87,11 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   // Everything that can reject the input happens before the output directory is touched.
   KernelWorld world(scene, registry);
   std::vector<Probe> probes = resolveProbes(scene, world);
+  // timeseries.csv: probes, then the contact models' own columns.
   std::vector<std::string> probe_names;
   for (const auto& p : probes) probe_names.push_back(p.spec->name);
+  const std::vector<std::string> report_columns = world.contactReportColumns();
+  probe_names.insert(probe_names.end(), report_columns.begin(), report_columns.end());
 
   const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
   const std::string identity = checkpointIdentity(world, registry, options.scene_text, options.overrides);
@@ -129,9 +132,13 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   double next_checkpoint = scene.output.checkpoint_every > 0
                                ? (std::floor(world.time() / scene.output.checkpoint_every + 1e-9) + 1) * scene.output.checkpoint_every
                                : std::numeric_limits<double>::infinity();
-  std::vector<double> probe_values(probes.size());
+  std::vector<double> probe_values(probes.size()), report_values;
+  summary.report_sums.resize(report_columns.size(), 0.0);
   auto sample = [&] {
+    probe_values.resize(probes.size());
     for (std::size_t i = 0; i < probes.size(); ++i) probe_values[i] = probes[i].value(world);
+    world.contactReportValues(report_values);
+    probe_values.insert(probe_values.end(), report_values.begin(), report_values.end());
   };
   if (!options.restart) {
     sample();
@@ -221,6 +228,8 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
     summary.min_gap = std::min(summary.min_gap, contacts.min_gap);
     try {
       sample();
+      for (std::size_t i = 0; i < report_values.size(); ++i)
+        if (std::isfinite(report_values[i])) summary.report_sums[i] += report_values[i];
       out.writeRow(step, world.time(), report.iterations, wall_ms, contacts, world.kineticEnergy(),
                    world.elasticEnergy(), probe_values);
       if (scene.output.every > 0 && world.time() >= next_frame - 1e-9 * scene.dt) {

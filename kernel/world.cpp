@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rodsim::kernel {
 
@@ -218,6 +219,22 @@ ContactStats KernelWorld::contactStats() const {
 }
 
 std::vector<std::pair<std::string, std::string>> KernelWorld::pluginsInUse() const { return libraries_; }
+
+std::vector<std::string> KernelWorld::contactReportColumns() const {
+  std::vector<std::string> out;
+  for (const auto& c : contacts_)
+    for (const auto& col : c.object->reportColumns()) out.push_back(c.spec->name + "." + col);
+  return out;
+}
+
+void KernelWorld::contactReportValues(std::vector<double>& out) const {
+  out.clear();
+  for (const auto& c : contacts_) {
+    const std::size_t before = out.size();
+    c.object->reportValues(out);
+    out.resize(before + c.object->reportColumns().size(), std::numeric_limits<double>::quiet_NaN());
+  }
+}
 
 namespace {
 template <class F> void forEachComponent(const std::vector<Bound<Rod>>& rods, const std::vector<Bound<Force>>& forces,
