@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +139,8 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
   auto speed = [&](int dof) { return v && v->size() == q.size() ? v->segment<3>(dof).norm() : 0.0; };
   obstacle_cands_.clear();
   edge_cands_.clear();
+  step_ = {};
+  merged_.clear();
   // Node-obstacle candidates.
   for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
     const Rod& rod = *rods_[ri];
@@ -224,6 +227,28 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
     closestSegmentPoints(xa0, xa1, xb0, xb1, s, t);
     // A contact at a shared node is kept by one of the two edges only (the lower one).
     if ((s >= 1 && c[1] + 1 < ra.numEdges()) || (t >= 1 && c[3] + 1 < rb.numEdges())) continue;
+    // Clamped at the first node of an edge while the previous edge of the same rod finds an
+    // interior closest point: that one is the contact; this would be a near-duplicate row of W
+    // (a kink-free rod crossing another one just before a node). Only when the previous edge is
+    // itself a candidate of the pair (self-contact neighbours may be excluded).
+    auto interiorOnPrevious = [&](bool sideA) {
+      const int e = sideA ? c[1] : c[3];
+      if (e == 0) return false;
+      ContactKey pk = sideA ? ContactKey{0, c[0], e - 1, c[2], c[3]} : ContactKey{0, c[0], c[1], c[2], e - 1};
+      std::array<int, 4> cand{pk[1], pk[2], pk[3], pk[4]};
+      if (cand[0] > cand[2] || (cand[0] == cand[2] && cand[1] > cand[3])) cand = {cand[2], cand[3], cand[0], cand[1]};
+      if (!std::binary_search(edge_cands_.begin(), edge_cands_.end(), cand)) return false;
+      const Rod& rod = sideA ? ra : rb;
+      const Vec3 y0 = q.segment<3>(rod.globalPositionDof(e - 1)), y1 = q.segment<3>(rod.globalPositionDof(e));
+      double s2, t2;
+      if (sideA) {
+        closestSegmentPoints(y0, y1, xb0, xb1, s2, t2);
+        return s2 > 0 && s2 < 1;
+      }
+      closestSegmentPoints(xa0, xa1, y0, y1, s2, t2);
+      return t2 > 0 && t2 < 1;
+    };
+    if ((s <= 0 && interiorOnPrevious(true)) || (t <= 0 && interiorOnPrevious(false))) continue;
     const Vec3 pa = xa0 + s * (xa1 - xa0), pb = xb0 + t * (xb1 - xb0);
     Vec3 d = pa - pb;
     const double dist = d.norm();
@@ -239,7 +264,55 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
     p.nodes = 4;
     p.dof = {a0, a1, b0, b1};
     p.weight = {1 - s, s, -(1 - t), -t};
+    p.point = pa;
+    p.merge_radius = 0.25 * std::min(ra.radius(c[1]), rb.radius(c[3]));
     points_.push_back(p);
+  }
+  // Near-duplicates: where a rod has a kink (a node) at a crossing, both edges next to the node
+  // find an interior closest point, a few 1e-5 m apart, with the same normal: two rows of W that
+  // are nearly equal (W singular, the split of the impulse between them undetermined, the
+  // nonsmooth Newton stalls). Of contacts between the same two rods on the same or adjacent edges
+  // (on both rods) and closer than a quarter of the smaller radius, keep the one with the smallest
+  // gap. The choice is made once per step and kept for the step (merged_): re-choosing at every
+  // Newton iterate flips between the two (their gaps differ by 1e-10 m) and the outer iteration
+  // cycles.
+  std::vector<char> drop(points_.size(), 0);
+  bool any = false;
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    const ContactPoint& a = points_[i];
+    if (a.key[0] != 1 || drop[i]) continue;
+    for (std::size_t j = i + 1; j < points_.size(); ++j) {
+      const ContactPoint& b = points_[j];
+      if (b.key[0] != 1 || drop[j]) continue;
+      if (b.key[1] != a.key[1] || b.key[3] != a.key[3]) continue;
+      if (std::abs(b.key[2] - a.key[2]) > 1 || std::abs(b.key[4] - a.key[4]) > 1) continue;
+      if ((b.point - a.point).norm() > std::min(a.merge_radius, b.merge_radius)) continue;
+      any = true;
+      auto ia = merged_.find(a.key), ib = merged_.find(b.key);
+      bool drop_a;
+      if (ia != merged_.end() && ia->second == b.key)
+        drop_a = true;
+      else if (ib != merged_.end() && ib->second == a.key)
+        drop_a = false;
+      else {
+        drop_a = b.gap < a.gap;
+        if (drop_a)
+          merged_[a.key] = b.key;
+        else
+          merged_[b.key] = a.key;
+      }
+      if (drop_a) {
+        drop[i] = 1;
+        break;
+      }
+      drop[j] = 1;
+    }
+  }
+  if (any) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < points_.size(); ++i)
+      if (!drop[i]) points_[k++] = points_[i];
+    points_.resize(k);
   }
 }
 
@@ -252,6 +325,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   const Vec& qn = *ctx.q_start;
   const double dt = ctx.dt;
   const int N = static_cast<int>(A.rows());
+  const auto t_start = std::chrono::steady_clock::now();
   if (!(dt > 0)) {
     std::fprintf(stderr, "alart-curnier: needs a time step (the implicit-euler solver); dt = %g\n", dt);
     return false;
@@ -280,6 +354,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     stats_ = {};
     last_ = {};
     last_.converged = true;
+    nu_ = 0;
+    ++step_.solves;
+    step_.contacts = 0;
+    step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
+    step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
     return true;
   }
   // X = A^-1 H^T (fixed DOFs carry no impulse: their columns of H are dropped).
@@ -353,7 +432,12 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     solver_.options() = polish;
     Vec r_keep = r_;
     const Result more = solver_.solve(r_);
-    if (!(more.residual.abs <= last_.residual.abs)) r_ = r_keep;
+    if (!(more.residual.abs <= last_.residual.abs)) {
+      r_ = r_keep;
+    } else {
+      last_.residual = more.residual;
+      last_.ac_norm = more.ac_norm;
+    }
     last_.iterations += more.iterations;
     solver_.options() = options_;
   }
@@ -366,10 +450,29 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     if (r_[3 * i] > 0) ++stats_.active;
     stats_.min_gap = std::min(stats_.min_gap, points_[i].gap);
   }
+  ++step_.solves;
+  step_.iterations += last_.iterations;
+  step_.prox_iterations += last_.prox_iterations;
+  step_.contacts = n;
+  step_.ac_norm = last_.ac_norm;
+  step_.nu = nu_;
+  step_.rel = last_.residual.rel;
+  step_.abs = last_.residual.abs;
+  step_.failed = step_.failed || !last_.converged;
+  step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
   if (std::getenv("RODSIM_AC_DEBUG"))
     std::fprintf(stderr, "ac: n=%d it=%d rel=%.2e abs=%.2e |dq|=%.3e |dqfree|=%.3e rN_sum=%.3e\n", n,
                  last_.iterations, last_.residual.rel, last_.residual.abs, dq.norm(), dq_free_.norm(),
                  [&] { double s = 0; for (int i = 0; i < n; ++i) s += r_[3 * i]; return s; }());
+  if (const char* d = std::getenv("RODSIM_AC_DEBUG"); d && d[0] == '2')
+    for (int i = 0; i < n; ++i) {
+      const ContactPoint& p = points_[i];
+      std::fprintf(stderr, "  #%d key=(%d %d %d %d %d) gap=%.3e n=(%.4f %.4f %.4f) w=(%.4f %.4f %.4f %.4f) r=(%.4e %.4e %.4e) u=(%.4e %.4e %.4e)\n", i,
+                   p.key[0], p.key[1], p.key[2], p.key[3], p.key[4], p.gap, p.frame(0, 0), p.frame(0, 1), p.frame(0, 2),
+                   p.weight[0], p.weight[1], p.weight[2], p.weight[3], r_[3 * i], r_[3 * i + 1], r_[3 * i + 2],
+                   solver_.velocity()[3 * i], solver_.velocity()[3 * i + 1], solver_.velocity()[3 * i + 2]);
+      std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(solver_.velocity().segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
+    }
   if (!last_.converged) {
     std::fprintf(stderr,
                  "alart-curnier '%s': contact solve did not converge (%s): %d contacts, %d iterations, "
@@ -379,6 +482,16 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     return false;
   }
   return true;
+}
+
+std::vector<std::string> AlartCurnierContact::reportColumns() const {
+  return {"contacts", "nu", "solves", "ac_iterations", "prox_iterations", "f_ac", "natmap_rel", "natmap_abs", "solve_ms"};
+}
+
+void AlartCurnierContact::reportValues(std::vector<double>& out) const {
+  out = {static_cast<double>(step_.contacts), step_.nu, static_cast<double>(step_.solves),
+         static_cast<double>(step_.iterations), static_cast<double>(step_.prox_iterations), step_.ac_norm,
+         step_.rel, step_.abs, step_.solve_ms};
 }
 
 }  // namespace rodsim::ac

@@ -32,6 +32,8 @@ struct ContactPoint {
   std::array<double, 4> weight{}; // + on side A, - on side B
   double gap = 0;                 // m, distance minus radii (> 0 apart)
   Vec3 surface_velocity = Vec3::Zero();  // obstacle material velocity at the contact (m/s)
+  Vec3 point = Vec3::Zero();             // contact point on side A's centerline (rod-rod)
+  double merge_radius = 0;               // rod-rod: near-duplicates closer than this are merged
 };
 
 class AlartCurnierContact final : public Contact {
@@ -45,6 +47,9 @@ class AlartCurnierContact final : public Contact {
   void beginStep(const EvalContext& ctx) override;
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override;
   ContactStats stats() const override { return stats_; }
+  // Per step (timeseries.csv "<name>.<column>", mean in summary.json): see README.md, "Report".
+  std::vector<std::string> reportColumns() const override;
+  void reportValues(std::vector<double>& out) const override;
 
   // For tests and reporting: the last contact solve.
   const Result& lastResult() const { return last_; }
@@ -71,6 +76,7 @@ class AlartCurnierContact final : public Contact {
   std::vector<std::array<int, 4>> edge_cands_;      // rodA, edgeA, rodB, edgeB
 
   std::vector<ContactPoint> points_;
+  std::map<ContactKey, ContactKey> merged_;  // this step: dropped near-duplicate -> the one kept
   std::map<ContactKey, Vec3> warm_;  // impulses of the last solve, by contact identity
   Solver solver_;
   Eigen::UmfPackLU<Eigen::SparseMatrix<double>> lu_;
@@ -80,6 +86,13 @@ class AlartCurnierContact final : public Contact {
   Result last_;
   ContactStats stats_;
   double nu_ = 0;
+  // Per-step report, reset by beginStep: contact solves (= implicit Newton iterations) and the
+  // sum of their AC iterations and wall time; the other fields are those of the last solve.
+  struct StepReport {
+    int solves = 0, iterations = 0, prox_iterations = 0, contacts = 0;
+    double ac_norm = 0, nu = 0, rel = 0, abs = 0, solve_ms = 0;
+    bool failed = false;
+  } step_;
 };
 
 }  // namespace rodsim::ac

@@ -44,18 +44,33 @@ class CosseratRod : public Rod {
   double twistForDirector(int edge, const Vec3& m1) const override;
   void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
 
+  // Checkpoints: the committed frames (the state that is not in q).
+  void saveState(std::vector<double>& out) const override;
+  void loadState(const std::vector<double>& in) override;
+
   // --- model-specific (tests, constraints, output)
   int numElements() const { return ne_; }
-  const Mat3& frame(int e) const { return Q_[e]; }              // rows d1, d2, d3
+  const Mat3& frame(int e) const { ensureFrames(); return Q_[e]; }  // rows d1, d2, d3
   const Mat3& committedFrame(int e) const { return Qc_[e]; }
-  double dilatation(int e) const { return e_[e]; }
-  const Vec3& shearStrain(int e) const { return sigma_[e]; }    // σ_L = Q(e t - d3)
-  Vec3 curvature(int node) const;                               // κ̂_L at interior node, 1/m
+  double dilatation(int e) const { ensureStrains(); return e_[e]; }
+  const Vec3& shearStrain(int e) const { ensureStrains(); return sigma_[e]; }  // σ_L = Q(e t - d3)
+  Vec3 curvature(int node) const;                                               // κ̂_L at interior node, 1/m
   double restLength(int e) const { return lhat_[e]; }
-  const Vec3& shearStiffness() const { return S_; }             // diag Ŝ, N
-  const Vec3& bendStiffness() const { return B_; }              // diag B̂, N m²
+  const Vec3& shearStiffness() const { return S_; }  // diag Ŝ, N
+  const Vec3& bendStiffness() const { return B_; }   // diag B̂, N m²
 
  private:
+  // Lazy evaluation (see README.md, "Cost"): setConfiguration only records q; the frames
+  // Q = exp(-[φ]) Qc and then the strains are computed when something asks for them.
+  void ensureFrames() const {
+    if (!frames_ok_) computeFrames();
+  }
+  void ensureStrains() const {
+    if (!strains_ok_) computeStrains();
+  }
+  void computeFrames() const;
+  void computeStrains() const;  // frames too, in the same pass, if they are stale
+
   int nn_ = 0, ne_ = 0;
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
   Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length
@@ -65,13 +80,14 @@ class CosseratRod : public Rod {
   std::vector<Vec3> sigma0_, theta0_;          // rest strains: σ°_L per element, D̂ κ̂°_L per node
   std::vector<Mat3> Qc_;                       // committed frames (rows d1, d2, d3)
 
-  // current configuration (setConfiguration)
+  // current configuration (setConfiguration) and what is derived from it, on demand
   Vec q_;
-  std::vector<Mat3> Q_;
-  std::vector<Vec3> t_, sigma_, n_, theta_, m_;  // tangent, σ_L, n_L = Ŝ(σ-σ°), θ = D̂κ̂, m = dE/dθ
-  std::vector<double> l_, e_, Ebend_, jc_;       // length, dilatation; per node: bending energy,
-                                                 // inverse-Jacobian coefficient c(θ)
-  mutable std::vector<Vec3> couple_;             // elastic couples of the last addElasticForce
+  mutable bool frames_ok_ = false, strains_ok_ = false;
+  mutable std::vector<Mat3> Q_;
+  mutable std::vector<Vec3> t_, sigma_, n_, qd_, theta_, m_;  // tangent, σ_L, n_L = Ŝ(σ-σ°), Q d, θ = D̂κ̂, m = dE/dθ
+  mutable std::vector<double> l_, e_, Ebend_, jc_;            // length, dilatation; per node: bending energy,
+                                                              // inverse-Jacobian coefficient c(θ)
+  mutable std::vector<Vec3> couple_;                          // elastic couples of the last addElasticForce
 };
 
 }  // namespace rodsim

@@ -1,6 +1,7 @@
 // Rotations for the Cosserat rod (seed Sec. III.A, Eq. 16): the Rodrigues exponential, the matrix
 // logarithm and the inverse Jacobians of the exponential map, all robust near zero angle (Taylor
-// series below 1e-4 rad, so no 0/0 and no cancellation at 1e-12 rad).
+// series below 0.1 rad, so no 0/0 and no cancellation at 1e-12 rad, and no transcendental function
+// for the small angles of a time step or of a well-resolved rod).
 //
 // Conventions (README.md): a rotation vector θ (rad) gives R = exp([θ]x) (right-hand rotation by
 // |θ| about θ). log(R) is its inverse for |θ| < π.
@@ -21,42 +22,61 @@ inline Mat3 skew(const Vec3& a) {
   return m;
 }
 
-// exp([θ]x) = I + sinθ/θ [θ] + (1 - cosθ)/θ² [θ]²  (Rodrigues, Eq. 16).
-inline Mat3 expSO3(const Vec3& th) {
-  const double t2 = th.squaredNorm();
-  double a, b;  // sinθ/θ, (1 - cosθ)/θ²
-  if (t2 < 1e-8) {
-    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0);
-    b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0);
+// Coefficients a = sinθ/θ and b = (1 - cosθ)/θ² of the Rodrigues formula (Eq. 16), from θ².
+// Below θ = 0.1 rad (all time-step increments of a stable explicit step) a Taylor polynomial to
+// θ⁸, exact to round-off (next terms < 3e-18), so no sin, cos or sqrt.
+inline void rodriguesCoefficients(double t2, double& a, double& b) {
+  if (t2 < 1e-2) {
+    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)));
+    b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0)));
   } else {
     const double t = std::sqrt(t2);
-    a = std::sin(t) / t;
-    b = (1.0 - std::cos(t)) / t2;
+    const double s = std::sin(t), c = std::cos(t);  // one sincos
+    a = s / t;
+    b = (1.0 - c) / t2;
   }
-  const Mat3 K = skew(th);
-  return Mat3::Identity() + a * K + b * K * K;
+}
+
+// exp([θ]x) = I + sinθ/θ [θ] + (1 - cosθ)/θ² [θ]²  (Rodrigues, Eq. 16), [θ]² = θθᵀ - θ² I.
+inline Mat3 expSO3(const Vec3& th) {
+  const double x = th.x(), y = th.y(), z = th.z(), t2 = x * x + y * y + z * z;
+  double a, b;
+  rodriguesCoefficients(t2, a, b);
+  const double d = 1.0 - b * t2;  // cosθ
+  Mat3 R;
+  R << d + b * x * x, b * x * y - a * z, b * x * z + a * y,  //
+      b * x * y + a * z, d + b * y * y, b * y * z - a * x,   //
+      b * x * z - a * y, b * y * z + a * x, d + b * z * z;
+  return R;
 }
 
 // Coefficient c(θ) = 1/θ² - (1 + cosθ)/(2θ sinθ) of [θ]² in the inverse Jacobians (1/12 at 0).
 inline double invJacobianCoefficient(double t2) {
-  if (t2 < 1e-6) return 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
+  if (t2 < 1e-2) return 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0))));
   const double t = std::sqrt(t2);
   return 1.0 / t2 - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
 }
 
-// log(R) for a rotation R, |θ| in [0, π]: θ = vee(R - R^T) θ / (2 sinθ). Near θ = 0 the factor is
-// the series 1/2 (1 + θ²/6 + 7θ⁴/360); near π the axis comes from the symmetric part. If `jc` is
-// given it receives invJacobianCoefficient(θ²), computed from the same sinθ and cosθ.
+// log(R) for a rotation R, |θ| in [0, π]: θ = vee(R - R^T) θ / (2 sinθ). Below θ = 0.1 rad (cosθ > 0,
+// sin²θ < 1e-2) the factor θ / sinθ = arcsin(s)/s is a polynomial in s² = sin²θ (truncation < 2e-18),
+// so no atan2 and no sqrt; above, atan2; near π the axis comes from the symmetric part. If `jc` is
+// given it receives invJacobianCoefficient(θ²).
 inline Vec3 logSO3(const Mat3& R, double* jc = nullptr) {
   const Vec3 w(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));  // 2 sinθ u
-  const double c = std::clamp(0.5 * (R.trace() - 1.0), -1.0, 1.0);
-  const double s = 0.5 * w.norm();  // sinθ >= 0
-  const double t = std::atan2(s, c);
-  if (t < 1e-3) {
-    const double t2 = t * t;
-    if (jc) *jc = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
-    return 0.5 * (1.0 + t2 / 6.0 + 7.0 * t2 * t2 / 360.0) * w;
+  const double s2 = 0.25 * w.squaredNorm();                               // sin²θ
+  const double tr = R(0, 0) + R(1, 1) + R(2, 2);
+  if (s2 < 1e-2 && tr > 1.0) {
+    // arcsin(s)/s = Σ (2k)! / (4^k (k!)² (2k+1)) s^{2k}
+    const double f = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0)))))));
+    if (jc) {
+      const double t2 = s2 * f * f;  // θ²
+      *jc = 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0))));
+    }
+    return (0.5 * f) * w;
   }
+  const double c = std::clamp(0.5 * (tr - 1.0), -1.0, 1.0);
+  const double s = std::sqrt(s2);  // sinθ >= 0
+  const double t = std::atan2(s, c);
   if (jc) *jc = 1.0 / (t * t) - (1.0 + c) / (2.0 * t * s);
   if (t < 3.14159265358979 - 1e-4) return (t / (2.0 * s)) * w;
   // Near π: the symmetric part ½(R + Rᵀ) = cosθ I + (1 - cosθ) u uᵀ gives the axis, w its sign.

@@ -402,6 +402,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
       have_k = true;
     }
     double dphi0 = 0;
+    ctx.q = &q;  // linearize at the current iterate (evaluate() may have pointed it elsewhere)
     if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {
       res.message = why + " at iteration " + std::to_string(res.solves) + ", |R_free| = " +
                     fmtNum(rnorm) + " N";
@@ -464,6 +465,9 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
       return res;
     }
     q.swap(q_trial_);  // q <- q + alpha dq (q_trial_ keeps the old buffer; same size)
+    // The last evaluate() left ctx.q at q_trial_, which now holds the previous iterate. The
+    // linearized system handed to an impulse contact is read at ctx.q: it must be the new q.
+    ctx.q = &q;
   }
 }
 

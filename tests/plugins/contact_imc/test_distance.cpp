@@ -145,7 +145,8 @@ TEST_CASE("pair force = -dE/dx and its Jacobian by finite differences, both bran
          {std::tuple{"edge-edge", +ee, DistanceType::EdgeEdge}, std::tuple{"point-edge", +pe, DistanceType::PointEdge},
           std::tuple{"point-point", +pp, DistanceType::PointPoint},
           std::tuple{"parallel", +par, DistanceType::PointEdge}}) {
-      CAPTURE(name);
+      const char* case_name = name;  // clang 14 cannot capture a structured binding
+      CAPTURE(case_name);
       CAPTURE(gap_over_delta);
       const Vec12 x = make(d) * r;
       auto eval = [&](const Vec12& y, int order) {

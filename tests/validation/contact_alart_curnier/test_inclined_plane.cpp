@@ -2,6 +2,7 @@
 // it sticks exactly when tan(alpha) < mu and slides with a = g (sin(alpha) - mu cos(alpha))
 // otherwise; no penetration. Implicit Euler integrates a constant acceleration exactly in the
 // velocity (v_n = a n dt), so the sliding velocity is checked to 1e-6 relative.
+#include "ac_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -29,22 +30,15 @@ std::vector<Row> run(double mu, const std::string& tag) {
                                 " --set contact.friction=" + std::to_string(mu));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  std::istringstream csv(readText(dir / "timeseries.csv"));
-  std::string line;
-  std::getline(csv, line);  // header: step,t,iterations,wall_ms,contacts,min_gap,ke,ee,vx_mid,x_mid,z_mid
+  const Table t = parseTable(readText(dir / "timeseries.csv"));
   std::vector<Row> rows;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string c;
-    while (std::getline(ss, c, ',')) cells.push_back(c);
-    REQUIRE(cells.size() == 11);
+  for (std::size_t i = 0; i < t.size(); ++i) {
     Row r{};
-    r.t = std::stod(cells[1]);
-    r.min_gap = cells[5].empty() ? 1e9 : std::stod(cells[5]);
-    r.vx = std::stod(cells[8]);
-    r.x = std::stod(cells[9]);
-    r.z = std::stod(cells[10]);
+    r.t = t.at(i, "t");
+    r.min_gap = std::isnan(t.at(i, "min_gap")) ? 1e9 : t.at(i, "min_gap");
+    r.vx = t.at(i, "vx_mid");
+    r.x = t.at(i, "x_mid");
+    r.z = t.at(i, "z_mid");
     rows.push_back(r);
   }
   REQUIRE(rows.size() == 201);
