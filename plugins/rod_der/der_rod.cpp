@@ -300,7 +300,3 @@ void DerRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
 }
 
 }  // namespace rodsim
-
-#ifndef RODSIM_DER_NO_ENTRY_POINT
-RODSIM_PLUGIN("rod_der", "0.1.0", registry) { registry.addRod<rodsim::DerRod>(); }
-#endif
