@@ -56,7 +56,7 @@ Vec3 alartCurnier(const Vec3& u, const Vec3& r, double mu, double rho_n, double 
 
 Vec3 projectCone(const Vec3& z, double mu) {
   const double zn = z[0], zt = z.tail<2>().norm();
-  if (zt <= mu * zn) return z;            // inside K
+  if (zn >= 0 && zt <= mu * zn) return z;  // inside K (zn >= 0: with mu = 0 and zt = 0, 0 <= -0.0 holds)
   if (mu * zt <= -zn) return Vec3::Zero();  // inside the polar cone
   const double a = (zn + mu * zt) / (1 + mu * mu);
   Vec3 p;

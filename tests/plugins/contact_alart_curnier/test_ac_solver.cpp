@@ -176,3 +176,12 @@ TEST_CASE("closest points of segments") {
   CHECK(s == doctest::Approx(1.0));
   CHECK(t == doctest::Approx(0.0));
 }
+
+TEST_CASE("projectCone and naturalMap with mu = 0 and no tangential part (frictionless, separating)") {
+  using namespace rodsim::ac;
+  // z = r - u = (-0.99, 0, 0) lies in the polar cone: the projection is 0 (was z: 0 <= mu zn = -0.0).
+  CHECK(projectCone(Vec3(-0.99, 0, 0), 0.0).norm() == 0.0);
+  CHECK(projectCone(Vec3(0.5, 0, 0), 0.0).isApprox(Vec3(0.5, 0, 0)));
+  CHECK(naturalMap(Vec3(0.99, 0, 0), Vec3::Zero(), 0.0).norm() == 0.0);
+  CHECK(naturalMap(Vec3(0.99, 0, 0), Vec3::Zero(), 0.3).norm() == 0.0);
+}
