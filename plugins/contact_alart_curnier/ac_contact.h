@@ -44,6 +44,21 @@ class AlartCurnierContact final : public Contact {
   Kind kind() const override { return Kind::Impulse; }
   bool usesObstacles() const override { return true; }
   void bind(World& world) override;
+  // Checkpoint: the warm-start impulses by contact identity (a restart continues bit for bit).
+  void saveState(std::vector<double>& out) const override {
+    for (const auto& [key, r] : warm_) {
+      out.insert(out.end(), key.begin(), key.end());
+      out.insert(out.end(), r.data(), r.data() + 3);
+    }
+  }
+  void loadState(const std::vector<double>& in) override {
+    warm_.clear();
+    for (std::size_t k = 0; k + 8 <= in.size(); k += 8) {
+      ContactKey key;
+      for (int j = 0; j < 5; ++j) key[j] = static_cast<int>(in[k + j]);
+      warm_[key] = Vec3(in[k + 5], in[k + 6], in[k + 7]);
+    }
+  }
   void beginStep(const EvalContext& ctx) override;
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override;
   ContactStats stats() const override { return stats_; }

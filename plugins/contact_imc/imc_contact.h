@@ -38,6 +38,9 @@ class ImcContact final : public Contact {
   };
   const Timing& timing() const { return timing_; }
   double stiffness() const { return k_; }
+  // Checkpoint: the stiffness of the last step (the fallback when a step's residual is zero).
+  void saveState(std::vector<double>& out) const override { out.push_back(k_); }
+  void loadState(const std::vector<double>& in) override { k_ = in.at(0); }
   double margin() const { return margin_; }
   int numCandidates() const { return static_cast<int>(cand_.size()); }
   int numPlaneCandidates() const { return static_cast<int>(plane_cand_.size()); }
