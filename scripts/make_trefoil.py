@@ -87,11 +87,11 @@ def min_clearance(p, exclude):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "scenes/knots/trefoil_points.csv"))
-    ap.add_argument("--R0", type=float, default=0.06, help="loop (stadium) radius, m")
-    ap.add_argument("--b", type=float, default=0.025, help="half length of the braid, m")
+    ap.add_argument("--R0", type=float, default=0.035, help="loop (stadium) radius, m")
+    ap.add_argument("--b", type=float, default=0.03, help="half length of the braid, m")
     ap.add_argument("--a", type=float, default=0.0032, help="radius of the braid double helix, m")
     ap.add_argument("--tail", type=float, default=0.1, help="length of each straight tail, m")
-    ap.add_argument("--ds", type=float, default=2e-4, help="sampling step, m")
+    ap.add_argument("--ds", type=float, default=4e-4, help="sampling step, m")
     ap.add_argument("--h", type=float, default=0.0016, help="rod radius (clearance check), m")
     args = ap.parse_args()
 
