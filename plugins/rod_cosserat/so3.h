@@ -27,8 +27,8 @@ inline Mat3 skew(const Vec3& a) {
 // θ⁸, exact to round-off (next terms < 3e-18), so no sin, cos or sqrt.
 inline void rodriguesCoefficients(double t2, double& a, double& b) {
   if (t2 < 1e-2) {
-    a = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)));
-    b = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0)));
+    a = 1.0 + t2 * (-1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (-1.0 / 5040.0 + t2 * (1.0 / 362880.0))));
+    b = 0.5 + t2 * (-1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (-1.0 / 40320.0 + t2 * (1.0 / 3628800.0))));
   } else {
     const double t = std::sqrt(t2);
     const double s = std::sin(t), c = std::cos(t);  // one sincos

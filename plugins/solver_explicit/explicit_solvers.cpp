@@ -2,11 +2,25 @@
 
 #include <rodsim/plugin.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
 namespace rodsim::explicit_solver {
+
+namespace {
+// No NaN or infinity in x[0..n): a branch-free integer reduction on the exponent bits (vectorizes).
+bool allFinite(const double* __restrict x, int n) {
+  std::uint64_t bad = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t e = std::bit_cast<std::uint64_t>(x[i]) & 0x7ff0000000000000ull;
+    bad |= std::uint64_t(e == 0x7ff0000000000000ull);
+  }
+  return bad == 0;
+}
+}  // namespace
 
 Scheme positionVerletScheme() { return {{0.5, 0.5}, {1.0}}; }
 
@@ -72,8 +86,10 @@ ExplicitSolver::ExplicitSolver(const Params& p, Scheme scheme, std::string type)
 }
 
 void ExplicitSolver::evaluate(World& world, double t, double dt) {
-  // ctx.velocity(i) = (q - q_start)/dt must be the current velocity v: q_start = q - dt v.
-  qs_ = q_ - dt * v_;
+  // ctx.velocity(i) = (q - q_start)/dt must be the current velocity v: q_start = q - dt v
+  // (step() computes qs_ in its drift loop; the stability estimate here).
+  if (!qs_fresh_) qs_ = q_ - dt * v_;
+  qs_fresh_ = false;
   EvalContext ctx;
   ctx.t = t;
   ctx.dt = dt;
@@ -132,6 +148,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     }
     f_.setZero(n);
     a_.setZero(n);
+    qs_.setZero(n);
     residual_.setZero(n);
     free_.setZero(n);
     fixed_list_.clear();
@@ -144,8 +161,9 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   world.beginStep(dt);
   q_ = world.q();
   v_ = world.v();
-  q0_ = q_;
   v0_ = v_;
+  q0_fixed_.resize(fixed_list_.size());
+  for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = q_[fixed_list_[j]];
 
   if (!checked_ && stability_ != "off") {
     checked_ = true;
@@ -168,35 +186,59 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     checked_dt_ = dt;  // warn once per larger dt
   }
 
-  a_.setZero();
+  // One pass over the DOF vectors per drift and per kick (the loops are fused: drift with the
+  // start-of-evaluation configuration, kick with the averaged force and the finiteness check).
+  double* __restrict q = q_.data();
+  double* __restrict v = v_.data();
+  double* __restrict qs = qs_.data();
+  double* __restrict acc = a_.data();
+  const double* __restrict f = f_.data();
+  const double* __restrict minv = m_inv_.data();
+  const double* __restrict fr = free_.data();
   double tau = t0;
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
-    const double a = scheme_.drift[k];
-    q_.array() += (a * dt) * v_.array() * free_.array();  // drift of the free DOFs
-    tau = k == K ? t0 + dt : tau + a * dt;
+    const double ad = scheme_.drift[k] * dt;
+    for (int i = 0; i < n; ++i) q[i] += ad * v[i] * fr[i];  // drift of the free DOFs
+    tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
     if (k == K) break;
+    for (int i = 0; i < n; ++i) qs[i] = q[i] - dt * v[i];  // ctx.velocity(i) = v_i
+    qs_fresh_ = true;
     evaluate(world, tau, dt);
-    if (!f_.allFinite()) {
+    const double b = scheme_.kick[k], bdt = b * dt;
+    if (k == 0)
+      for (int i = 0; i < n; ++i) {
+        acc[i] = b * f[i];             // step-averaged force, for the residual
+        v[i] += bdt * f[i] * minv[i];  // kick (m_inv_ = 0 on fixed DOFs)
+      }
+    else
+      for (int i = 0; i < n; ++i) {
+        acc[i] += b * f[i];
+        v[i] += bdt * f[i] * minv[i];
+      }
+    if (!allFinite(f, n)) {
       report.ok = false;
       report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
                        " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
                        " s) or check the loads";
       return report;
     }
-    const double b = scheme_.kick[k];
-    a_ += b * f_;  // step-averaged force, for the residual
-    v_.array() += (b * dt) * f_.array() * m_inv_.array();  // kick (m_inv_ = 0 on fixed DOFs)
   }
-  for (int i : fixed_list_) v_[i] = (q_[i] - q0_[i]) / dt;
-  if (!q_.allFinite() || !v_.allFinite()) {
+  for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
+    const int i = fixed_list_[j];
+    v[i] = (q[i] - q0_fixed_[j]) / dt;
+  }
+  // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
+  const double* __restrict M0 = M.data();
+  const double* __restrict v0 = v0_.data();
+  double* __restrict res = residual_.data();
+  for (int i = 0; i < n; ++i) res[i] = M0[i] * (v[i] - v0[i]) / dt - acc[i];
+  if (!allFinite(q, n) || !allFinite(v, n)) {
     report.ok = false;
     report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
     return report;
   }
-  // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  residual_.array() = M.array() * (v_.array() - v0_.array()) / dt - a_.array();
   world.commitStep(t0 + dt, q_, v_, residual_);
   report.iterations = 0;
   report.residual = 0;

@@ -48,8 +48,10 @@ class ExplicitSolver : public Solver {
   double dt_crit_ = 0;
   double checked_dt_ = 0;
   // work arrays, sized at the first step
-  Vec q_, v_, qs_, f_, a_, m_inv_, free_, x_, y_, fp_, q0_, v0_, residual_;
+  Vec q_, v_, qs_, f_, a_, m_inv_, free_, x_, y_, fp_, v0_, residual_;
   std::vector<int> fixed_list_;
+  std::vector<double> q0_fixed_;  // start-of-step values of the fixed DOFs
+  bool qs_fresh_ = false;         // step() has just written qs_ = q_ - dt v_
 };
 
 class PositionVerlet : public ExplicitSolver {
