@@ -3,7 +3,7 @@
 // "Energy and forces").
 #include "cosserat_rod.h"
 
-#include "geometry.h"  // plugins/rod_der/geometry.h, compiled into this plugin by path
+#include "geometry.h"  // plugins/rod_der/geometry.h (rod_der_core)
 #include "so3.h"
 
 #include <cmath>
@@ -41,15 +41,9 @@ Schema CosseratRod::schema() {
            "x_N, phi_0 .. phi_{n-1}] (phi: rotation vector of each element relative to its committed frame)."};
   s.optional<int>("nodes",
                   "Number of nodes (elements = nodes - 1). Required for straight and helix; for polyline and points "
-                  "it resamples the points uniformly by arc length (else the points are the nodes).")
-      .atLeast(3);
-  s.required<double>("radius", "Cross-section radius r.").unit("m").greater(0);
-  s.add<double>("density", 1000.0, "Mass density rho.").unit("kg/m^3").greater(0);
-  s.required<double>("youngs_modulus", "Young's modulus E.").unit("Pa").greater(0);
-  s.add<double>("poisson_ratio", 0.5, "Poisson ratio nu: G = E / (2 (1 + nu)) unless shear_modulus is given.")
-      .greater(-1)
-      .atMost(0.5);
-  s.optional<double>("shear_modulus", "Shear modulus G; overrides poisson_ratio.").unit("Pa").greater(0);
+                  "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7.")
+      .range(3, 1e7);
+  der::declareMaterialParams(s);
   s.add<double>("shear_factor", 4.0 / 3.0,
                 "Shear factor alpha_c of S1 = S2 = alpha_c G A (Table I of the seed: 4/3 for circular sections).")
       .greater(0);
@@ -58,26 +52,7 @@ Schema CosseratRod::schema() {
                 "translational part, Eq. 31, is the `damping` force).")
       .unit("N s")
       .atLeast(0);
-  s.required<std::string>("geometry.shape", "Initial centerline (same keys as the der model).")
-      .choices({"straight", "helix", "polyline", "points"});
-  s.optional<Vec3>("geometry.start", "straight: position of the first node.").unit("m");
-  s.optional<Vec3>("geometry.end", "straight: position of the last node.").unit("m");
-  s.add<Vec3>("geometry.origin", Vec3(0, 0, 0), "helix: point on the axis where the rod starts.").unit("m");
-  s.add<Vec3>("geometry.axis", Vec3(0, 0, 1), "helix: axis direction, pointing from the start to the end.");
-  s.optional<double>("geometry.helix_radius", "helix: radius of the helix.").unit("m").greater(0);
-  s.optional<double>("geometry.pitch", "helix: axial advance per turn.").unit("m").greater(0);
-  s.optional<double>("geometry.axial_length", "helix: axial extent of the helical part.").unit("m").greater(0);
-  s.add<std::string>("geometry.handedness", "right", "helix: handedness.").choices({"right", "left"});
-  s.add<double>("geometry.lead", 0.0, "helix: straight segment on the axis before the helix (see der).")
-      .unit("m")
-      .atLeast(0);
-  s.optional<std::vector<Vec3>>("geometry.points", "polyline: the points [[x, y, z], ...].").unit("m");
-  s.optional<std::string>("geometry.file", "points: CSV file of x,y,z rows (optional header line).").path();
-  s.add<std::string>("rest_shape", "initial",
-                     "initial: the initial shape is stress free (intrinsic curvature and strain from it); straight: "
-                     "naturally straight and untwisted (rest lengths from the initial shape).")
-      .choices({"initial", "straight"});
-  s.add<Vec3>("initial_velocity", Vec3(0, 0, 0), "Initial velocity of every node.").unit("m/s");
+  der::declareCenterlineParams(s);
   return s;
 }
 

@@ -192,4 +192,43 @@ std::vector<Vec3> buildCenterline(const Params& p) {
   return x;
 }
 
+// Shared by every rod model (der, cosserat): one declaration, one reference page entry each.
+void declareMaterialParams(Schema& s) {
+  s.required<double>("radius", "Cross-section radius r (h in the IMC paper).").unit("m").greater(0);
+  s.add<double>("density", 1000.0, "Mass density rho.").unit("kg/m^3").greater(0);
+  s.required<double>("youngs_modulus", "Young's modulus E.").unit("Pa").greater(0);
+  s.add<double>("poisson_ratio", 0.5, "Poisson ratio nu: G = E / (2 (1 + nu)) unless shear_modulus is given.")
+      .greater(-1)
+      .atMost(0.5);
+  s.optional<double>("shear_modulus", "Shear modulus G; overrides poisson_ratio.").unit("Pa").greater(0);
+}
+
+void declareCenterlineParams(Schema& s) {
+  s.required<std::string>("geometry.shape", "Initial centerline.")
+      .choices({"straight", "helix", "polyline", "points"});
+  s.optional<Vec3>("geometry.start", "straight: position of the first node.").unit("m");
+  s.optional<Vec3>("geometry.end", "straight: position of the last node.").unit("m");
+  s.add<Vec3>("geometry.origin", Vec3(0, 0, 0),
+              "helix: point on the axis where the rod starts (the lead starts here; without a lead the helix "
+              "starts at this axial position).")
+      .unit("m");
+  s.add<Vec3>("geometry.axis", Vec3(0, 0, 1), "helix: axis direction, pointing from the start to the end.");
+  s.optional<double>("geometry.helix_radius", "helix: radius of the helix.").unit("m").greater(0);
+  s.optional<double>("geometry.pitch", "helix: axial advance per turn.").unit("m").greater(0);
+  s.optional<double>("geometry.axial_length", "helix: axial extent of the helical part.").unit("m").greater(0);
+  s.add<std::string>("geometry.handedness", "right", "helix: handedness.").choices({"right", "left"});
+  s.add<double>("geometry.lead", 0.0,
+                "helix: length of a straight segment on the axis from origin before the helix, joined to the "
+                "helix start by a straight 45-degree hook; 0: no lead, no hook.")
+      .unit("m")
+      .atLeast(0);
+  s.optional<std::vector<Vec3>>("geometry.points", "polyline: the points [[x, y, z], ...].").unit("m");
+  s.optional<std::string>("geometry.file", "points: CSV file of x,y,z rows (optional header line).").path();
+  s.add<std::string>("rest_shape", "initial",
+                     "initial: the initial shape is stress free (natural curvature and twist from it); straight: "
+                     "naturally straight and untwisted (rest edge lengths from the initial shape).")
+      .choices({"initial", "straight"});
+  s.add<Vec3>("initial_velocity", Vec3(0, 0, 0), "Initial velocity of every node.").unit("m/s");
+}
+
 }  // namespace rodsim::der

@@ -37,7 +37,12 @@ std::vector<Vec3> resamplePolyline(const std::vector<Vec3>& points, int nodes);
 // with '#' ignored. Throws ParamError(key, ...) with the file name and line number.
 std::vector<Vec3> readPointsCsv(const std::string& path, const std::string& key = "geometry.file");
 
-// The centerline described by the rod parameters geometry.* and nodes (see der_rod.cpp schema).
+// The centerline described by the rod parameters geometry.* and nodes (declared below).
 std::vector<Vec3> buildCenterline(const Params& p);
+
+// Parameters every rod model shares: radius, density, youngs_modulus, poisson_ratio,
+// shear_modulus; and geometry.*, rest_shape, initial_velocity.
+void declareMaterialParams(Schema& s);
+void declareCenterlineParams(Schema& s);
 
 }  // namespace rodsim::der
