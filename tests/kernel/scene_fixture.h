@@ -60,4 +60,20 @@ inline std::string sceneWithLine(int line, const std::string& text) {
   return out;
 }
 
+// timeseries.csv without its wall_ms column, the one column that measures the machine, not the
+// physics: two runs of a scene must agree on everything else.
+inline std::string withoutWallClock(const std::string& csv) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < csv.size()) {
+    std::size_t end = csv.find('\n', pos);
+    if (end == std::string::npos) end = csv.size();
+    const std::string line = csv.substr(pos, end - pos);
+    const std::size_t c3 = line.find(',', line.find(',', line.find(',') + 1) + 1), c4 = line.find(',', c3 + 1);
+    out += line.substr(0, c3) + line.substr(c4) + "\n";
+    pos = end + 1;
+  }
+  return out;
+}
+
 }  // namespace rodsim::test

@@ -9,23 +9,6 @@
 namespace fs = std::filesystem;
 using namespace rodsim::test;
 
-namespace {
-
-// timeseries.csv without the wall_ms column (the only wall-clock-dependent one).
-std::string withoutWallClock(const std::string& csv) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < csv.size()) {
-    std::size_t end = csv.find('\n', pos);
-    std::string line = csv.substr(pos, end - pos);
-    std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1), c3 = line.find(',', c2 + 1), c4 = line.find(',', c3 + 1);
-    out += line.substr(0, c3) + line.substr(c4) + "\n";
-    pos = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("a run writes summary.json, timeseries.csv, final.csv and a ParaView series") {
   auto dir = scratchDir("run");
