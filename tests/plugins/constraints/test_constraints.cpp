@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "expect_param_error.h"
+
 #include <Eigen/Geometry>
 
 #include <cmath>
@@ -15,6 +17,8 @@ using namespace rodsim::testing;
 using rodsim::constraints::Clamp;
 using rodsim::constraints::Rotate;
 using rodsim::constraints::Translate;
+
+using rodsim::test::checkParamError;
 
 namespace {
 
@@ -34,15 +38,6 @@ Params nodesParams(const Schema& s, const std::string& rod, std::vector<int> nod
   return p;
 }
 
-template <class Fn> void checkParamError(Fn fn, const std::string& key, const std::string& text) {
-  try {
-    fn();
-    FAIL("no ParamError thrown");
-  } catch (const ParamError& e) {
-    CHECK(e.key() == key);
-    CHECK_MESSAGE(std::string(e.what()).find(text) != std::string::npos, e.what());
-  }
-}
 
 }  // namespace
 

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "expect_param_error.h"
+
 #include <Eigen/Dense>
 
 using namespace rodsim;
@@ -11,6 +13,8 @@ using namespace rodsim::testing;
 using rodsim::loads::Damping;
 using rodsim::loads::Gravity;
 using rodsim::loads::PointLoad;
+
+using rodsim::test::checkParamError;
 
 namespace {
 
@@ -33,16 +37,6 @@ EvalContext staticContext(const Vec& q, double load = 1.0) {
   return ctx;
 }
 
-// Runs `fn` expecting a ParamError on `key` whose message contains `text`.
-template <class Fn> void checkParamError(Fn fn, const std::string& key, const std::string& text) {
-  try {
-    fn();
-    FAIL("no ParamError thrown");
-  } catch (const ParamError& e) {
-    CHECK(e.key() == key);
-    CHECK_MESSAGE(std::string(e.what()).find(text) != std::string::npos, e.what());
-  }
-}
 
 }  // namespace
 
