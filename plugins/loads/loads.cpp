@@ -1,5 +1,7 @@
 #include "loads.h"
 
+#include <cmath>
+
 namespace rodsim::loads {
 
 namespace {
@@ -80,12 +82,18 @@ double Gravity::potentialEnergy(const EvalContext& ctx) const {
 
 Schema PointLoad::schema() {
   Schema s{"point-load", "A dead force and/or torque at one node, scaled by the static solver's "
-                         "load ramp. At least one of `force` and `torque` is required."};
+                         "load ramp. At least one of `force` and `torque` is required. In dynamics it can "
+                         "start late, ramp up smoothly and be harmonic (start, ramp, frequency)."};
   s.required<std::string>("rod", "Rod the load acts on.");
   s.required<int>("node", "Node index; negative counts from the end (-1 is the last node).");
   s.optional<Vec3>("force", "Force applied at the node.").unit("N");
   s.optional<Vec3>("torque", "Torque applied at the node (through the rod's material frames).")
       .unit("N m");
+  s.optional<double>("frequency", "Harmonic load: force and torque times sin(2 pi frequency (t - start)) "
+                                  "(absent: constant).").unit("Hz").atLeast(0);
+  s.add<double>("start", 0.0, "Time at which the load is switched on (zero before).").unit("s");
+  s.add<double>("ramp", 0.0, "Smooth switch-on: the load is also multiplied by (1 - cos(pi (t - start) / ramp)) / 2 "
+                             "until t = start + ramp; 0: a step.").unit("s").atLeast(0);
   return s;
 }
 
@@ -94,7 +102,10 @@ PointLoad::PointLoad(const Params& p)
       rod_name_(p.string("rod")),
       node_param_(p.integer("node")),
       force_(optionalVec3(p, "force")),
-      torque_(optionalVec3(p, "torque")) {
+      torque_(optionalVec3(p, "torque")),
+      frequency_(p.has("frequency") ? p.real("frequency") : -1.0),
+      start_(p.real("start")),
+      ramp_(p.real("ramp")) {
   if (!force_ && !torque_)
     throw ParamError("force", "point-load needs `force` (N) and/or `torque` (N m); neither is given");
 }
@@ -109,16 +120,29 @@ void PointLoad::bind(World& world) {
                                  std::to_string(rod_->numNodes() - 1));
 }
 
+double PointLoad::factor(const EvalContext& ctx) const {
+  // Quasi-static solves ignore the time dependence (they ramp load_scale instead).
+  if (ctx.quasi_static) return ctx.load_scale;
+  constexpr double kPi = 3.14159265358979323846;
+  const double tau = ctx.t - start_;
+  if (tau < 0) return 0.0;
+  double s = ctx.load_scale;
+  if (tau < ramp_) s *= 0.5 * (1 - std::cos(kPi * tau / ramp_));
+  if (frequency_ >= 0) s *= std::sin(2 * kPi * frequency_ * tau);
+  return s;
+}
+
 void PointLoad::addForce(const EvalContext& ctx, Vec& f) {
-  if (force_) f.segment<3>(rod_->globalPositionDof(node_)) += ctx.load_scale * *force_;
+  const double s = factor(ctx);
+  if (s == 0.0) return;
+  if (force_) f.segment<3>(rod_->globalPositionDof(node_)) += s * *force_;
   if (torque_)
-    rod_->addNodeTorque(node_, ctx.load_scale * *torque_,
-                        f.segment(rod_->dofOffset(), rod_->numDofs()));
+    rod_->addNodeTorque(node_, s * *torque_, f.segment(rod_->dofOffset(), rod_->numDofs()));
 }
 
 double PointLoad::potentialEnergy(const EvalContext& ctx) const {
   if (!force_) return 0.0;
-  return -ctx.load_scale * force_->dot(ctx.q->segment<3>(rod_->globalPositionDof(node_)));
+  return -factor(ctx) * force_->dot(ctx.q->segment<3>(rod_->globalPositionDof(node_)));
 }
 
 // -------------------------------------------------------------------------------------- damping

@@ -47,7 +47,9 @@ class PointLoad : public Force {
  private:
   std::string rod_name_;
   long long node_param_;
+  double factor(const EvalContext& ctx) const;  // load_scale, times the harmonic factor in dynamics
   std::optional<Vec3> force_, torque_;
+  double frequency_ = -1, start_ = 0, ramp_ = 0;  // frequency < 0: constant load
   Rod* rod_ = nullptr;
   int node_ = -1;
 };

@@ -104,6 +104,39 @@ TEST_CASE("point-load: force at a node (negative index), torque through addNodeT
   CHECK(load.potentialEnergy(staticContext(w.q())) == doctest::Approx(2 * w.q()[rod.globalPositionDof(3) + 2]));
 }
 
+TEST_CASE("point-load: start, smooth ramp and harmonic factor in dynamics; ignored when quasi-static") {
+  FakeWorld w;
+  auto& rod = w.addRod<SpringChain>("beam", chain(4, Vec3(0, 0, 0), Vec3(0.3, 0, 0), true));
+  auto& load = w.addForce<PointLoad>(makeParams(PointLoad::schema(),
+      {{"rod", toValue("beam")}, {"node", toValue(-1)}, {"torque", toValue(Vec3(2, 0, 0))},
+       {"frequency", toValue(0.5)}, {"start", toValue(1.0)}, {"ramp", toValue(2.0)}}));
+  auto& constant = w.addForce<PointLoad>(makeParams(PointLoad::schema(),
+      {{"rod", toValue("beam")}, {"node", toValue(0)}, {"force", toValue(Vec3(0, 0, 3))}, {"start", toValue(1.0)}}));
+  w.finalize();
+  const int twist = rod.dofOffset() + rod.twistDof(2), fz = rod.globalPositionDof(0) + 2;
+  auto at = [&](double t) {
+    EvalContext ctx;
+    ctx.t = t;
+    ctx.dt = 1e-3;
+    ctx.q = &w.q();
+    ctx.q_start = &w.q();
+    ctx.v_start = &w.q();
+    Vec f = Vec::Zero(w.numDofs());
+    load.addForce(ctx, f);
+    constant.addForce(ctx, f);
+    return std::pair{f[twist], f[fz]};
+  };
+  const double pi = 3.14159265358979323846;
+  CHECK(at(0.5).first == 0.0);  // before start
+  CHECK(at(0.5).second == 0.0);
+  CHECK(at(1.5).first == doctest::Approx(2 * 0.5 * (1 - std::cos(pi * 0.25)) * std::sin(pi * 0.5)));  // in the ramp
+  CHECK(at(3.5).first == doctest::Approx(2 * std::sin(pi * 2.5)));  // after the ramp: 2 sin(2 pi f (t - start))
+  CHECK(at(1.5).second == doctest::Approx(3.0));                    // constant from start on (no ramp)
+  Vec f = Vec::Zero(w.numDofs());
+  load.addForce(staticContext(w.q(), 0.5), f);  // quasi-static: load_scale only
+  CHECK(f[twist] == doctest::Approx(1.0));
+}
+
 TEST_CASE("point-load: parameter errors") {
   checkParamError([] { PointLoad p(makeParams(PointLoad::schema(), {{"rod", toValue("beam")}, {"node", toValue(0)}})); },
                   "force", "force");

@@ -1,5 +1,6 @@
 // Cosserat rods with position-verlet, end to end through the rodsim command:
-// the Timoshenko cantilever of the Cosserat seed (Fig. 5, Eq. 29) and energy conservation.
+// the Timoshenko cantilever of the Cosserat seed (Fig. 5, Eq. 29), energy conservation, vertical
+// oscillations (Fig. 4), Euler buckling (Eq. E1) and twist waves in a stretched rod (Fig. 15, Eq. E5).
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -175,4 +176,131 @@ TEST_CASE("Euler buckling (clamped-free, Eq. E1 b = 2): a seeded rod stays strai
   CHECK(below < 1e-3);      // the seed (1e-4 m/s) only rings: amplitude ~ 1e-4 m
   CHECK(at_theory < 1e-3);  // Eq. E1 is below the discrete threshold (first order in h)
   CHECK(above > 5e-2);      // buckled: the tip swings out by more than 5 % of L within 6 s
+}
+
+namespace {
+
+// Twist waves (Fig. 15, Eq. E5): settings of scenes/validation/cosserat_twist_waves.toml.
+namespace tw {
+constexpr double rho = 10, E = 1e6, G = 2 * E / 3, e = 1.05, fv = 1, r = 0.5, Av = 1e3;
+constexpr double start = 10, ramp = 16;  // drive switched on at 10 s, full amplitude from 26 s
+const double cs = std::sqrt(G / rho), L_rest = cs / (e * fv), L = e * L_rest, w = 2 * kPi * fv;
+const double I3_rest = kPi * std::pow(r, 4) / 2;
+// E5 with the current polar moment I3 = I3_rest / e^2 (the model's twist rigidity B = B^/e^2).
+const double A0 = e * e * Av * cs / (w * G * I3_rest);
+double e5(double s) { return A0 * std::sin(w * s / cs) / std::cos(w * L / cs); }
+
+// The numbers of one DataArray of a .vtp frame.
+std::vector<double> vtkArray(const std::string& text, const std::string& name) {
+  const auto at = text.find("Name=\"" + name + "\"");
+  REQUIRE(at != std::string::npos);
+  const auto begin = text.find('>', at) + 1, end = text.find("</DataArray>", begin);
+  std::istringstream in(text.substr(begin, end - begin));
+  std::vector<double> out;
+  for (double x; in >> x;) out.push_back(x);
+  return out;
+}
+
+// Exact steady state Phi_j sin(w t) of the discrete rod (elements j = 0 .. n-1, j = 0 clamped,
+// Jhat/e theta'' = k (theta_{j+1} - 2 theta_j + theta_{j-1}), k = G I3^/(h^ e^3), torque on j = n-1).
+std::vector<double> discreteSteadyState(int n) {
+  const double hr = L_rest / (n - 0.5), J = rho * I3_rest * hr / e, k = G * I3_rest / (hr * e * e * e);
+  const int m = n - 1;
+  std::vector<double> a(m, -k), b(m), c(m, -k), d(m, 0.0), x(m);
+  for (int i = 0; i < m; ++i) b[i] = -w * w * J + (i == m - 1 ? k : 2 * k);
+  d[m - 1] = Av;
+  for (int i = 1; i < m; ++i) {  // Thomas algorithm
+    const double f = a[i] / b[i - 1];
+    b[i] -= f * c[i - 1];
+    d[i] -= f * d[i - 1];
+  }
+  x[m - 1] = d[m - 1] / b[m - 1];
+  for (int i = m - 2; i >= 0; --i) x[i] = (d[i] - c[i] * x[i + 1]) / b[i];
+  x.insert(x.begin(), 0.0);
+  return x;
+}
+
+struct TwistWave {
+  std::vector<double> in_phase, quadrature;  // sin and cos components of the twist angle of each element
+  double stretch = 0;                        // tip z / rest length at the switch-on of the drive
+};
+
+// Runs the scene with n elements (rest length L n/(n - 1/2): the driven end lies L beyond the
+// centre of the clamped element 0) and projects the twist of every element on sin and cos(w t)
+// over the 4 periods after the ramp: every free twist mode of the continuum has a frequency
+// (2k+1) fv/4 (L = c_s/fv), so what is left of the start-up transient (~2 %) drops out.
+TwistWave twistWave(int n) {
+  const double length = L_rest * n / (n - 0.5);
+  auto dir = scratchDir(fmt::format("cosserat-twist-waves-{}", n));
+  CommandResult res = runRodsim(fmt::format("run scenes/validation/cosserat_twist_waves.toml --quiet --output {} "
+                                            "--set rod.shaft.nodes={} --set 'rod.shaft.geometry.end=[0, 0, {:.17g}]'",
+                                            dir.string(), n + 1, length));
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  TwistWave out;
+  for (const auto& row : readCsv(dir / "timeseries.csv"))
+    if (std::abs(row[1] - start) < 1e-9) out.stretch = row.back() / length;
+  out.in_phase.assign(n, 0.0);
+  out.quadrature.assign(n, 0.0);
+  const std::string pvd = readText(dir / "vtk" / "cosserat_twist_waves.pvd");
+  int samples = 0;
+  for (std::size_t at = pvd.find("timestep=\""); at != std::string::npos; at = pvd.find("timestep=\"", at + 1)) {
+    const double t = std::atof(pvd.c_str() + at + 10);
+    if (t < start + ramp - 1e-9 || t >= start + ramp + 4 / fv - 1e-9) continue;
+    const auto f = pvd.find("file=\"", at) + 6;
+    const auto m1 = vtkArray(readText(dir / "vtk" / pvd.substr(f, pvd.find('"', f) - f)), "director_m1");
+    REQUIRE(m1.size() == 3u * (n + 1));
+    for (int j = 0; j < n; ++j) {  // node j carries the director of element j; initially m1 = x
+      const double angle = std::atan2(m1[3 * j + 1], m1[3 * j]);
+      out.in_phase[j] += angle * std::sin(w * (t - start));
+      out.quadrature[j] += angle * std::cos(w * (t - start));
+    }
+    ++samples;
+  }
+  REQUIRE(samples == 80);  // output every T/20 over 4 periods
+  for (int j = 0; j < n; ++j) {
+    out.in_phase[j] *= 2.0 / samples;
+    out.quadrature[j] *= 2.0 / samples;
+  }
+  return out;
+}
+
+}  // namespace tw
+}  // namespace
+
+TEST_CASE("Twist waves in a stretched rod: standing wave against Eq. E5, second-order convergence") {
+  using tw::A0, tw::cs, tw::e, tw::w;
+  const double L = tw::L;  // the stretched length (the Timoshenko L is 3 m)
+  std::vector<double> errors;
+  for (int n : {24, 48}) {
+    const tw::TwistWave wave = tw::twistWave(n);
+    const std::vector<double> discrete = tw::discreteSteadyState(n);
+    const double h = L / (n - 0.5), kh = w / cs * h;
+    // Leading discretisation error: the discrete wave number exceeds w/c_s by (kh)^2/24 relative,
+    // a phase error that grows to kL (kh)^2/24 = 2 pi (kh)^2/24 at the driven end.
+    const double dispersion = A0 * 2 * kPi * kh * kh / 24;
+    double err = 0, to_discrete = 0, quad = 0, fit_num = 0, fit_den = 0;
+    for (int j = 0; j < n; ++j) {
+      const double exact = tw::e5(j * h);  // element j lies j h from the centre of element 0 (the clamp)
+      err = std::max(err, std::abs(wave.in_phase[j] - exact));
+      to_discrete = std::max(to_discrete, std::abs(wave.in_phase[j] - discrete[j]));
+      quad = std::max(quad, std::abs(wave.quadrature[j]));
+      fit_num += wave.in_phase[j] * exact;
+      fit_den += exact * exact;
+    }
+    errors.push_back(err);
+    MESSAGE(fmt::format("n = {}: stretch {:.8f}; L-inf error vs E5 {:.3e} A0 (estimate {:.3e} A0), vs the discrete steady "
+                        "state {:.3e} A0, quadrature {:.2e} A0, amplitude ratio {:.5f} (A0 = {:.5f} rad)",
+                        n, wave.stretch, err / A0, dispersion / A0, to_discrete / A0, quad / A0, fit_num / fit_den, A0));
+    CHECK(wave.stretch == doctest::Approx(e).epsilon(1e-7));  // pre-stretch settled before the drive starts
+    CHECK(err < 1.1 * dispersion);                            // E5 within the dispersion estimate (measured 0.97, 1.00 of it)
+    CHECK(err > 0.5 * dispersion);                            // ... and the error is that of the discretisation
+    CHECK(to_discrete < 0.03 * dispersion);                   // the run is the discrete steady state (measured 0.008, 0.007)
+    CHECK(quad < 1e-3 * A0);                                  // in phase with the drive, no dissipation (measured 9e-5, 1.4e-5)
+    CHECK(fit_num / fit_den == doctest::Approx(1.0).epsilon(0.03));  // amplitude with I3 = I3^/e^2 (E5 with I3^: 1/e^2 = 0.907)
+  }
+  const double ratio = errors[0] / errors[1];
+  MESSAGE(fmt::format("error ratio n = 24 -> 48: {:.3f}", ratio));
+  CHECK(ratio > 3.4);  // second order: 4 (measured 3.98)
+  CHECK(ratio < 4.6);
 }
