@@ -1,0 +1,109 @@
+#include "gmres.h"
+
+#include <cmath>
+
+namespace rodsim::rss {
+
+void Gmres::resize(int n, int restart, std::vector<int> blocks) {
+  n_ = n;
+  blocks_ = std::move(blocks);
+  const std::size_t nb = blocks_.size() - 1;
+  block_lu_.resize(nb);
+  block_in_.resize(nb);
+  block_out_.resize(nb);
+  for (std::size_t b = 0; b < nb; ++b) {
+    block_in_[b].resize(blocks_[b + 1] - blocks_[b]);
+    block_out_[b].resize(blocks_[b + 1] - blocks_[b]);
+  }
+  has_preconditioner_ = false;
+  m_ = restart;
+  V_.resize(n, m_ + 1);
+  H_.resize(m_ + 1, m_);
+  cs_.resize(m_);
+  sn_.resize(m_);
+  g_.resize(m_ + 1);
+  y_.resize(m_);
+  r_.resize(n);
+  w_.resize(n);
+  z_.resize(n);
+}
+
+void Gmres::refreshPreconditioner(const RowMatrix& A) {
+  for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+    const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
+    block_lu_[b].compute(A.block(first, first, size, size));
+  }
+  has_preconditioner_ = true;
+}
+
+void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
+  for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+    const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
+    block_in_[b] = in.segment(first, size);
+    block_out_[b].noalias() = block_lu_[b].solve(block_in_[b]);
+    out.segment(first, size) = block_out_[b];
+  }
+}
+
+GmresResult Gmres::solve(const RowMatrix& A, const Vec& b, Vec& x, double tol, int max_iterations) {
+  if (!has_preconditioner_) refreshPreconditioner(A);
+  GmresResult result;
+  const double bnorm = b.norm();
+  if (bnorm == 0) {
+    x.setZero();
+    result.converged = true;
+    return result;
+  }
+  while (true) {
+    r_.noalias() = b - A * x;
+    double beta = r_.norm();
+    result.relative_residual = beta / bnorm;
+    if (result.relative_residual <= tol) {
+      result.converged = true;
+      return result;
+    }
+    if (result.iterations >= max_iterations) return result;
+    V_.col(0) = r_ / beta;
+    g_.setZero();
+    g_[0] = beta;
+    int k = 0;
+    for (; k < m_ && result.iterations < max_iterations; ++k) {
+      ++result.iterations;
+      applyPreconditioner(V_.col(k), z_);
+      w_.noalias() = A * z_;
+      for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
+        H_(i, k) = V_.col(i).dot(w_);
+        w_ -= H_(i, k) * V_.col(i);
+      }
+      H_(k + 1, k) = w_.norm();
+      if (H_(k + 1, k) > 0) V_.col(k + 1) = w_ / H_(k + 1, k);
+      for (int i = 0; i < k; ++i) {  // previous Givens rotations
+        const double t = cs_[i] * H_(i, k) + sn_[i] * H_(i + 1, k);
+        H_(i + 1, k) = -sn_[i] * H_(i, k) + cs_[i] * H_(i + 1, k);
+        H_(i, k) = t;
+      }
+      const double rho = std::hypot(H_(k, k), H_(k + 1, k));
+      cs_[k] = H_(k, k) / rho;
+      sn_[k] = H_(k + 1, k) / rho;
+      H_(k, k) = rho;
+      H_(k + 1, k) = 0;
+      g_[k + 1] = -sn_[k] * g_[k];
+      g_[k] = cs_[k] * g_[k];
+      if (std::abs(g_[k + 1]) <= tol * bnorm) {
+        ++k;
+        break;
+      }
+    }
+    // y = H⁻¹ g (upper triangular k x k), x += P⁻¹ V y.
+    for (int i = k - 1; i >= 0; --i) {
+      double s = g_[i];
+      for (int j = i + 1; j < k; ++j) s -= H_(i, j) * y_[j];
+      y_[i] = s / H_(i, i);
+    }
+    w_.noalias() = V_.leftCols(k) * y_.head(k);
+    applyPreconditioner(w_, z_);
+    x += z_;
+  }
+}
+
+}  // namespace rodsim::rss

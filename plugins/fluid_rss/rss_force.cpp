@@ -1,0 +1,161 @@
+#include "rss_force.h"
+
+#include <rodsim/rod.h>
+
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+namespace rodsim::rss {
+
+Schema RssForce::schema() {
+  Schema s{"rss",
+           "Stokes drag and hydrodynamic interaction by Regularized Stokeslet Segments (seed 002, "
+           "SI Appendix A): one dense operator over every segment of the rods in scope, solved once "
+           "per step for the force densities from the velocities at the start of the step, applied "
+           "explicitly. Zero in quasi-static solves."};
+  s.required<double>("viscosity", "Dynamic viscosity eta of the fluid.").unit("Pa s").greater(0);
+  s.add<double>("blob_ratio", 1.02, "Regularization eps of each rod as a multiple of its radius "
+                                    "(the seed uses 1.02). A line of these Stokeslets drags like a "
+                                    "slender body of radius eps / sqrt(e) (docs/flagella.md).")
+      .greater(0);
+  s.optional<std::vector<std::string>>("rods", "Rods in the fluid (default: all rods); they all "
+                                              "interact through it.");
+  s.add<std::string>("linear_solver", "gmres",
+                     "gmres: restarted GMRES warm-started from the previous step's densities, "
+                     "block-Jacobi preconditioned; lu: dense LU every step (the reference, O(n^3)).")
+      .choices({"gmres", "lu"});
+  s.add<double>("tolerance", 1e-8, "GMRES stopping rule |A F - 8 pi eta U| <= tolerance |8 pi eta U|.")
+      .greater(0)
+      .atMost(1e-2);
+  s.add<int>("preconditioner_refresh", 3,
+             "Refactor the GMRES preconditioner (each rod's self-interaction block of A) after a "
+             "solve that took this many iterations more than the first solve after the last "
+             "refresh; until then the factors of an earlier step are reused.")
+      .atLeast(1);
+  s.add<int>("max_iterations", 300,
+                   "GMRES iterations per solve before falling back to dense LU (counted).")
+      .atLeast(1);
+  s.add<int>("threads", 1, "Threads assembling the operator (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
+  return s;
+}
+
+RssForce::RssForce(const Params& p)
+    : Force(p),
+      viscosity_(p.real("viscosity")),
+      blob_ratio_(p.real("blob_ratio")),
+      tolerance_(p.real("tolerance")),
+      max_iterations_(static_cast<int>(p.integer("max_iterations"))),
+      threads_(static_cast<int>(p.integer("threads"))),
+      refresh_after_(static_cast<int>(p.integer("preconditioner_refresh"))),
+      use_lu_(p.string("linear_solver") == "lu") {
+  if (p.has("rods")) rod_names_ = p.strings("rods");
+}
+
+void RssForce::bind(World& world) {
+  std::vector<Rod*> rods;
+  if (rod_names_) {
+    for (const auto& n : *rod_names_) {
+      Rod* r = world.findRod(n);
+      if (!r) throw ParamError("rods", "no rod named '" + n + "'");
+      rods.push_back(r);
+    }
+  } else {
+    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
+  }
+  std::vector<Segment> segments;
+  std::vector<double> blob;
+  node_dof_.clear();
+  rod_first_node_.clear();
+  for (Rod* rod : rods) {
+    const int first = static_cast<int>(node_dof_.size());
+    rod_first_node_.push_back(first);
+    for (int n = 0; n < rod->numNodes(); ++n) {
+      node_dof_.push_back(rod->globalPositionDof(n));
+      // A node's blob is its rod's: the segment integrals need one ε per segment.
+      blob.push_back(blob_ratio_ * rod->radius(std::min(n, rod->numEdges() - 1)));
+    }
+    for (int e = 0; e < rod->numEdges(); ++e) segments.push_back({first + e, first + e + 1});
+  }
+  rod_first_node_.push_back(static_cast<int>(node_dof_.size()));
+  const int n = static_cast<int>(node_dof_.size());
+  op_.setTopology(n, std::move(segments), std::move(blob), rod_first_node_, threads_);
+  x_.assign(n, Vec3::Zero());
+  u_.assign(n, Vec3::Zero());
+  rhs_ = Vec::Zero(3 * n);
+  density_ = Vec::Zero(3 * n);
+  previous_density_ = Vec::Zero(3 * n);
+  guess_ = Vec::Zero(3 * n);
+  nodal_force_ = Vec::Zero(3 * n);
+}
+
+void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  op_.assemble(x);
+  const auto t1 = clock::now();
+  const double scale = 8.0 * std::numbers::pi * viscosity_;  // Eq. A.8: 8πη U = A F
+  for (std::size_t i = 0; i < u.size(); ++i) rhs_.segment<3>(3 * i) = scale * u[i];
+  bool solved = false;
+  if (!use_lu_) {
+    // Warm start: the densities extrapolated linearly from the last two steps (the motion is
+    // smooth on the time step), which removes the first-order change of the right-hand side.
+    if (counters_.solves >= 2) {
+      guess_ = 2.0 * density_ - previous_density_;
+      previous_density_ = density_;
+      density_ = guess_;
+    } else {
+      previous_density_ = density_;
+    }
+    const GmresResult r = op_.solveGmres(rhs_, density_, tolerance_, max_iterations_);
+    counters_.gmres_iterations += r.iterations;
+    solved = r.converged;
+    // Refresh the preconditioner once the geometry has drifted from the factored blocks: when a
+    // solve takes clearly more iterations than the first one after the last refresh.
+    if (baseline_iterations_ < 0) baseline_iterations_ = r.iterations;
+    if (r.iterations > baseline_iterations_ + refresh_after_) {
+      op_.refreshPreconditioner();
+      ++counters_.preconditioner_refreshes;
+      baseline_iterations_ = -1;
+    }
+    if (!solved) ++counters_.lu_fallbacks;  // never accept a short solve: fall back to the reference
+  }
+  if (!solved) op_.solveLu(rhs_, density_);
+  ++counters_.solves;
+  counters_.assembly_s += std::chrono::duration<double>(t1 - t0).count();
+  counters_.solve_s += std::chrono::duration<double>(clock::now() - t1).count();
+
+  // Nodal force on the rods: minus the density times the node's Voronoi length (half of each
+  // adjacent edge), the quadrature of the hat functions the densities interpolate with.
+  for (std::size_t r = 0; r + 1 < rod_first_node_.size(); ++r)
+    for (int i = rod_first_node_[r]; i < rod_first_node_[r + 1]; ++i) {
+      double len = 0;
+      if (i > rod_first_node_[r]) len += 0.5 * (x[i] - x[i - 1]).norm();
+      if (i + 1 < rod_first_node_[r + 1]) len += 0.5 * (x[i + 1] - x[i]).norm();
+      nodal_force_.segment<3>(3 * i) = -len * density_.segment<3>(3 * i);
+    }
+}
+
+void RssForce::addForce(const EvalContext& ctx, Vec& f) {
+  if (ctx.quasi_static || !(ctx.dt > 0)) return;
+  if (ctx.t != solved_for_t_ || ctx.dt != solved_for_dt_) {  // a new step (or a retried one)
+    for (std::size_t i = 0; i < node_dof_.size(); ++i) {
+      x_[i] = ctx.q_start->segment<3>(node_dof_[i]);
+      u_[i] = ctx.v_start->segment<3>(node_dof_[i]);
+    }
+    solve(x_, u_);
+    solved_for_t_ = ctx.t;
+    solved_for_dt_ = ctx.dt;
+  }
+  for (std::size_t i = 0; i < node_dof_.size(); ++i) f.segment<3>(node_dof_[i]) += nodal_force_.segment<3>(3 * i);
+}
+
+void RssForce::saveState(std::vector<double>& out) const {
+  out.insert(out.end(), density_.data(), density_.data() + density_.size());
+}
+
+void RssForce::loadState(const std::vector<double>& in) {
+  if (in.size() == static_cast<std::size_t>(density_.size())) density_ = Eigen::Map<const Vec>(in.data(), in.size());
+}
+
+}  // namespace rodsim::rss

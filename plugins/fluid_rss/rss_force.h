@@ -1,0 +1,60 @@
+// The "rss" force: viscous drag and hydrodynamic interaction of rods through a Stokes fluid,
+// by Regularized Stokeslet Segments (seed 002, SI Appendix A). Applied explicitly, once per step,
+// from the state at the start of the step (the seed's SI Algorithm 2): the force densities F
+// solve 8πη U = A F (Eq. A.8) for the node velocities U, and node i feels -F_i l_i (l_i: its
+// current Voronoi length). No Jacobian enters the Newton iteration.
+#pragma once
+
+#include "stokeslet_operator.h"
+
+#include <rodsim/force.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::rss {
+
+class RssForce final : public Force {
+ public:
+  static Schema schema();
+  explicit RssForce(const Params& p);
+
+  void bind(World& world) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  // The warm start of the iterative solver: a restart continues bit for bit.
+  void saveState(std::vector<double>& out) const override;
+  void loadState(const std::vector<double>& in) override;
+
+  // --- inspection (tests, benchmark)
+  struct Counters {
+    long long solves = 0, gmres_iterations = 0, lu_fallbacks = 0, preconditioner_refreshes = 0;
+    double assembly_s = 0, solve_s = 0;
+  };
+  const Counters& counters() const { return counters_; }
+  // Force densities (N/m, exerted on the fluid) and nodal forces (N, on the rods) of the last
+  // solve, in the operator's node order; global x DOF of each node.
+  const Vec& densities() const { return density_; }
+  const Vec& nodalForces() const { return nodal_force_; }
+  const std::vector<int>& nodeDofs() const { return node_dof_; }
+  // Solve for the force densities of the node positions x and velocities u (in the operator's
+  // node order) and update nodalForces(). Used by addForce once per step.
+  void solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u);
+
+ private:
+  double viscosity_, blob_ratio_, tolerance_;
+  int max_iterations_, threads_, refresh_after_;
+  bool use_lu_;
+  std::optional<std::vector<std::string>> rod_names_;
+
+  StokesletOperator op_;
+  std::vector<int> node_dof_;         // global x DOF of every node in scope
+  std::vector<int> rod_first_node_;   // first operator node of each rod, plus the end
+  std::vector<Vec3> x_, u_;
+  Vec rhs_, density_, previous_density_, guess_, nodal_force_;
+  int baseline_iterations_ = -1;  // GMRES iterations of the first solve after a refresh
+  double solved_for_t_ = -1, solved_for_dt_ = -1;  // the step whose start state was solved
+  Counters counters_;
+};
+
+}  // namespace rodsim::rss

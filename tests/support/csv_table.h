@@ -1,0 +1,45 @@
+// Reads the CSV files rodsim writes (timeseries.csv, final.csv) for end-to-end tests.
+#pragma once
+
+#include "run_rodsim.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rodsim::test {
+
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int col(const std::string& name) const {
+    auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE_MESSAGE(it != header.end(), "no column " << name);
+    return static_cast<int>(it - header.begin());
+  }
+  double num(std::size_t row, const std::string& name) const { return std::stod(rows.at(row).at(col(name))); }
+};
+
+inline CsvTable readCsv(const std::filesystem::path& file) {
+  CsvTable t;
+  std::istringstream in(readText(file));
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    if (first) t.header = cells;
+    else t.rows.push_back(cells);
+    first = false;
+  }
+  return t;
+}
+
+}  // namespace rodsim::test
