@@ -23,6 +23,7 @@ void FarFieldPoints::resize(int S) {
   x.assign(kGaussPoints * S, 0.0);
   y = z = weight = x;
   eps2.assign(S, 0.0);
+  mx = my = mz = near2 = eps2;
 }
 
 void FarFieldPoints::set(int s, const Vec3& start, const Vec3& end, double eps2_s) {
@@ -36,6 +37,11 @@ void FarFieldPoints::set(int s, const Vec3& start, const Vec3& end, double eps2_
     weight[g * segments + s] = len * kGaussWeight[g];
   }
   eps2[s] = eps2_s;
+  const Vec3 mid = start + 0.5 * e;
+  mx[s] = mid.x();
+  my[s] = mid.y();
+  mz[s] = mid.z();
+  near2[s] = kFarField2 * e.squaredNorm();
 }
 
 namespace {
@@ -78,9 +84,20 @@ inline void addGaussPoint(int S, double alpha, double tx, double ty, double tz, 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out) {
+void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out, char* __restrict near) {
   const int S = points.segments;
-  for (int j = 0; j < 12 * S; ++j) out[j] = 0.0;
+  {
+    const double tx = target.x(), ty = target.y(), tz = target.z();
+    const double* __restrict mx = points.mx.data();
+    const double* __restrict my = points.my.data();
+    const double* __restrict mz = points.mz.data();
+    const double* __restrict n2 = points.near2.data();
+    for (int s = 0; s < S; ++s) {
+      const double dx = tx - mx[s], dy = ty - my[s], dz = tz - mz[s];
+      near[s] = dx * dx + dy * dy + dz * dz < n2[s];  // the complement of isFarField
+    }
+  }
+  for (int j = 0; j < 12 * S; ++j) out[j] = 0.0;  // (a separate pass: cheaper than a first-point branch)
   // Gauss point outermost, segments innermost: unit-stride loads that vectorize across segments.
   for (int g = 0; g < kGaussPoints; ++g)
     addGaussPoint(S, kGaussAlpha[g], target.x(), target.y(), target.z(), points.x.data() + g * S,

@@ -34,13 +34,15 @@ struct FarFieldPoints {
   std::vector<double> x, y, z;  // m
   std::vector<double> weight;   // |e_s| w_g, m
   std::vector<double> eps2;     // per segment, m²
+  std::vector<double> mx, my, mz, near2;  // per segment: midpoint, and kFarField2 |e|²
   void resize(int S);
   void set(int s, const Vec3& start, const Vec3& end, double eps2_s);
 };
 
 // For target x̂ and every segment s: out[j * S + s], j = 0..5 the entries (xx yy zz xy xz yz) of
 // Σ_g |e| w_g K(x̂ - y_g) and j = 6..11 those of Σ_g |e| w_g α_g K; A_end = the second,
-// A_start = the first minus the second.
-void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out);
+// A_start = the first minus the second. near[s] = 1 where the target is too close to segment s
+// for the quadrature (its sums are then meaningless).
+void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out, char* near);
 
 }  // namespace rodsim::rss

@@ -4,12 +4,20 @@
 #include "segment_integrals.h"
 
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 namespace rodsim::rss {
+
+namespace {
+// Symmetric 3x3 entries in the order xx yy zz xy xz yz (far_field.h), and back.
+constexpr int kSymRow[6] = {0, 1, 2, 0, 0, 1};
+constexpr int kSymCol[6] = {0, 1, 2, 1, 2, 2};
+constexpr int kSym[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
+}  // namespace
 
 void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, std::vector<double> blob,
                                     const std::vector<int>& rod_first_node, int threads) {
@@ -25,7 +33,18 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
 #endif
   A_.resize(3 * nodes, 3 * nodes);
   far_.resize(static_cast<int>(segments_.size()));
-  far_out_.assign(threads_, std::vector<double>(12 * segments_.size()));
+  scratch_.resize(threads_);
+  for (RowScratch& r : scratch_) {
+    r.far.assign(12 * segments_.size(), 0.0);
+    r.near.assign(segments_.size(), 0);
+    r.node.assign(6 * nodes, 0.0);
+  }
+  segment_starting_at_.assign(nodes, -1);
+  segment_ending_at_.assign(nodes, -1);
+  for (std::size_t s = 0; s < segments_.size(); ++s) {
+    segment_starting_at_[segments_[s].start] = static_cast<int>(s);
+    segment_ending_at_[segments_[s].end] = static_cast<int>(s);
+  }
   std::vector<int> blocks;
   for (int first : rod_first_node) blocks.push_back(3 * first);
   gmres_.resize(3 * nodes, std::min(3 * nodes, 40), std::move(blocks));
@@ -39,35 +58,52 @@ void StokesletOperator::assemble(const std::vector<Vec3>& x) {
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 8)
   for (int i = 0; i < nodes_; ++i) {
 #ifdef _OPENMP
-    double* far = far_out_[omp_get_thread_num()].data();
+    RowScratch& scratch = scratch_[omp_get_thread_num()];
 #else
-    double* far = far_out_[0].data();
+    RowScratch& scratch = scratch_[0];
 #endif
+    double* far = scratch.far.data();
     const Vec3 xi = x[i];
-    farFieldRow(xi, far_, far);
-    auto row = A_.middleRows<3>(3 * i);
-    row.setZero();
-    Mat3 A_start, A_end;
+    farFieldRow(xi, far_, far, scratch.near.data());
+    // Near segments (within 4 |e| of the midpoint): the closed forms of Eqs. A.3-A.5, written over
+    // the quadrature sums in the same layout (whole segment in 0..5, end node's share in 6..11).
     for (int s = 0; s < S; ++s) {
+      if (!scratch.near[s]) continue;
       const Segment& seg = segments_[s];
       const Vec3 r0 = xi - x[seg.start];
       const Vec3 e = x[seg.end] - x[seg.start];
-      if (isFarField(r0, e)) {
-        // entries xx yy zz xy xz yz: hat-weighted sums Σ (j) and Σ α (6 + j)
-        static constexpr int kSym[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};
-        for (int p = 0; p < 3; ++p)
-          for (int q = 0; q < 3; ++q) {
-            const double whole = far[kSym[p][q] * S + s], end = far[(6 + kSym[p][q]) * S + s];
-            A_start(p, q) = whole - end;
-            A_end(p, q) = end;
-          }
-      } else {  // near field: the closed forms (Eq. A.3-A.5)
-        const double eps2 = eps2_[seg.start];
-        segmentBlocks(r0, e, eps2, std::sqrt(r0.squaredNorm() + eps2), std::sqrt((r0 - e).squaredNorm() + eps2),
-                      A_start, A_end);
+      const double eps2 = eps2_[seg.start];
+      Mat3 A_start, A_end;
+      segmentBlocks(r0, e, eps2, std::sqrt(r0.squaredNorm() + eps2), std::sqrt((r0 - e).squaredNorm() + eps2),
+                    A_start, A_end);
+      const Mat3 whole = A_start + A_end;
+      for (int k = 0; k < 6; ++k) {
+        far[k * S + s] = whole(kSymRow[k], kSymCol[k]);
+        far[(6 + k) * S + s] = A_end(kSymRow[k], kSymCol[k]);
       }
-      row.middleCols<3>(3 * seg.start) += A_start;  // Eq. A.6
-      row.middleCols<3>(3 * seg.end) += A_end;
+    }
+    // Node j's block collects its hat function on both adjacent segments (Eq. A.6): the end share
+    // of the segment before it plus the start share (whole minus end) of the segment after it.
+    double* node = scratch.node.data();  // 6 x nodes, symmetric entries
+    for (int k = 0; k < 6; ++k) {
+      const double* __restrict whole = far + k * S;
+      const double* __restrict end = far + (6 + k) * S;
+      double* __restrict out = node + k * nodes_;
+      for (int j = 0; j < nodes_; ++j) {
+        const int before = segment_ending_at_[j], after = segment_starting_at_[j];
+        out[j] = (before >= 0 ? end[before] : 0.0) + (after >= 0 ? whole[after] - end[after] : 0.0);
+      }
+    }
+    for (int p = 0; p < 3; ++p) {
+      double* __restrict row = A_.data() + static_cast<std::ptrdiff_t>(3 * i + p) * 3 * nodes_;
+      const double* __restrict c0 = node + kSym[p][0] * nodes_;
+      const double* __restrict c1 = node + kSym[p][1] * nodes_;
+      const double* __restrict c2 = node + kSym[p][2] * nodes_;
+      for (int j = 0; j < nodes_; ++j) {
+        row[3 * j] = c0[j];
+        row[3 * j + 1] = c1[j];
+        row[3 * j + 2] = c2[j];
+      }
     }
   }
 }

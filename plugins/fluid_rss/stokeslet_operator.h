@@ -46,7 +46,13 @@ class StokesletOperator {
   std::vector<double> eps2_;                       // ε² per node
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A_;
   FarFieldPoints far_;                          // Gauss points of every segment, this step
-  std::vector<std::vector<double>> far_out_;  // per thread: farFieldRow's output
+  struct RowScratch {  // per thread
+    std::vector<double> far;   // farFieldRow's output, then the near field written over it
+    std::vector<char> near;    // segment in the near field of this row's node
+    std::vector<double> node;  // the row's node blocks, 6 symmetric entries x nodes
+  };
+  std::vector<RowScratch> scratch_;
+  std::vector<int> segment_starting_at_, segment_ending_at_;  // per node, -1 at a rod's ends
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Gmres gmres_;
 };

@@ -1,0 +1,198 @@
+// Flagella bundling (seed 002, Table 1): CPU milliseconds and Newton iterations (linear solves) per
+// step through the kernel, on the scenes of scenes/flagella/, with the ratio against the authors'
+// code measured on a machine like this one (../shared/anchors.md): 5.8 ms per contact step for
+// M = 2 with IMC (2 linear solves), 144 ms per step for M = 10 before contact.
+//
+//   bench_flagella                      # M = 2 in contact (m2_close), M = 3, 5, 10 before contact
+//   bench_flagella --steps 100 --scene scenes/flagella/m5.toml --warmup 10
+//
+// CPU time (not wall time) per step, medians over the timed steps, so that other processes on a
+// shared machine disturb the figures less. The rss force's threads default to 1: single core.
+#include "registry.h"
+#include "scene.h"
+#include "stokeslet_operator.h"
+#include "world.h"
+
+#include <rodsim/rod.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <time.h>
+
+using namespace rodsim;
+using namespace rodsim::kernel;
+
+namespace {
+
+double cpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Case {
+  std::string scene;
+  int warmup, steps;
+  double reference_ms;  // the authors' code, same kind of machine; 0 if none
+  const char* reference_what;
+};
+
+struct Row {
+  int M = 0, contact_steps = 0, steps = 0;
+  double aipts_contact = 0, aipts = 0, ms_contact = 0, ms = 0;
+  double rss_assembly_ms = 0, rss_solve_ms = 0, rss_iterations = 0;  // the fluid's share
+};
+
+// The rss force's work for the world's current state, repeated outside the plugin so that its
+// share of a step can be timed: the same operator, warm-started GMRES at the default tolerance.
+class RssShare {
+ public:
+  explicit RssShare(KernelWorld& w) : world_(w) {
+    std::vector<rss::Segment> segments;
+    std::vector<double> blob;
+    std::vector<int> first;
+    for (int r = 0; r < w.numRods(); ++r) {
+      const Rod& rod = w.rod(r);
+      const int f = static_cast<int>(dofs_.size());
+      first.push_back(f);
+      for (int n = 0; n < rod.numNodes(); ++n) {
+        dofs_.push_back(rod.globalPositionDof(n));
+        blob.push_back(1.02 * rod.radius(0));
+      }
+      for (int e = 0; e < rod.numEdges(); ++e) segments.push_back({f + e, f + e + 1});
+    }
+    first.push_back(static_cast<int>(dofs_.size()));
+    op_.setTopology(static_cast<int>(dofs_.size()), segments, blob, first, 1);
+    x_.resize(dofs_.size());
+    rhs_ = F_ = Vec::Zero(3 * dofs_.size());
+  }
+  void measure(double& assembly_ms, double& solve_ms, int& iterations) {
+    for (std::size_t i = 0; i < dofs_.size(); ++i) {
+      x_[i] = world_.q().segment<3>(dofs_[i]);
+      rhs_.segment<3>(3 * i) = world_.v().segment<3>(dofs_[i]);
+    }
+    const double c0 = cpuMs();
+    op_.assemble(x_);
+    const double c1 = cpuMs();
+    iterations = op_.solveGmres(rhs_, F_, 1e-6, 500).iterations;
+    solve_ms = cpuMs() - c1;
+    assembly_ms = c1 - c0;
+  }
+
+ private:
+  KernelWorld& world_;
+  rss::StokesletOperator op_;
+  std::vector<int> dofs_;
+  std::vector<Vec3> x_;
+  Vec rhs_, F_;
+};
+
+Row run(const TypeRegistry& registry, const Case& c) {
+  Scene scene = loadScene(c.scene, {}, registry);
+  KernelWorld world(scene, registry);
+  Solver& solver = world.solver();
+  const double dt = scene.dt;
+  Row row;
+  row.M = world.numRods();
+  std::vector<double> all_ms, contact_ms, assembly_ms, solve_ms;
+  long long its = 0, contact_its = 0, rss_its = 0;
+  RssShare rss(world);
+  for (int k = 0; k < c.warmup + c.steps; ++k) {
+    const double c0 = cpuMs();
+    const StepReport r = solver.step(world, dt);
+    const double ms = cpuMs() - c0;
+    if (!r.ok) {
+      std::fprintf(stderr, "bench_flagella: %s: step %d failed: %s\n", c.scene.c_str(), k + 1, r.message.c_str());
+      std::exit(3);
+    }
+    double a_ms = 0, s_ms = 0;
+    int rss_it = 0;
+    rss.measure(a_ms, s_ms, rss_it);  // keeps its warm start up to date during the warm-up too
+    if (k < c.warmup) continue;
+    assembly_ms.push_back(a_ms);
+    solve_ms.push_back(s_ms);
+    rss_its += rss_it;
+    all_ms.push_back(ms);
+    its += r.iterations;
+    if (world.contactStats().active > 0) {
+      contact_ms.push_back(ms);
+      contact_its += r.iterations;
+    }
+  }
+  row.steps = c.steps;
+  row.contact_steps = static_cast<int>(contact_ms.size());
+  row.ms = median(all_ms);
+  row.aipts = double(its) / c.steps;
+  row.ms_contact = median(contact_ms);
+  row.aipts_contact = contact_ms.empty() ? 0 : double(contact_its) / contact_ms.size();
+  row.rss_assembly_ms = median(assembly_ms);
+  row.rss_solve_ms = median(solve_ms);
+  row.rss_iterations = double(rss_its) / c.steps;
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<Case> cases = {
+        {"scenes/flagella/m2_close.toml", 200, 200, 5.8, "IMC, M = 2, contact step"},
+        {"scenes/flagella/m3.toml", 5, 40, 0, ""},
+        {"scenes/flagella/m5.toml", 5, 30, 0, ""},
+        {"scenes/flagella/m10.toml", 5, 20, 144.0, "M = 10, before contact"},
+    };
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--scene") cases = {{value(), 5, 20, 0, ""}};
+      else if (a == "--steps") {
+        const int n = std::max(1, std::atoi(value().c_str()));
+        for (auto& c : cases) c.steps = n;
+      } else if (a == "--warmup") {
+        const int n = std::max(0, std::atoi(value().c_str()));
+        for (auto& c : cases) c.warmup = n;
+      }
+      else if (a == "--help" || a == "-h") {
+        std::printf("usage: bench_flagella [--scene FILE] [--steps S] [--warmup W] (run from the repository root)\n");
+        return 0;
+      } else throw std::runtime_error("unknown argument '" + a + "' (try --help)");
+    }
+    TypeRegistry registry;
+    loadPlugins(registry, {});
+    std::printf("%-30s %3s %5s %6s %8s %7s %10s %9s %9s %7s  %s\n", "scene", "M", "steps", "AIPTS", "ms/step",
+                "contact", "ms/contact", "rss asm", "rss solve", "gmres", "ratio to the authors' code");
+    for (const Case& c : cases) {
+      const Row r = run(registry, c);
+      char ratio[160] = "";
+      const double ms = c.reference_what[0] && std::string(c.reference_what).find("contact") != std::string::npos
+                            ? r.ms_contact
+                            : r.ms;
+      if (c.reference_ms > 0 && ms > 0)
+        std::snprintf(ratio, sizeof ratio, "%.2fx faster than %.1f ms (%s; target 10x)", c.reference_ms / ms,
+                      c.reference_ms, c.reference_what);
+      std::printf("%-30s %3d %5d %6.2f %8.2f %7d %10.2f %9.2f %9.2f %7.1f  %s\n", c.scene.c_str(), r.M, r.steps,
+                  r.contact_steps ? r.aipts_contact : r.aipts, r.ms, r.contact_steps, r.ms_contact,
+                  r.rss_assembly_ms, r.rss_solve_ms, r.rss_iterations, ratio);
+      std::fflush(stdout);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_flagella: %s\n", e.what());
+    return 2;
+  }
+}
