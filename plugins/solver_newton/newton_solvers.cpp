@@ -1,5 +1,7 @@
 #include "newton_solvers.h"
 
+#include <rodsim/contact.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -57,6 +59,19 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   world.prescribe(t, q_);
   if (!q_.allFinite())
     return fail(rep, "implicit-euler: prescribed values at t = " + num(t) + " are not finite");
+  // Barrier contacts are undefined at and beyond contact: shorten the predictor's free motion to
+  // the fraction that CCD allows from q_n, so that Newton starts collision free.
+  v_ = q_ - q_n_;  // scratch: the predictor's displacement
+  for (int c = 0; c < world.numContacts() && v_.squaredNorm() > 0; ++c) {
+    if (world.contact(c).kind() != Contact::Kind::Barrier) continue;
+    const double f = world.maxStepFraction(q_n_, v_);
+    if (f < 1) {
+      const auto& fixed = world.fixedMask();
+      for (int i = 0; i < n; ++i)
+        if (!fixed[i]) q_[i] = q_n_[i] + f * v_[i];
+    }
+    break;
+  }
 
   EvalContext ctx;
   ctx.t = t;

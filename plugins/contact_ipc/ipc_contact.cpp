@@ -1,0 +1,573 @@
+#include "ipc_contact.h"
+
+#include "ipc_barrier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace rodsim::ipc {
+
+namespace {
+
+constexpr double kParallelFrictionTol = 1e-6;  // lagEdgeEdge: overlap-midpoint rule below this sin^2
+
+std::string rodList(World& world) {
+  std::string out;
+  for (int i = 0; i < world.numRods(); ++i) out += (i ? ", '" : "'") + world.rod(i).name() + "'";
+  return out.empty() ? "(none)" : out;
+}
+
+std::string obstacleList(World& world) {
+  std::string out;
+  for (int i = 0; i < world.numObstacles(); ++i) out += (i ? ", '" : "'") + world.obstacle(i).name + "'";
+  return out.empty() ? "(none: the scene has no [[obstacle]])" : out;
+}
+
+}  // namespace
+
+Schema IpcContact::schema() {
+  Schema s{"ipc",
+           "Incremental Potential Contact for rods (IPC, seed 002 ref. [34]): clamped log barrier "
+           "-(d - d_hat)^2 ln(d/d_hat) (seed 002 Eq. 8) on the gap d = distance - r_i - r_j of every edge pair "
+           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on node-plane "
+           "gaps, continuous collision detection bounding every Newton step so that no gap reaches zero, "
+           "adaptive barrier stiffness, lagged smoothed Coulomb friction. Self-contact included."};
+  s.optional<double>("d_hat",
+                     "Barrier activation distance: forces act on gaps below d_hat. Default: 0.1 times the smallest "
+                     "edge radius of the selected rods.")
+      .unit("m")
+      .greater(0);
+  s.optional<double>("kappa", "Constant barrier stiffness instead of the adaptive rule (pair energy kappa b(d)).")
+      .unit("N/m")
+      .greater(0);
+  s.optional<double>("kappa_min",
+                     "Lower end of the adaptive stiffness range [kappa_min, 100 kappa_min]. Default: "
+                     "kappa_min_scale max(m/dt^2, F/d_hat), m the mean mass of the free nodes, F the largest residual force "
+                     "without contact on a node of the selected rods at the first evaluation of the step.")
+      .unit("N/m")
+      .greater(0);
+  s.add<double>("kappa_min_scale", 1.0,
+                "Factor of the default kappa_min (ignored when kappa_min or kappa is given).")
+      .greater(0);
+  s.add<double>("kappa_growth_gap", 0.1,
+                "The stiffness doubles (up to 100 kappa_min) at the start of a step whose minimum gap is smaller "
+                "than at the previous step and below kappa_growth_gap d_hat.")
+      .range(0, 1);
+  s.add<double>("friction", 0.0, "Coulomb friction coefficient mu.").atLeast(0);
+  s.add<double>("eps_v", 1e-4,
+                "Friction smoothing velocity: tangential slips below eps_v dt per step are treated as sticking "
+                "(IPC's f1 mollifier).")
+      .unit("m/s")
+      .greater(0);
+  s.add<double>("parallel_threshold", 1e-3,
+                "Edge-edge mollifier threshold c: the pair energy blends toward the endpoint barriers when "
+                "|e_a x e_b|^2 < c |e_a_rest|^2 |e_b_rest|^2 (sin^2 of the angle below about c).")
+      .greater(0)
+      .less(1);
+  s.add<double>("ccd_gap_fraction", 0.1,
+                "CCD target: a Newton step may shrink a gap to no less than this fraction of its value "
+                "before the step.")
+      .greater(0)
+      .less(1);
+  s.add<double>("ccd_safety", 0.8, "Factor applied to the CCD time when it limits the step.").greater(0).atMost(1);
+  s.add<double>("ccd_tolerance", 1e-2,
+                "Conservative advancement stops within this fraction of the closing distance from the target.")
+      .greater(0)
+      .less(1);
+  s.add<int>("ccd_max_iterations", 200, "Conservative advancement iterations per pair (any iterate is safe).")
+      .atLeast(1);
+  s.optional<double>("margin",
+                     "Candidate margin: pairs closer than r_i + r_j + d_hat + margin at the start of a step get "
+                     "barrier terms; rebuilt within the step when a node moves farther than margin/2. Also the "
+                     "arc-length margin of the self-contact exclusion. Default: max(2 h_max, 2 max|v| dt) "
+                     "(2 h_max for the exclusion).")
+      .unit("m")
+      .greater(0);
+  s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
+  s.optional<std::vector<std::string>>(
+      "obstacles", "Plane obstacles the rods touch, by name (default: all obstacles of the scene; only planes "
+                   "are supported).");
+  return s;
+}
+
+IpcContact::IpcContact(const Params& p)
+    : Contact(p),
+      kappa_min_scale_(p.real("kappa_min_scale")),
+      kappa_growth_gap_(p.real("kappa_growth_gap")),
+      mu_(p.real("friction")),
+      eps_v_(p.real("eps_v")),
+      parallel_eps_(p.real("parallel_threshold")),
+      ccd_safety_(p.real("ccd_safety")) {
+  if (p.has("d_hat")) d_hat_param_ = p.real("d_hat");
+  if (p.has("kappa")) kappa_fixed_ = p.real("kappa");
+  if (p.has("kappa_min")) kappa_min_param_ = p.real("kappa_min");
+  if (p.has("margin")) margin_param_ = p.real("margin");
+  if (p.has("rods")) rod_names_ = p.strings("rods");
+  if (p.has("obstacles")) obstacle_names_ = p.strings("obstacles");
+  ccd_.gap_fraction = p.real("ccd_gap_fraction");
+  ccd_.tolerance = p.real("ccd_tolerance");
+  ccd_.max_iterations = static_cast<int>(p.integer("ccd_max_iterations"));
+}
+
+void IpcContact::bind(World& world) {
+  world_ = &world;
+  edges_.clear();
+  edge_rest_length_.clear();
+  node_dofs_.clear();
+  node_radius_.clear();
+  planes_.clear();
+  std::vector<Rod*> rods;
+  if (rod_names_) {
+    if (rod_names_->empty())
+      throw ParamError("rods", "the list is empty; name at least one rod (rods: " + rodList(world) +
+                                   ") or leave 'rods' out for all rods");
+    for (const auto& n : *rod_names_) {
+      Rod* r = world.findRod(n);
+      if (!r) throw ParamError("rods", "no rod named '" + n + "'; valid rods: " + rodList(world));
+      if (std::find(rods.begin(), rods.end(), r) != rods.end())
+        throw ParamError("rods", "rod '" + n + "' is listed twice");
+      rods.push_back(r);
+    }
+  } else {
+    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
+  }
+  h_max_ = 0;
+  double r_min = std::numeric_limits<double>::infinity();
+  for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {
+    Rod& rod = *rods[ri];
+    const int n = rod.numNodes();
+    // Rest edge lengths from the Voronoi lengths: l_0 = 2 V_0, l_e = 2 V_e - l_{e-1}.
+    double s = 0, l_prev = 0;
+    for (int i = 0; i < n; ++i) {
+      node_dofs_.push_back(rod.globalPositionDof(i));
+      node_radius_.push_back(rod.nodeRadius(i));
+    }
+    for (int e = 0; e + 1 < n; ++e) {
+      const double l = e == 0 ? 2 * rod.restVoronoiLength(0) : 2 * rod.restVoronoiLength(e) - l_prev;
+      EdgeRef E;
+      E.x0 = rod.globalPositionDof(e);
+      E.x1 = rod.globalPositionDof(e + 1);
+      E.rod = ri;
+      E.radius = rod.radius(e);
+      E.s0 = s;
+      E.s1 = s + l;
+      s += l;
+      l_prev = l;
+      if (!(E.radius > 0))
+        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on edge " + std::to_string(e) +
+                                     "; ipc needs the cross-section radius as the contact thickness");
+      h_max_ = std::max(h_max_, E.radius);
+      r_min = std::min(r_min, E.radius);
+      edges_.push_back(E);
+      edge_rest_length_.push_back(l);
+    }
+  }
+  d_hat_ = d_hat_param_ ? *d_hat_param_ : (std::isfinite(r_min) ? 0.1 * r_min : 1e-4);
+  self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
+
+  auto usePlane = [&](const Obstacle& o) {
+    if (o.shape != Obstacle::Shape::Plane)
+      throw ParamError("obstacles", "obstacle '" + o.name +
+                                        "' is not a plane; ipc handles plane obstacles only (list the planes in "
+                                        "'obstacles', or use another contact model for spheres and cylinders)");
+    planes_.push_back(&o);
+  };
+  if (obstacle_names_) {
+    for (const auto& n : *obstacle_names_) {
+      const Obstacle* found = nullptr;
+      for (int i = 0; i < world.numObstacles(); ++i)
+        if (world.obstacle(i).name == n) found = &world.obstacle(i);
+      if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleList(world));
+      usePlane(*found);
+    }
+  } else {
+    for (int i = 0; i < world.numObstacles(); ++i) usePlane(world.obstacle(i));
+  }
+  barrier_grad_.setZero(world.numDofs());
+  cand_.clear();
+  plane_cand_.clear();
+  stats_ = {};
+}
+
+// Edges of one rod closer along it (rest arc length between them) than the contact distance plus
+// d_hat and a margin never get a barrier: neighbours overlap by construction (a straight rod's
+// edges e and e + 2 are one edge length apart, often less than 2 r).
+bool IpcContact::excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const {
+  if (A.rod != B.rod) return false;
+  const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
+  return arc_gap <= A.radius + B.radius + d_hat_ + self_exclusion_;
+}
+
+void IpcContact::pairNodes(const Vec& q, const Candidate& c, Vec3& p0, Vec3& p1, Vec3& q0, Vec3& q1) const {
+  p0 = node(q, edges_[c.a].x0);
+  p1 = node(q, edges_[c.a].x1);
+  q0 = node(q, edges_[c.b].x0);
+  q1 = node(q, edges_[c.b].x1);
+}
+
+// Candidates: pairs whose gap is below d_hat + margin at q; friction lags from q_lag (the step start).
+void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
+  boxes_.resize(edges_.size());
+  const double pad = 0.5 * (d_hat_ + margin_);
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    boxes_[e] = imc::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
+  sap_.query(boxes_, overlaps_);
+  cand_.clear();
+  Vec3 p0, p1, q0, q1;
+  for (const auto& [a, b] : overlaps_) {
+    const EdgeRef &A = edges_[a], &B = edges_[b];
+    if (excludedSelfPair(A, B)) continue;
+    Candidate c;
+    c.a = a;
+    c.b = b;
+    pairNodes(q, c, p0, p1, q0, q1);
+    if (imc::segmentDistance(p0, p1, q0, q1) >= A.radius + B.radius + d_hat_ + margin_) continue;
+    c.eps_x = parallel_eps_ * edge_rest_length_[a] * edge_rest_length_[a] * edge_rest_length_[b] *
+              edge_rest_length_[b];
+    pairNodes(q_lag, c, p0, p1, q0, q1);
+    c.lag = lagEdgeEdge(p0, p1, q0, q1, kParallelFrictionTol);
+    // Lagged normal force for unit kappa: the barrier force on edge a (equal and opposite on b).
+    pairBarrier(p0, p1, q0, q1, A.radius + B.radius, d_hat_, c.eps_x, 1, pb_);
+    if (pb_.active && !(pb_.gap > 0))
+      throw std::runtime_error("ipc: edges " + std::to_string(a) + " and " + std::to_string(b) +
+                               " overlap (gap " + std::to_string(pb_.gap) +
+                               " m) at the start of the step; the barrier needs separated rods (check the "
+                               "initial geometry against the radii, or the self-contact margin)");
+    c.lag.lambda_unit = pb_.active ? (pb_.grad.segment<3>(0) + pb_.grad.segment<3>(3)).norm() : 0.0;
+    cand_.push_back(c);
+  }
+  plane_cand_.clear();
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (const Obstacle* p : planes_)
+      if (p->signedDistance(node(q, node_dofs_[i])) < node_radius_[i] + d_hat_ + margin_) {
+        PlaneCandidate c;
+        c.x = node_dofs_[i];
+        c.radius = node_radius_[i];
+        c.plane = p;
+        const double gap = p->signedDistance(node(q_lag, c.x)) - c.radius;
+        if (!(gap > 0))
+          throw std::runtime_error("ipc: a node touches or crosses plane '" + p->name + "' (gap " +
+                                   std::to_string(gap) + " m) at the start of the step");
+        c.lambda_unit = std::abs(barrier(gap, d_hat_).d1);
+        plane_cand_.push_back(c);
+      }
+  q_cand_ = q;
+}
+
+void IpcContact::maybeRefresh(const Vec& q, const Vec& q_lag) {
+  if (q_cand_.size() != q.size()) {
+    buildCandidates(q, q_lag);
+    return;
+  }
+  const double lim2 = 0.25 * margin_ * margin_;
+  for (int x : node_dofs_)
+    if ((q.segment<3>(x) - q_cand_.segment<3>(x)).squaredNorm() > lim2) {
+      buildCandidates(q, q_lag);
+      return;
+    }
+}
+
+void IpcContact::beginStep(const EvalContext& ctx) {
+  const Vec& q = *ctx.q;
+  if (margin_param_) {
+    margin_ = *margin_param_;
+  } else {
+    double vmax = 0;
+    if (ctx.v_start && ctx.v_start->size() == q.size())
+      for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
+    margin_ = std::max(2 * h_max_, 2 * vmax * ctx.dt);
+  }
+  if (barrier_grad_.size() != q.size()) barrier_grad_.setZero(q.size());
+  buildCandidates(q, q);
+  // Minimum gap at the step start, for the stiffness growth rule.
+  step_start_gap_ = std::numeric_limits<double>::infinity();
+  Vec3 p0, p1, q0, q1;
+  for (const Candidate& c : cand_) {
+    pairNodes(q, c, p0, p1, q0, q1);
+    step_start_gap_ = std::min(step_start_gap_, imc::segmentDistance(p0, p1, q0, q1) - pairReach(c));
+  }
+  for (const PlaneCandidate& c : plane_cand_)
+    step_start_gap_ = std::min(step_start_gap_, c.plane->signedDistance(node(q, c.x)) - c.radius);
+  need_kappa_ = true;
+  step_fraction_ = 1;
+  if (kappa_fixed_) kappa_ = *kappa_fixed_;
+}
+
+// Adaptive barrier stiffness (IPC): kappa_min from the mass and force scales, kappa from the
+// balance of the barrier gradient against the rest of the residual the first time a barrier acts,
+// kept in [kappa_min, 100 kappa_min], doubled at a step start whose minimum gap shrank and is below
+// kappa_growth_gap d_hat. `f` holds every other force (the world evaluates contacts last); the
+// residual without contact is r = M (q - q_n - dt v_n)/dt^2 - f.
+void IpcContact::updateKappa(const EvalContext& ctx, const Vec& f) {
+  need_kappa_ = false;
+  if (kappa_fixed_) return;
+  const Vec& m = world_->mass();
+  const auto& fixed = world_->fixedMask();
+  const Vec& q = *ctx.q;
+  const bool inertial = !ctx.quasi_static && ctx.dt > 0 && ctx.q_start && ctx.v_start;
+  if (mean_node_mass_ == 0 && !node_dofs_.empty()) {
+    // Mean mass of the nodes that can move (held nodes never meet the barrier's inertia).
+    double sum = 0, all = 0;
+    int count = 0;
+    for (int x : node_dofs_) {
+      all += m[x];
+      if (fixed[x] && fixed[x + 1] && fixed[x + 2]) continue;
+      sum += m[x];
+      ++count;
+    }
+    mean_node_mass_ = count > 0 ? sum / count : all / static_cast<double>(node_dofs_.size());
+  }
+  auto residual = [&](int x) {
+    Vec3 r = -f.segment<3>(x);
+    if (inertial)
+      r += m.segment<3>(x).cwiseProduct(q.segment<3>(x) - ctx.q_start->segment<3>(x) -
+                                        ctx.dt * ctx.v_start->segment<3>(x)) /
+           (ctx.dt * ctx.dt);
+    for (int i = 0; i < 3; ++i)
+      if (fixed[x + i]) r[i] = 0;
+    return r;
+  };
+  double f_ref = 0;
+  for (int x : node_dofs_) f_ref = std::max(f_ref, residual(x).norm());
+  double k_min = 0;
+  if (kappa_min_param_) {
+    k_min = *kappa_min_param_;
+  } else {
+    k_min = f_ref / d_hat_;
+    if (inertial) k_min = std::max(k_min, mean_node_mass_ / (ctx.dt * ctx.dt));
+    k_min *= kappa_min_scale_;
+  }
+  if (k_min > 0) kappa_min_ = k_min;
+  if (!(kappa_min_ > 0)) kappa_min_ = 1.0;  // nothing moves and no mass scale yet: any positive value
+  const double k_max = 100 * kappa_min_;
+
+  if (!kappa_initialized_) {
+    // Balance: the kappa minimizing |r + kappa grad B| over the nodes the barrier acts on.
+    for (int x : node_dofs_) barrier_grad_.segment<3>(x).setZero();
+    Vec3 p0, p1, q0, q1;
+    bool any = false;
+    for (const Candidate& c : cand_) {
+      pairNodes(q, c, p0, p1, q0, q1);
+      pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 1, pb_);
+      if (!pb_.active) continue;
+      any = true;
+      barrier_grad_.segment<3>(edges_[c.a].x0) += pb_.grad.segment<3>(0);
+      barrier_grad_.segment<3>(edges_[c.a].x1) += pb_.grad.segment<3>(3);
+      barrier_grad_.segment<3>(edges_[c.b].x0) += pb_.grad.segment<3>(6);
+      barrier_grad_.segment<3>(edges_[c.b].x1) += pb_.grad.segment<3>(9);
+    }
+    for (const PlaneCandidate& c : plane_cand_) {
+      const Scalar2 b = barrier(c.plane->signedDistance(node(q, c.x)) - c.radius, d_hat_);
+      if (b.d1 == 0) continue;
+      any = true;
+      barrier_grad_.segment<3>(c.x) += b.d1 * c.plane->normal;
+    }
+    kappa_ = kappa_min_;
+    if (any) {
+      double rg = 0, gg = 0;
+      for (int x : node_dofs_) {
+        Vec3 g = barrier_grad_.segment<3>(x);
+        for (int i = 0; i < 3; ++i)
+          if (fixed[x + i]) g[i] = 0;
+        rg += residual(x).dot(g);
+        gg += g.squaredNorm();
+      }
+      if (gg > 0) kappa_ = std::clamp(-rg / gg, kappa_min_, k_max);
+      kappa_initialized_ = true;
+    }
+  } else {
+    kappa_ = std::clamp(kappa_, kappa_min_, k_max);
+    if (step_start_gap_ < prev_min_gap_ && step_start_gap_ < kappa_growth_gap_ * d_hat_)
+      kappa_ = std::min(2 * kappa_, k_max);
+  }
+  prev_min_gap_ = step_start_gap_;
+}
+
+void IpcContact::pairDisplacement(const EvalContext& ctx, const Candidate& c, Vec12& dx) const {
+  const int xs[4] = {edges_[c.a].x0, edges_[c.a].x1, edges_[c.b].x0, edges_[c.b].x1};
+  for (int k = 0; k < 4; ++k) dx.segment<3>(3 * k) = ctx.q->segment<3>(xs[k]) - ctx.q_start->segment<3>(xs[k]);
+}
+
+void IpcContact::addForce(const EvalContext& ctx, Vec& f) {
+  const Vec& q = *ctx.q;
+  const Vec& q_lag = ctx.q_start ? *ctx.q_start : q;
+  maybeRefresh(q, q_lag);
+  if (need_kappa_) updateKappa(ctx, f);
+  const bool fric = mu_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const double eps_u = eps_v_ * ctx.dt;
+  stats_ = {};
+  Vec3 p0, p1, q0, q1;
+  Vec12 dx;
+  for (const Candidate& c : cand_) {
+    pairNodes(q, c, p0, p1, q0, q1);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 1, pb_);
+    stats_.min_gap = std::min(stats_.min_gap, pb_.gap);
+    Vec12 F = Vec12::Zero();
+    if (pb_.active) {
+      ++stats_.active;
+      F = -kappa_ * pb_.grad;
+    }
+    if (fric && c.lag.lambda_unit > 0) {
+      const double w[4] = {1 - c.lag.s, c.lag.s, -(1 - c.lag.t), -c.lag.t};
+      pairDisplacement(ctx, c, dx);
+      frictionPotential<4>(w, dx, c.lag.n, mu_ * kappa_ * c.lag.lambda_unit, eps_u, 1, pf_);
+      F -= pf_.grad;
+    }
+    f.segment<3>(edges_[c.a].x0) += F.segment<3>(0);
+    f.segment<3>(edges_[c.a].x1) += F.segment<3>(3);
+    f.segment<3>(edges_[c.b].x0) += F.segment<3>(6);
+    f.segment<3>(edges_[c.b].x1) += F.segment<3>(9);
+  }
+  for (const PlaneCandidate& c : plane_cand_) {
+    const Vec3 n = c.plane->normal;
+    const double gap = c.plane->signedDistance(node(q, c.x)) - c.radius;
+    stats_.min_gap = std::min(stats_.min_gap, gap);
+    const Scalar2 b = barrier(gap, d_hat_);
+    Vec3 F = Vec3::Zero();
+    if (gap < d_hat_) {
+      ++stats_.active;
+      F = -kappa_ * b.d1 * n;
+    }
+    if (fric && c.lambda_unit > 0) {
+      const double w[1] = {1.0};
+      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
+      frictionPotential<1>(w, d, n, mu_ * kappa_ * c.lambda_unit, eps_u, 1, nf_);
+      F -= nf_.grad;
+    }
+    f.segment<3>(c.x) += F;
+  }
+}
+
+// K = -dF/dq = kappa d2B + d2D (friction potential with lagged normal force, normal and contact
+// point): symmetric. One 12 x 12 block per candidate and one 3 x 3 per plane candidate, in
+// candidate order, structural zeros when inactive (constant pattern within a step).
+void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
+  const Vec& q = *ctx.q;
+  const bool fric = mu_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const double eps_u = eps_v_ * ctx.dt;
+  Vec3 p0, p1, q0, q1;
+  Vec12 dx;
+  int dofs[12];
+  for (const Candidate& c : cand_) {
+    pairNodes(q, c, p0, p1, q0, q1);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 2, pb_);
+    if (pb_.active)
+      block_ = kappa_ * pb_.hess;
+    else
+      block_.setZero();
+    if (fric && c.lag.lambda_unit > 0) {
+      const double w[4] = {1 - c.lag.s, c.lag.s, -(1 - c.lag.t), -c.lag.t};
+      pairDisplacement(ctx, c, dx);
+      frictionPotential<4>(w, dx, c.lag.n, mu_ * kappa_ * c.lag.lambda_unit, eps_u, 2, pf_);
+      block_ += pf_.hess;
+    }
+    const int xs[4] = {edges_[c.a].x0, edges_[c.a].x1, edges_[c.b].x0, edges_[c.b].x1};
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) dofs[3 * a + k] = xs[a] + k;
+    K.addBlock(dofs, block_);
+  }
+  for (const PlaneCandidate& c : plane_cand_) {
+    const Vec3 n = c.plane->normal;
+    const Scalar2 b = barrier(c.plane->signedDistance(node(q, c.x)) - c.radius, d_hat_);
+    Mat3 B = kappa_ * b.d2 * n * n.transpose();
+    if (fric && c.lambda_unit > 0) {
+      const double w[1] = {1.0};
+      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
+      frictionPotential<1>(w, d, n, mu_ * kappa_ * c.lambda_unit, eps_u, 2, nf_);
+      B += nf_.hess;
+    }
+    K.addContiguous(c.x, B);
+  }
+}
+
+double IpcContact::energy(const EvalContext& ctx) const {
+  const Vec& q = *ctx.q;
+  const bool fric = mu_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const double eps_u = eps_v_ * ctx.dt;
+  double e = 0;
+  PairBarrier pb;
+  NodeFriction<4> pf;
+  NodeFriction<1> nf;
+  Vec3 p0, p1, q0, q1;
+  Vec12 dx;
+  for (const Candidate& c : cand_) {
+    pairNodes(q, c, p0, p1, q0, q1);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 0, pb);
+    if (pb.active) e += kappa_ * (pb.gap > 0 ? pb.E : std::numeric_limits<double>::infinity());
+    if (fric && c.lag.lambda_unit > 0) {
+      const double w[4] = {1 - c.lag.s, c.lag.s, -(1 - c.lag.t), -c.lag.t};
+      pairDisplacement(ctx, c, dx);
+      frictionPotential<4>(w, dx, c.lag.n, mu_ * kappa_ * c.lag.lambda_unit, eps_u, 0, pf);
+      e += pf.D;
+    }
+  }
+  for (const PlaneCandidate& c : plane_cand_) {
+    const double gap = c.plane->signedDistance(node(q, c.x)) - c.radius;
+    if (gap < d_hat_) e += kappa_ * (gap > 0 ? barrier(gap, d_hat_).v : std::numeric_limits<double>::infinity());
+    if (fric && c.lambda_unit > 0) {
+      const double w[1] = {1.0};
+      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
+      frictionPotential<1>(w, d, c.plane->normal, mu_ * kappa_ * c.lambda_unit, eps_u, 0, nf);
+      e += nf.D;
+    }
+  }
+  return e;
+}
+
+// CCD over every pair whose swept boxes (q and q + dq, grown by the radii) overlap: the largest
+// fraction of dq that keeps every gap above ccd_gap_fraction of its current value, times
+// ccd_safety when it limits the step.
+double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
+  boxes_.resize(edges_.size());
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    const Vec3 a = node(q, edges_[e].x0), b = node(q, edges_[e].x1);
+    const Vec3 a1 = a + dq.segment<3>(edges_[e].x0), b1 = b + dq.segment<3>(edges_[e].x1);
+    Aabb box = imc::segmentBox(a, b, edges_[e].radius);
+    box.lo = box.lo.cwiseMin(a1.cwiseMin(b1) - Vec3::Constant(edges_[e].radius));
+    box.hi = box.hi.cwiseMax(a1.cwiseMax(b1) + Vec3::Constant(edges_[e].radius));
+    boxes_[e] = box;
+  }
+  sap_.query(boxes_, overlaps_);
+  double t = 1;
+  for (const auto& [a, b] : overlaps_) {
+    const EdgeRef &A = edges_[a], &B = edges_[b];
+    if (excludedSelfPair(A, B)) continue;
+    const CcdResult r = edgeEdgeCcd(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1),
+                                    dq.segment<3>(A.x0), dq.segment<3>(A.x1), dq.segment<3>(B.x0),
+                                    dq.segment<3>(B.x1), A.radius + B.radius, ccd_);
+    t = std::min(t, r.t);
+  }
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (const Obstacle* p : planes_) {
+      const int x = node_dofs_[i];
+      const CcdResult r = nodePlaneCcd(node(q, x), dq.segment<3>(x), p->origin, p->normal, node_radius_[i], ccd_);
+      t = std::min(t, r.t);
+    }
+  const double fraction = t < 1 ? ccd_safety_ * t : 1.0;
+  step_fraction_ = std::min(step_fraction_, fraction);
+  return fraction;
+}
+
+void IpcContact::reportValues(std::vector<double>& out) const {
+  out.push_back(kappa_);
+  out.push_back(stats_.min_gap);
+  out.push_back(step_fraction_);
+}
+
+void IpcContact::saveState(std::vector<double>& out) const {
+  out.push_back(kappa_);
+  out.push_back(kappa_initialized_ ? 1.0 : 0.0);
+  out.push_back(prev_min_gap_);
+  out.push_back(kappa_min_);
+}
+
+void IpcContact::loadState(const std::vector<double>& in) {
+  kappa_ = in.at(0);
+  kappa_initialized_ = in.at(1) != 0;
+  prev_min_gap_ = in.at(2);
+  kappa_min_ = in.at(3);
+}
+
+}  // namespace rodsim::ipc

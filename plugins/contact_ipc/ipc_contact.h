@@ -1,0 +1,119 @@
+// The "ipc" contact model: Incremental Potential Contact for rods (clamped log barrier on the gap
+// between edges and against planes, CCD-bounded Newton steps, adaptive barrier stiffness, lagged
+// smoothed friction). See README.md.
+#pragma once
+
+#include "broad_phase.h"  // contact_imc: sweep and prune
+#include "ipc_ccd.h"
+#include "ipc_distance.h"
+#include "ipc_friction.h"
+
+#include <rodsim/contact.h>
+#include <rodsim/rod.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::ipc {
+
+using imc::Aabb;
+
+class IpcContact final : public Contact {
+ public:
+  static Schema schema();
+  explicit IpcContact(const Params& p);
+
+  Kind kind() const override { return Kind::Barrier; }
+  void bind(World& world) override;
+  void beginStep(const EvalContext& ctx) override;
+  void addForce(const EvalContext& ctx, Vec& f) override;
+  void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  double energy(const EvalContext& ctx) const override;
+  double maxStepFraction(const Vec& q, const Vec& dq) override;
+  bool usesObstacles() const override { return true; }
+  ContactStats stats() const override { return stats_; }
+  std::vector<std::string> reportColumns() const override { return {"kappa", "min_gap", "ccd_fraction"}; }
+  void reportValues(std::vector<double>& out) const override;
+  // Checkpoint: barrier stiffness, whether it was initialized, the last step's minimum gap and
+  // kappa_min (read by later steps).
+  void saveState(std::vector<double>& out) const override;
+  void loadState(const std::vector<double>& in) override;
+
+  // --- inspection (tests)
+  double kappa() const { return kappa_; }
+  double kappaMin() const { return kappa_min_; }
+  double dHat() const { return d_hat_; }
+  int numCandidates() const { return static_cast<int>(cand_.size()); }
+  int numPlaneCandidates() const { return static_cast<int>(plane_cand_.size()); }
+  // Smallest CCD fraction returned during the last step (1 when never limited).
+  double lastStepFraction() const { return step_fraction_; }
+
+ private:
+  struct EdgeRef {
+    int x0 = 0, x1 = 0;     // global x DOF of the two nodes
+    int rod = 0;            // index into the selected rods
+    double radius = 0;      // m
+    double s0 = 0, s1 = 0;  // rest arc length of the two nodes (m)
+  };
+  struct Candidate {
+    int a = 0, b = 0;       // edge indexes, a < b
+    double eps_x = 0;       // mollifier threshold on |e_a x e_b|^2 (m^4), from rest lengths
+    FrictionLag lag;        // closest points, normal, unit-kappa normal force at the step start
+  };
+  struct PlaneCandidate {
+    int x = 0;              // global x DOF of the node
+    double radius = 0;
+    const Obstacle* plane = nullptr;
+    double lambda_unit = 0; // unit-kappa normal force at the step start
+  };
+
+  bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const;
+  void buildCandidates(const Vec& q, const Vec& q_lag);
+  void maybeRefresh(const Vec& q, const Vec& q_lag);
+  void updateKappa(const EvalContext& ctx, const Vec& f);
+  Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
+  void pairNodes(const Vec& q, const Candidate& c, Vec3& p0, Vec3& p1, Vec3& q0, Vec3& q1) const;
+  void pairDisplacement(const EvalContext& ctx, const Candidate& c, Vec12& dx) const;
+  double pairReach(const Candidate& c) const { return edges_[c.a].radius + edges_[c.b].radius; }
+
+  // parameters
+  std::optional<double> d_hat_param_, kappa_fixed_, kappa_min_param_, margin_param_;
+  double kappa_min_scale_, kappa_growth_gap_, mu_, eps_v_, parallel_eps_;
+  CcdOptions ccd_;
+  double ccd_safety_;
+  std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
+
+  World* world_ = nullptr;
+  std::vector<EdgeRef> edges_;
+  std::vector<double> edge_rest_length_;
+  std::vector<int> node_dofs_;       // x DOF of every node of the selected rods
+  std::vector<double> node_radius_;  // m, same order
+  std::vector<const Obstacle*> planes_;
+  double d_hat_ = 0, h_max_ = 0, self_exclusion_ = 0, mean_node_mass_ = 0;
+
+  // candidates (rebuilt each step and when a node moved farther than margin/2)
+  std::vector<Aabb> boxes_;
+  imc::SweepAndPrune sap_;
+  std::vector<std::pair<int, int>> overlaps_;
+  std::vector<Candidate> cand_;
+  std::vector<PlaneCandidate> plane_cand_;
+  Vec q_cand_;
+  double margin_ = 0;
+
+  // barrier stiffness (N/m): adaptive as in IPC
+  double kappa_ = 0, kappa_min_ = 0, prev_min_gap_ = -1;
+  bool kappa_initialized_ = false, need_kappa_ = true;
+  double step_start_gap_ = 0;        // min gap over the candidates at the step start
+  Vec barrier_grad_;                 // scratch, global: unit-kappa barrier gradient for the balance
+
+  // last evaluation / step
+  ContactStats stats_;
+  double step_fraction_ = 1;
+  PairBarrier pb_;
+  NodeFriction<4> pf_;
+  NodeFriction<1> nf_;
+  Mat12 block_;
+};
+
+}  // namespace rodsim::ipc

@@ -1,0 +1,47 @@
+// Central finite differences for the contact_ipc tests.
+#pragma once
+
+#include <Eigen/Core>
+
+namespace ipc_test {
+
+// d f / d x (f scalar) by central differences with step h.
+template <class F, class V>
+Eigen::VectorXd fdGradient(F f, V x, double h) {
+  Eigen::VectorXd g(x.size());
+  for (int i = 0; i < x.size(); ++i) {
+    const double xi = x[i];
+    x[i] = xi + h;
+    const double fp = f(x);
+    x[i] = xi - h;
+    const double fm = f(x);
+    x[i] = xi;
+    g[i] = (fp - fm) / (2 * h);
+  }
+  return g;
+}
+
+// d g / d x (g vector valued), column by column.
+template <class G, class V>
+Eigen::MatrixXd fdJacobian(G g, V x, double h) {
+  const Eigen::VectorXd g0 = g(x);
+  Eigen::MatrixXd J(g0.size(), x.size());
+  for (int i = 0; i < x.size(); ++i) {
+    const double xi = x[i];
+    x[i] = xi + h;
+    const Eigen::VectorXd gp = g(x);
+    x[i] = xi - h;
+    const Eigen::VectorXd gm = g(x);
+    x[i] = xi;
+    J.col(i) = (gp - gm) / (2 * h);
+  }
+  return J;
+}
+
+// |a - b| / |b| (Frobenius), |a - b| when b = 0.
+inline double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  const double nb = b.norm();
+  return nb > 0 ? (a - b).norm() / nb : (a - b).norm();
+}
+
+}  // namespace ipc_test
