@@ -23,12 +23,8 @@ namespace rodsim::der {
 
 namespace {
 
-using Vec4 = Eigen::Vector4d;
-using Mat4 = Eigen::Matrix4d;
 using Vec8 = Eigen::Matrix<double, 8, 1>;
 using Mat8 = Eigen::Matrix<double, 8, 8>;
-using Mat34 = Eigen::Matrix<double, 3, 4>;
-using Mat38 = Eigen::Matrix<double, 3, 8>;
 
 Mat3 skew(const Vec3& v) {
   Mat3 m;
@@ -36,104 +32,132 @@ Mat3 skew(const Vec3& v) {
   return m;
 }
 
-// Kinematics of one edge of a stencil relative to its committed frame.
-struct EdgeKin {
-  Vec3 e, u, T, Tu;  // edge, unit tangent, committed tangent, T + u
-  Mat3 P;            // I - u uᵀ
-  double len = 0, gamma = 0;  // |e|, 1 + T·u
+// x ↦ P x with P = I - u uᵀ (the derivative of u = e/|e| is P/|e|).
+[[gnu::always_inline]] inline Vec3 project(const EdgeKinematics& k, const Vec3& x) { return x - k.u.dot(x) * k.u; }
 
-  EdgeKin(const Vec3& edge, const EdgeFrame& f) : e(edge), T(f.t) {
-    len = e.norm();
-    u = e / len;
-    Tu = T + u;
-    gamma = 1.0 + T.dot(u);
-    P = Mat3::Identity() - u * u.transpose();
-  }
-  // Time-parallel transport of a vector a ⟂ T onto the current tangent.
-  Vec3 transport(const Vec3& a) const { return a - (u.dot(a) / gamma) * Tu; }
-  // d Tr(u, a) / du.
-  Mat3 dTransport(const Vec3& a) const {
-    const double al = u.dot(a);
-    return -(Tu * a.transpose()) / gamma - (al / gamma) * Mat3::Identity() +
-           (al / (gamma * gamma)) * Tu * T.transpose();
-  }
-  // ∂/∂u of f = v·Tr(u, a) for fixed v, a.
-  Vec3 fu(const Vec3& a, const Vec3& v) const {
-    const double al = u.dot(a), be = v.dot(Tu);
-    return -(be * a + al * v) / gamma + (al * be / (gamma * gamma)) * T;
-  }
-  // ∂²/∂u² of f = v·Tr(u, a).
-  Mat3 fuu(const Vec3& a, const Vec3& v) const {
-    const double al = u.dot(a), be = v.dot(Tu);
-    const Vec3 w = be * a + al * v;
-    const double g2 = gamma * gamma;
-    return -(a * v.transpose() + v * a.transpose()) / gamma +
-           (w * T.transpose() + T * w.transpose()) / g2 - (2.0 * al * be / (g2 * gamma)) * T * T.transpose();
-  }
-  // Hessian w.r.t. e of g(u(e)), u = e/|e|, given ∂g/∂u and ∂²g/∂u².
-  Mat3 hessE(const Vec3& gu, const Mat3& guu) const {
-    const Mat3 I = Mat3::Identity();
-    return (P * guu * P - (gu * u.transpose() + u * gu.transpose() + gu.dot(u) * (I - 3.0 * u * u.transpose()))) /
-           (len * len);
-  }
-};
-
-// Director m = Tr(u, a(θ)) of one edge with a' = da/dθ (a'' = -a): value m, Jacobian J w.r.t.
-// (e, θ) and the Hessian Hv of v·m w.r.t. (e, θ) for fixed v.
-void directorDerivatives(const EdgeKin& k, const Vec3& a, const Vec3& ap, const Vec3& v, Vec3& m, Mat34& J,
-                         Mat4& Hv) {
-  m = k.transport(a);
-  J.leftCols<3>() = k.dTransport(a) * k.P / k.len;
-  J.col(3) = k.transport(ap);
-  Hv.topLeftCorner<3, 3>() = k.hessE(k.fu(a, v), k.fuu(a, v));
-  const Vec3 het = k.P * k.fu(ap, v) / k.len;
-  Hv.block<3, 1>(0, 3) = het;
-  Hv.block<1, 3>(3, 0) = het.transpose();
-  Hv(3, 3) = -v.dot(m);
+// Director m = Tr(u, a) of an edge and a fixed vector v (the binormal): f = v·Tr(u, a) as a function
+// of u, with α = u·a, β = v·s, s = t̂ + u, γ = 1 + t̂·u:
+//   f_u  = -(β a + α v)/γ + (αβ/γ²) t̂
+//   f_uu = -(a vᵀ + v aᵀ)/γ + (w t̂ᵀ + t̂ wᵀ)/γ² - (2αβ/γ³) t̂ t̂ᵀ,   w = β a + α v,
+// and through u = e/|e|:  ∂f/∂e = P f_u/|e|,
+//   ∂²f/∂e² = (P f_uu P - (f_u uᵀ + u f_uᵀ + (f_u·u)(I - 3 u uᵀ)))/|e|².
+Vec3 directorGradU(const EdgeKinematics& k, const Vec3& a, const Vec3& v) {
+  const double al = k.u.dot(a), be = v.dot(k.s);
+  return -(be * a + al * v) / k.gamma + (al * be / (k.gamma * k.gamma)) * k.T;
 }
 
-// Curvature binormal (Eq. 2) and its derivatives in the reduced variables y (e0 at 0..2, e1 at 4..6).
-struct BinormalKin {
-  Vec3 kb;
-  double chi = 0;
-  Vec8 dchi = Vec8::Zero();
-  Mat8 d2chi = Mat8::Zero();
-  Mat38 J = Mat38::Zero();  // d(κb)/dy
-  const EdgeKin& k0;
-  const EdgeKin& k1;
+// ∂/∂e of v·Tr(u, a).
+Vec3 directorGradE(const EdgeKinematics& k, const Vec3& a, const Vec3& v) {
+  return project(k, directorGradU(k, a, v)) / k.len;
+}
 
-  BinormalKin(const EdgeKin& a, const EdgeKin& b) : k0(a), k1(b) {
-    const Vec3& e0 = k0.e;
-    const Vec3& e1 = k1.e;
-    chi = k0.len * k1.len + e0.dot(e1);
-    kb = 2.0 * e0.cross(e1) / chi;
-    dchi.segment<3>(0) = k1.len * k0.u + e1;
-    dchi.segment<3>(4) = k0.len * k1.u + e0;
-    d2chi.block<3, 3>(0, 0) = (k1.len / k0.len) * k0.P;
-    d2chi.block<3, 3>(4, 4) = (k0.len / k1.len) * k1.P;
-    d2chi.block<3, 3>(0, 4) = k0.u * k1.u.transpose() + Mat3::Identity();
-    d2chi.block<3, 3>(4, 0) = k1.u * k0.u.transpose() + Mat3::Identity();
-    J.block<3, 3>(0, 0) = (-2.0 * skew(e1) - kb * dchi.segment<3>(0).transpose()) / chi;
-    J.block<3, 3>(0, 4) = (2.0 * skew(e0) - kb * dchi.segment<3>(4).transpose()) / chi;
+// ∂²/∂e² of v·Tr(u, a). With x = P a, y = P v, z = P t̂ (and P w = β x + α y), P f_uu P is the
+// symmetric part of 2 [x (-y/γ + β z/γ²)ᵀ + z (α y/γ² - (αβ/γ³) z)ᵀ]: with the -(f_u uᵀ + u f_uᵀ)
+// term as -u f_uᵀ, one 3x3 sum of outer products M, and H |e|² = M + Mᵀ - (f_u·u)(I - 3 u uᵀ).
+Mat3 directorHessE(const EdgeKinematics& k, const Vec3& a, const Vec3& v) {
+  const double al = k.u.dot(a), be = v.dot(k.s), g = k.gamma, ig = 1.0 / g, ig2 = ig * ig;
+  const Vec3 fu = -(be * a + al * v) * ig + (al * be * ig2) * k.T;
+  const Vec3 x = project(k, a), y = project(k, v), z = project(k, k.T);
+  Mat3 M = x * (be * ig2 * z - ig * y).transpose();
+  M.noalias() += z * ((al * ig2) * y - (al * be * ig2 * ig) * z).transpose();
+  M.noalias() -= k.u * fu.transpose();
+  Mat3 H = M + M.transpose();
+  const double fuu = fu.dot(k.u);
+  H.noalias() += (3.0 * fuu) * k.u * k.u.transpose();
+  H.diagonal().array() -= fuu;
+  return H / (k.len * k.len);
+}
+
+// d Tr(u, a)/de = (-(s aᵀ)/γ - (α/γ) I + (α/γ²) s t̂ᵀ) P/|e|.
+Mat3 transportJacobianE(const EdgeKinematics& k, const Vec3& a) {
+  const double al = k.u.dot(a), g = k.gamma;
+  const Vec3 Pa = project(k, a), PT = project(k, k.T);
+  Mat3 J = (k.s * ((al / g) * PT - Pa).transpose()) / g;
+  J.diagonal().array() -= al / g;
+  J += (al / g) * k.u * k.u.transpose();  // -(α/γ) P = -(α/γ) I + (α/γ) u uᵀ
+  return J / k.len;
+}
+
+// Holonomy term of ∂m_ref/∂e: h(e) = t̂×e / q, q = |e|(|e| + t̂·e), and its Jacobian
+// [t̂]×/q - (t̂×e) ∂qᵀ/q², ∂q/∂e = 2e + (t̂·e) u + |e| t̂.
+Vec3 holonomy(const EdgeKinematics& k) {
+  return k.T.cross(k.e) / (k.len * k.len + k.len * k.T.dot(k.e));
+}
+Mat3 holonomyJacobian(const EdgeKinematics& k) {
+  const double Te = k.T.dot(k.e);
+  const double q = k.len * k.len + k.len * Te;
+  const Vec3 dq = 2.0 * k.e + Te * k.u + k.len * k.T;
+  return skew(k.T) / q - k.T.cross(k.e) * dq.transpose() / (q * q);
+}
+
+// The curvature binormal of Eq. 2 and what its derivatives need, for the edges e0 = e^{i-1},
+// e1 = e^i:  κb = 2 N/χ,  N = e0×e1,  χ = |e0||e1| + e0·e1,
+//   ∂χ/∂e0 = |e1| u0 + e1,  ∂χ/∂e1 = |e0| u1 + e0,
+//   ∂κb/∂e0 = (-2 [e1]× - κb ∂χ/∂e0ᵀ)/χ,  ∂κb/∂e1 = (2 [e0]× - κb ∂χ/∂e1ᵀ)/χ.
+struct Binormal {
+  Vec3 kb, dchi0, dchi1;
+  double chi = 0;
+  Binormal(const EdgeKinematics& k0, const EdgeKinematics& k1) {
+    chi = k0.len * k1.len + k0.e.dot(k1.e);
+    kb = 2.0 * k0.e.cross(k1.e) / chi;
+    dchi0 = k1.len * k0.u + k1.e;
+    dchi1 = k0.len * k1.u + k0.e;
   }
-  // Hessian of w·κb for fixed w.
-  Mat8 hess(const Vec3& w) const {
-    const double N = w.dot(k0.e.cross(k1.e));
-    Vec8 dN = Vec8::Zero();
-    dN.segment<3>(0) = k1.e.cross(w);
-    dN.segment<3>(4) = w.cross(k0.e);
-    Mat8 d2N = Mat8::Zero();
-    d2N.block<3, 3>(0, 4) = -skew(w);
-    d2N.block<3, 3>(4, 0) = skew(w);
-    const double c2 = chi * chi;
-    return 2.0 * d2N / chi - 2.0 * (dN * dchi.transpose() + dchi * dN.transpose()) / c2 +
-           (4.0 * N / (c2 * chi)) * dchi * dchi.transpose() - (2.0 * N / c2) * d2chi;
+  // (∂κb/∂e0)ᵀ W and (∂κb/∂e1)ᵀ W for a fixed W, given kW = κb·W.
+  Vec3 gradW0(const EdgeKinematics& k1, const Vec3& W, double kW) const {
+    return (2.0 * k1.e.cross(W) - kW * dchi0) / chi;
+  }
+  Vec3 gradW1(const EdgeKinematics& k0, const Vec3& W, double kW) const {
+    return (2.0 * W.cross(k0.e) - kW * dchi1) / chi;
   }
 };
+
+// ∂κb/∂e0 and ∂κb/∂e1 (3x3).
+void binormalJacobians(const EdgeKinematics& k0, const EdgeKinematics& k1, const Binormal& b, Mat3& Jkb0,
+                       Mat3& Jkb1) {
+  Jkb0 = (-2.0 * skew(k1.e) - b.kb * b.dchi0.transpose()) / b.chi;
+  Jkb1 = (2.0 * skew(k0.e) - b.kb * b.dchi1.transpose()) / b.chi;
+}
+
+// Gradient of the reference twist m_ref in y (θ entries zero):
+//   ∂m_ref/∂e0 = κb/(2|e0|) + h(e0),   ∂m_ref/∂e1 = κb/(2|e1|) - h(e1)   (holonomy h, see header).
+Vec8 referenceTwistGrad(const EdgeKinematics& k0, const EdgeKinematics& k1, const Binormal& b) {
+  Vec8 g;
+  g.segment<3>(0) = b.kb / (2.0 * k0.len) + holonomy(k0);
+  g[3] = 0.0;
+  g.segment<3>(4) = b.kb / (2.0 * k1.len) - holonomy(k1);
+  g[7] = 0.0;
+  return g;
+}
+
+// Adds c times the Hessian of m_ref (the Jacobian of the gradient above, symmetrized: it is
+// symmetric up to round-off; θ rows are zero) to the upper triangle of H.
+void addReferenceTwistHess(const EdgeKinematics& k0, const EdgeKinematics& k1, const Binormal& b, const Mat3& Jkb0,
+                           const Mat3& Jkb1, double c, Mat8& H) {
+  const Mat3 M00 = Jkb0 / (2.0 * k0.len) - b.kb * k0.u.transpose() / (2.0 * k0.len * k0.len) + holonomyJacobian(k0);
+  const Mat3 M11 = Jkb1 / (2.0 * k1.len) - b.kb * k1.u.transpose() / (2.0 * k1.len * k1.len) - holonomyJacobian(k1);
+  H.block<3, 3>(0, 0) += (0.5 * c) * (M00 + M00.transpose());
+  H.block<3, 3>(4, 4) += (0.5 * c) * (M11 + M11.transpose());
+  H.block<3, 3>(0, 4) += (0.5 * c) * (Jkb1 / (2.0 * k0.len) + Jkb0.transpose() / (2.0 * k1.len));
+}
+
+// Gradient in y of the material curvature κ = ½ κb·(Tr(u0, a^0) + Tr(u1, a^1)) (Eq. 3), given
+// the directors m^j = Tr(u_j, a^j) and their θ-derivatives mp^j = Tr(u_j, da^j/dθ).
+Vec8 curvatureGrad(const EdgeKinematics& k0, const EdgeKinematics& k1, const Binormal& b, const Vec3& a0,
+                   const Vec3& m0, const Vec3& mp0, const Vec3& a1, const Vec3& m1, const Vec3& mp1) {
+  const Vec3 W = m0 + m1;
+  const double kW = b.kb.dot(W);
+  Vec8 g;
+  g.segment<3>(0) = 0.5 * (b.gradW0(k1, W, kW) + directorGradE(k0, a0, b.kb));
+  g[3] = 0.5 * b.kb.dot(mp0);
+  g.segment<3>(4) = 0.5 * (b.gradW1(k0, W, kW) + directorGradE(k1, a1, b.kb));
+  g[7] = 0.5 * b.kb.dot(mp1);
+  return g;
+}
 
 // The map y = B q is 0/±1 (y = [e0, θ0, e1, θ1] with e0 = x1 - x0, e1 = x2 - x1): apply Bᵀ(·) and
 // Bᵀ(·)B with block additions instead of a dense 11x8x11 product (which Eigen runs through its
-// GEMM kernel: a quarter of a Newton step when it did).
+// GEMM kernel).
 template <class In, class Out> void applyBt(const In& y, Out&& q) {  // rows: y-space -> stencil
   q.template middleRows<3>(0) = -y.template middleRows<3>(0);
   q.row(3) = y.row(3);
@@ -142,52 +166,12 @@ template <class In, class Out> void applyBt(const In& y, Out&& q) {  // rows: y-
   q.template middleRows<3>(8) = y.template middleRows<3>(4);
 }
 
-void toStencil(const Vec8* gy, const Mat8* Hy, Vec11* grad, Mat11* hess) {
-  if (grad && gy) applyBt(*gy, *grad);
-  if (hess && Hy) {
-    const Mat8 Hs = 0.5 * (*Hy + Hy->transpose());  // exact Hessian is symmetric; drop round-off
-    Eigen::Matrix<double, 11, 8> BtH;
-    applyBt(Hs, BtH);
-    applyBt(BtH.transpose(), hess->transpose());  // (Bᵀ H B)ᵀ = Bᵀ (Bᵀ H)ᵀ, symmetric anyway
-  }
-}
-
-void rotatedDirectors(const EdgeFrame& f, double theta, Vec3& a1, Vec3& a2) {
-  const double c = std::cos(theta), s = std::sin(theta);
-  a1 = c * f.d1 + s * f.d2;
-  a2 = -s * f.d1 + c * f.d2;
-}
-
-// Gradient of h(e) = t̂×e / (|e|(|e| + t̂·e)) (the transport holonomy term of ∂m/∂e) and its Jacobian.
-void holonomyTerm(const EdgeKin& k, Vec3& h, Mat3& Jh) {
-  const double Te = k.T.dot(k.e);
-  const double q = k.len * k.len + k.len * Te;
-  const Vec3 Txe = k.T.cross(k.e);
-  const Vec3 dq = 2.0 * k.e + Te * k.u + k.len * k.T;
-  h = Txe / q;
-  Jh = skew(k.T) / q - Txe * dq.transpose() / (q * q);
-}
-
-// Reference twist gradient and Hessian in y (θ entries zero).
-void referenceTwistY(const EdgeKin& k0, const EdgeKin& k1, const BinormalKin& b, Vec8& g, Mat8& H) {
-  Vec3 h0, h1;
-  Mat3 Jh0, Jh1;
-  holonomyTerm(k0, h0, Jh0);
-  holonomyTerm(k1, h1, Jh1);
-  g.setZero();
-  g.segment<3>(0) = b.kb / (2.0 * k0.len) + h0;
-  g.segment<3>(4) = b.kb / (2.0 * k1.len) - h1;
-  H.setZero();
-  const Mat3 Jkb0 = b.J.block<3, 3>(0, 0), Jkb1 = b.J.block<3, 3>(0, 4);
-  H.block<3, 3>(0, 0) = Jkb0 / (2.0 * k0.len) - b.kb * k0.u.transpose() / (2.0 * k0.len * k0.len) + Jh0;
-  H.block<3, 3>(0, 4) = Jkb1 / (2.0 * k0.len);
-  H.block<3, 3>(4, 0) = Jkb0 / (2.0 * k1.len);
-  H.block<3, 3>(4, 4) = Jkb1 / (2.0 * k1.len) - b.kb * k1.u.transpose() / (2.0 * k1.len * k1.len) - Jh1;
-}
-
-double referenceTwistValue(const EdgeKin& k0, const EdgeKin& k1, const EdgeFrame& f0, const EdgeFrame& f1,
-                           double committed) {
-  return referenceTwistAngle(k0.u, k0.transport(f0.d1), k1.u, k1.transport(f1.d1), committed);
+// Stencil Hessian Bᵀ H B of a y-space Hessian whose upper triangle is valid (H symmetric).
+void hessToStencil(Mat8& Hy, Mat11& hess) {
+  Hy.triangularView<Eigen::StrictlyLower>() = Hy.transpose();
+  Eigen::Matrix<double, 11, 8> BtH;
+  applyBt(Hy, BtH);
+  applyBt(BtH.transpose(), hess.transpose());  // (Bᵀ H B)ᵀ = Bᵀ (Bᵀ H)ᵀ, symmetric anyway
 }
 
 }  // namespace
@@ -271,68 +255,183 @@ Mat6 stretchingHessian(const Vec6& q, const StretchParams& p) {
   return H;
 }
 
-// ------------------------------------------------------------------------------------ bending
+// ------------------------------------------------------------------------ bending + twisting
+
+void EdgeKinematics::set(const Vec3& edge, const EdgeFrame& f, double th) {
+  e = edge;
+  len = e.norm();
+  u = e / len;
+  T = f.t;
+  s = T + u;
+  gamma = 1.0 + T.dot(u);
+  theta = th;
+  d1 = transport(f.d1);
+  d2 = transport(f.d2);
+  const double c = std::cos(th), sn = std::sin(th);
+  a1 = c * f.d1 + sn * f.d2;
+  a2 = -sn * f.d1 + c * f.d2;
+  m1 = transport(a1);
+  m2 = transport(a2);
+}
+
+// Notation: y = [e0, θ0, e1, θ1] (stencil map B above); c_k = EI_k/Δl̄, Δκ_k = κ^(k) - κ̄^(k),
+// g_k = ∂κ^(k)/∂y, c_t = GJ/Δl̄, Δτ = τ - τ̄, g_τ = ∂τ/∂y.
+//   E = ½ c1 Δκ1² + ½ c2 Δκ2² + ½ c_t Δτ²
+//   ∂E/∂y = c1 Δκ1 g1 + c2 Δκ2 g2 + c_t Δτ g_τ
+//   ∂²E/∂y² = c1 g1 g1ᵀ + c2 g2 g2ᵀ + c_t g_τ g_τᵀ + ∇²Φ + c_t Δτ ∇²m_ref,
+// where Φ = c1 Δκ1 κ^(1) + c2 Δκ2 κ^(2) with the weights w_k = c_k Δκ_k held fixed. Because Tr(u, a)
+// is linear in a, Φ = ½ κb·(Tr(u0, A^0) + Tr(u1, A^1)) with A^j = w1 a2^j + w2 a1^j: the two
+// curvatures' second derivatives (binormal Hessian, binormal × director cross terms and director
+// Hessians) are computed once, for one combined director per edge.
+namespace {
+// bendTwist in y: energy, gradient gy (if grad) and the upper triangle of the Hessian Hy (if hess).
+double bendTwistY(const EdgeKinematics& k0, const EdgeKinematics& k1, const BendParams* bend,
+                  const TwistParams* twist, double m_ref, bool grad, bool hess, StrainGradients* cache, Vec8& gy,
+                  Mat8& Hy) {
+  const Binormal b(k0, k1);
+  const bool derivs = grad || hess;
+  StrainGradients local;
+  StrainGradients& sg = cache ? *cache : local;
+  const bool have_sg = sg.valid;
+  if (derivs && !have_sg) sg.valid = true;  // filled below
+  double E = 0;
+  gy.setZero();
+  // Hy: only the upper triangle is accumulated (and the full diagonal 3x3 blocks).
+  Mat3 Jkb0, Jkb1;
+  if (hess) {
+    Hy.setZero();
+    binormalJacobians(k0, k1, b, Jkb0, Jkb1);
+  }
+  auto H00 = Hy.block<3, 3>(0, 0);
+  auto H01 = Hy.block<3, 3>(0, 4);
+  auto H11 = Hy.block<3, 3>(4, 4);
+
+  if (bend) {
+    const double c1 = bend->EI1 / bend->voronoi_length, c2 = bend->EI2 / bend->voronoi_length;
+    // Eq. 3: κ^(1) = ½ κb·(m2^{i-1} + m2^i), κ^(2) = ½ κb·(m1^{i-1} + m1^i).
+    const double dk1 = 0.5 * b.kb.dot(k0.m2 + k1.m2) - bend->kappa_bar[0];
+    const double dk2 = 0.5 * b.kb.dot(k0.m1 + k1.m1) - bend->kappa_bar[1];
+    E += 0.5 * (c1 * dk1 * dk1 + c2 * dk2 * dk2);  // Eq. 5, E_b
+    if (derivs) {
+      if (!have_sg) {
+        // κ^(1): a = a2, da/dθ = -a1; κ^(2): a = a1, da/dθ = a2.
+        sg.g1 = curvatureGrad(k0, k1, b, k0.a2, k0.m2, -k0.m1, k1.a2, k1.m2, -k1.m1);
+        sg.g2 = curvatureGrad(k0, k1, b, k0.a1, k0.m1, k0.m2, k1.a1, k1.m1, k1.m2);
+      }
+      const Vec8& g1 = sg.g1;
+      const Vec8& g2 = sg.g2;
+      const double w1 = c1 * dk1, w2 = c2 * dk2;
+      gy = w1 * g1 + w2 * g2;
+      if (hess) {
+        Hy.noalias() += c1 * g1 * g1.transpose();
+        Hy.noalias() += c2 * g2 * g2.transpose();
+        // ∇²Φ = ½ [∂²(W·κb) + C + Cᵀ + diag(∂²(κb·M^0), ∂²(κb·M^1))], W = M^0 + M^1 fixed in the
+        // first term, κb fixed in the last, C = (∂κb/∂y)ᵀ ∂W/∂y; M^j = Tr(u_j, A^j).
+        const Vec3 A0 = w1 * k0.a2 + w2 * k0.a1, A1 = w1 * k1.a2 + w2 * k1.a1;
+        const Vec3 Ap0 = -w1 * k0.a1 + w2 * k0.a2, Ap1 = -w1 * k1.a1 + w2 * k1.a2;  // dA/dθ
+        const Vec3 M0 = w1 * k0.m2 + w2 * k0.m1, M1 = w1 * k1.m2 + w2 * k1.m1;
+        const Vec3 Mp0 = -w1 * k0.m1 + w2 * k0.m2, Mp1 = -w1 * k1.m1 + w2 * k1.m2;  // Tr(u, dA/dθ)
+        const Vec3 W = M0 + M1;
+        const double kW = b.kb.dot(W);
+        // ∂²(W·κb): with N = W·(e0×e1) = ½ χ κb·W and G_j = (∂κb/∂e_j)ᵀ W, the quotient rule
+        // 2 ∂²N/χ - 2(∂N ∂χᵀ + ∂χ ∂Nᵀ)/χ² + 4N ∂χ ∂χᵀ/χ³ - 2N ∂²χ/χ² reduces to
+        //   e0e0: -(G0 ∂χ0ᵀ + ∂χ0 G0ᵀ)/χ - (κb·W)(|e1|/|e0|) P0/χ
+        //   e0e1: -2[W]×/χ - (G0 ∂χ1ᵀ + ∂χ0 G1ᵀ)/χ - (κb·W)(I + u0 u1ᵀ)/χ
+        //   e1e1: -(G1 ∂χ1ᵀ + ∂χ1 G1ᵀ)/χ - (κb·W)(|e0|/|e1|) P1/χ
+        const Vec3 G0 = b.gradW0(k1, W, kW), G1 = b.gradW1(k0, W, kW);
+        const Mat3 uu0 = k0.u * k0.u.transpose(), uu1 = k1.u * k1.u.transpose();
+        const double h = 0.5 / b.chi;  // the ½ of ∇²Φ folded in
+        Mat3 X00 = -(G0 * b.dchi0.transpose()) * h;
+        Mat3 X11 = -(G1 * b.dchi1.transpose()) * h;
+        Mat3 X01 = -(G0 * b.dchi1.transpose() + b.dchi0 * G1.transpose() + 2.0 * skew(W)) * h;
+        X01 -= (kW * h) * (Mat3::Identity() + k0.u * k1.u.transpose());
+        // Cross terms (C + Cᵀ)/2 with ∂M^j/∂e_j from the transport.
+        const Mat3 JM0 = transportJacobianE(k0, A0), JM1 = transportJacobianE(k1, A1);
+        X00 += 0.5 * (Jkb0.transpose() * JM0);
+        X11 += 0.5 * (Jkb1.transpose() * JM1);
+        X01 += 0.5 * (Jkb0.transpose() * JM1 + JM0.transpose() * Jkb1);
+        H00 += X00 + X00.transpose();
+        H11 += X11 + X11.transpose();
+        H00 -= (kW * h * k1.len / k0.len) * (Mat3::Identity() - uu0);
+        H11 -= (kW * h * k0.len / k1.len) * (Mat3::Identity() - uu1);
+        H01 += X01;
+        Hy.block<3, 1>(0, 3) += 0.5 * (Jkb0.transpose() * Mp0 + directorGradE(k0, Ap0, b.kb));
+        Hy.block<3, 1>(0, 7) += 0.5 * (Jkb0.transpose() * Mp1);
+        Hy.block<1, 3>(3, 4) += 0.5 * (Jkb1.transpose() * Mp0).transpose();
+        Hy.block<3, 1>(4, 7) += 0.5 * (Jkb1.transpose() * Mp1 + directorGradE(k1, Ap1, b.kb));
+        // Director Hessians with κb fixed (∂²/∂θ² Tr(u, A) = -Tr(u, A) since A'' = -A).
+        H00 += 0.5 * directorHessE(k0, A0, b.kb);
+        H11 += 0.5 * directorHessE(k1, A1, b.kb);
+        Hy(3, 3) -= 0.5 * b.kb.dot(M0);
+        Hy(7, 7) -= 0.5 * b.kb.dot(M1);
+      }
+    }
+  }
+
+  if (twist) {
+    const double ct = twist->GJ / twist->voronoi_length;
+    const double dtau = k1.theta - k0.theta + m_ref - twist->tau_bar;  // Eq. 4 minus natural twist
+    E += 0.5 * ct * dtau * dtau;                                       // Eq. 5, E_t
+    if (derivs) {
+      if (!have_sg) {
+        sg.gt = referenceTwistGrad(k0, k1, b);
+        sg.gt[3] = -1.0;  // τ = θ^i - θ^{i-1} + m_ref
+        sg.gt[7] = 1.0;
+      }
+      const Vec8& gt = sg.gt;
+      gy += (ct * dtau) * gt;
+      if (hess) {
+        Hy.noalias() += ct * gt * gt.transpose();
+        addReferenceTwistHess(k0, k1, b, Jkb0, Jkb1, ct * dtau, Hy);
+      }
+    }
+  }
+  return E;
+}
+}  // namespace
+
+double bendTwist(const EdgeKinematics& k0, const EdgeKinematics& k1, const BendParams* bend,
+                 const TwistParams* twist, double m_ref, Vec11* grad, Mat11* hess, StrainGradients* cache) {
+  Vec8 gy;
+  Mat8 Hy;
+  const double E = bendTwistY(k0, k1, bend, twist, m_ref, grad, hess, cache, gy, Hy);
+  if (grad) applyBt(gy, *grad);
+  if (hess) hessToStencil(Hy, *hess);
+  return E;
+}
+
+void bendTwistHessian(const EdgeKinematics& k0, const EdgeKinematics& k1, const BendParams* bend,
+                      const TwistParams* twist, double m_ref, Mat11& H, StrainGradients* cache,
+                      const Mat3* extra0, const Mat3* extra1) {
+  Vec8 gy;
+  Mat8 Hy;
+  bendTwistY(k0, k1, bend, twist, m_ref, false, true, cache, gy, Hy);
+  if (extra0) Hy.block<3, 3>(0, 0) += *extra0;
+  if (extra1) Hy.block<3, 3>(4, 4) += *extra1;
+  hessToStencil(Hy, H);
+}
+
+// The stencil free functions: edge kinematics from the 11 DOFs and the committed frames.
+namespace {
+void stencilKinematics(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, EdgeKinematics& k0,
+                       EdgeKinematics& k1) {
+  k0.set(q.segment<3>(4) - q.segment<3>(0), f0, q[3]);
+  k1.set(q.segment<3>(8) - q.segment<3>(4), f1, q[7]);
+}
+}  // namespace
 
 Vec2 materialCurvature(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1) {
-  const EdgeKin k0(q.segment<3>(4) - q.segment<3>(0), f0);
-  const EdgeKin k1(q.segment<3>(8) - q.segment<3>(4), f1);
-  const Vec3 kb = curvatureBinormal(k0.e, k1.e);
-  Vec3 a1_0, a2_0, a1_1, a2_1;
-  rotatedDirectors(f0, q[3], a1_0, a2_0);
-  rotatedDirectors(f1, q[7], a1_1, a2_1);
-  const Vec3 m1 = k0.transport(a1_0) + k1.transport(a1_1);
-  const Vec3 m2 = k0.transport(a2_0) + k1.transport(a2_1);
-  return {0.5 * m2.dot(kb), 0.5 * m1.dot(kb)};  // Eq. 3
+  EdgeKinematics k0, k1;
+  stencilKinematics(q, f0, f1, k0, k1);
+  const Binormal b(k0, k1);  // the same expressions as bendTwist, so a rest shape is exactly stress free
+  return {0.5 * b.kb.dot(k0.m2 + k1.m2), 0.5 * b.kb.dot(k0.m1 + k1.m1)};  // Eq. 3
 }
 
 double bending(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, const BendParams& p, Vec11* grad,
                Mat11* hess) {
-  const EdgeKin k0(q.segment<3>(4) - q.segment<3>(0), f0);
-  const EdgeKin k1(q.segment<3>(8) - q.segment<3>(4), f1);
-  Vec3 a1_0, a2_0, a1_1, a2_1;
-  rotatedDirectors(f0, q[3], a1_0, a2_0);
-  rotatedDirectors(f1, q[7], a1_1, a2_1);
-  const double inv_l = 1.0 / p.voronoi_length;
-
-  if (!grad && !hess) {
-    const Vec3 kb = curvatureBinormal(k0.e, k1.e);
-    const double dk1 = 0.5 * kb.dot(k0.transport(a2_0) + k1.transport(a2_1)) - p.kappa_bar[0];
-    const double dk2 = 0.5 * kb.dot(k0.transport(a1_0) + k1.transport(a1_1)) - p.kappa_bar[1];
-    return 0.5 * inv_l * (p.EI1 * dk1 * dk1 + p.EI2 * dk2 * dk2);  // Eq. 5, E_b
-  }
-
-  const BinormalKin b(k0, k1);
-  // κ = ½ κb·(m^{i-1} + m^i) for the directors generated by (a, a') on each edge: value,
-  // gradient and Hessian in y.
-  auto curvature = [&](const Vec3& a0, const Vec3& ap0, const Vec3& a1, const Vec3& ap1, Vec8& g, Mat8& H) {
-    Vec3 m0, m1;
-    Mat34 J0, J1;
-    Mat4 H0, H1;
-    directorDerivatives(k0, a0, ap0, b.kb, m0, J0, H0);
-    directorDerivatives(k1, a1, ap1, b.kb, m1, J1, H1);
-    const Vec3 W = m0 + m1;
-    Mat38 Jm = Mat38::Zero();  // d(m^{i-1} + m^i)/dy
-    Jm.leftCols<4>() = J0;
-    Jm.rightCols<4>() = J1;
-    g = 0.5 * (b.J.transpose() * W + Jm.transpose() * b.kb);
-    const Mat8 C = b.J.transpose() * Jm;
-    H = 0.5 * (b.hess(W) + C + C.transpose());
-    H.topLeftCorner<4, 4>() += 0.5 * H0;
-    H.bottomRightCorner<4, 4>() += 0.5 * H1;
-    return 0.5 * b.kb.dot(W);
-  };
-  Vec8 g1, g2;
-  Mat8 H1, H2;
-  // κ^(1) uses m2 (a = a2, a' = -a1); κ^(2) uses m1 (a = a1, a' = a2). Eq. 3.
-  const double dk1 = curvature(a2_0, -a1_0, a2_1, -a1_1, g1, H1) - p.kappa_bar[0];
-  const double dk2 = curvature(a1_0, a2_0, a1_1, a2_1, g2, H2) - p.kappa_bar[1];
-  const double c1 = p.EI1 * inv_l, c2 = p.EI2 * inv_l;
-  Vec8 gy;
-  Mat8 Hy;
-  if (grad) gy = c1 * dk1 * g1 + c2 * dk2 * g2;
-  if (hess) Hy = c1 * (g1 * g1.transpose() + dk1 * H1) + c2 * (g2 * g2.transpose() + dk2 * H2);
-  toStencil(&gy, &Hy, grad, hess);
-  return 0.5 * (c1 * dk1 * dk1 + c2 * dk2 * dk2);
+  EdgeKinematics k0, k1;
+  stencilKinematics(q, f0, f1, k0, k1);
+  return bendTwist(k0, k1, &p, nullptr, 0.0, grad, hess);
 }
 
 double bendingEnergy(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, const BendParams& p) {
@@ -349,47 +448,31 @@ Mat11 bendingHessian(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, c
   return H;
 }
 
-// ----------------------------------------------------------------------------------- twisting
-
 double referenceTwist(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, double committed_twist) {
-  const EdgeKin k0(q.segment<3>(4) - q.segment<3>(0), f0);
-  const EdgeKin k1(q.segment<3>(8) - q.segment<3>(4), f1);
-  return referenceTwistValue(k0, k1, f0, f1, committed_twist);
+  EdgeKinematics k0, k1;
+  stencilKinematics(q, f0, f1, k0, k1);
+  return referenceTwistAngle(k0.u, k0.d1, k1.u, k1.d1, committed_twist);
 }
 
 void referenceTwistDerivatives(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, Vec11& grad,
                                Mat11& hess) {
-  const EdgeKin k0(q.segment<3>(4) - q.segment<3>(0), f0);
-  const EdgeKin k1(q.segment<3>(8) - q.segment<3>(4), f1);
-  const BinormalKin b(k0, k1);
-  Vec8 g;
-  Mat8 H;
-  referenceTwistY(k0, k1, b, g, H);
-  toStencil(&g, &H, &grad, &hess);
+  EdgeKinematics k0, k1;
+  stencilKinematics(q, f0, f1, k0, k1);
+  const Binormal b(k0, k1);
+  Mat3 Jkb0, Jkb1;
+  binormalJacobians(k0, k1, b, Jkb0, Jkb1);
+  Mat8 H = Mat8::Zero();
+  addReferenceTwistHess(k0, k1, b, Jkb0, Jkb1, 1.0, H);
+  applyBt(referenceTwistGrad(k0, k1, b), grad);
+  hessToStencil(H, hess);
 }
 
 double twisting(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, double committed_twist,
                 const TwistParams& p, Vec11* grad, Mat11* hess) {
-  const EdgeKin k0(q.segment<3>(4) - q.segment<3>(0), f0);
-  const EdgeKin k1(q.segment<3>(8) - q.segment<3>(4), f1);
-  const double m = referenceTwistValue(k0, k1, f0, f1, committed_twist);
-  const double dtau = q[7] - q[3] + m - p.tau_bar;  // Eq. 4 minus natural twist
-  const double c = p.GJ / p.voronoi_length;
-  if (grad || hess) {
-    const BinormalKin b(k0, k1);
-    Vec8 gm;
-    Mat8 Hm;
-    referenceTwistY(k0, k1, b, gm, Hm);
-    Vec8 gtau = gm;
-    gtau[3] = -1.0;
-    gtau[7] = 1.0;
-    Vec8 gy;
-    Mat8 Hy;
-    if (grad) gy = c * dtau * gtau;
-    if (hess) Hy = c * (gtau * gtau.transpose() + dtau * Hm);
-    toStencil(&gy, &Hy, grad, hess);
-  }
-  return 0.5 * c * dtau * dtau;  // Eq. 5, E_t
+  EdgeKinematics k0, k1;
+  stencilKinematics(q, f0, f1, k0, k1);
+  const double m = referenceTwistAngle(k0.u, k0.d1, k1.u, k1.d1, committed_twist);
+  return bendTwist(k0, k1, nullptr, &p, m, grad, hess);
 }
 
 double twistingEnergy(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, double committed_twist,

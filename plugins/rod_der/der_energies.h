@@ -132,4 +132,52 @@ Mat11 twistingHessian(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, 
 double twisting(const Vec11& q, const EdgeFrame& f0, const EdgeFrame& f1, double committed_twist,
                 const TwistParams& p, Vec11* grad, Mat11* hess);
 
+// ---------------------------------------------------------------------------------------------
+// Bending and twisting of one interior node in a single pass, from per-edge kinematics.
+//
+// This is what DerRod uses: it computes each edge's kinematics once per configuration (shared by
+// the stretching of the edge and the bending/twisting of both its nodes) and evaluates bending and
+// twisting together, so the binormal and its derivatives are computed once per node. The
+// functions above are thin wrappers around it, so the finite-difference tests cover it.
+// ---------------------------------------------------------------------------------------------
+
+// Kinematics of one edge at twist angle θ relative to its committed frame (t̂, d̂1, d̂2).
+struct EdgeKinematics {
+  Vec3 e, u, T, s;            // edge, unit tangent e/|e|, committed tangent t̂, s = t̂ + u
+  double len = 0, gamma = 0;  // |e|, 1 + t̂·u
+  double theta = 0;           // twist angle θ of the edge, rad
+  Vec3 d1, d2;                // reference directors Tr(u, d̂1), Tr(u, d̂2)
+  Vec3 a1, a2;                // committed frame turned by θ: cos θ d̂1 + sin θ d̂2, -sin θ d̂1 + cos θ d̂2
+  Vec3 m1, m2;                // material directors Tr(u, a1), Tr(u, a2)
+
+  void set(const Vec3& edge, const EdgeFrame& committed, double theta);
+  // Time-parallel transport Tr(u, a) = a - (u·a)/(1 + t̂·u) (t̂ + u) of a vector a ⟂ t̂.
+  Vec3 transport(const Vec3& a) const { return a - (u.dot(a) / gamma) * s; }
+};
+
+// First derivatives of a node's strains w.r.t. y = [e^{i-1}, θ^{i-1}, e^i, θ^i]: the gradient is
+// made of them and the Hessian needs them again (Gauss-Newton part). A caller that asks for the
+// gradient and the Hessian in two calls at the same configuration passes the same object to both;
+// the second call reuses it (with the same `bend`/`twist` selection). Invalidate it (valid = false)
+// whenever the edge kinematics change.
+struct StrainGradients {
+  bool valid = false;
+  Eigen::Matrix<double, 8, 1> g1, g2, gt;  // ∂κ^(1)/∂y, ∂κ^(2)/∂y, ∂τ/∂y
+};
+
+// Bending (if `bend`) plus twisting (if `twist`) energy of the interior node between the edges
+// k0 = e^{i-1} and k1 = e^i; the gradient and Hessian w.r.t. the 11 stencil DOFs are written (not
+// added) when requested. m_ref: the reference twist m_ref^i of this configuration (Eq. 4).
+// cache: see StrainGradients (optional).
+double bendTwist(const EdgeKinematics& k0, const EdgeKinematics& k1, const BendParams* bend,
+                 const TwistParams* twist, double m_ref, Vec11* grad, Mat11* hess,
+                 StrainGradients* cache = nullptr);
+
+// The Hessian of bendTwist plus, if given, extra0 and extra1 added to its ∂²/∂(e^{i-1})² and
+// ∂²/∂(e^i)² blocks (a function of one edge vector, such as the stretching of that edge, has its
+// whole Hessian there): 9 additions in the reduced variables instead of 36 in the stencil.
+void bendTwistHessian(const EdgeKinematics& k0, const EdgeKinematics& k1, const BendParams* bend,
+                      const TwistParams* twist, double m_ref, Mat11& H, StrainGradients* cache = nullptr,
+                      const Mat3* extra0 = nullptr, const Mat3* extra1 = nullptr);
+
 }  // namespace rodsim::der

@@ -6,6 +6,7 @@
 
 #include <rodsim/plugin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -15,8 +16,6 @@ namespace rodsim {
 
 using der::Mat11;
 using der::Vec11;
-using der::Vec6;
-using der::Mat6;
 
 Schema DerRod::schema() {
   Schema s{"der",
@@ -80,6 +79,9 @@ DerRod::DerRod(const Params& p) : Rod(p) {
   }
   committed_twist_.assign(n_, 0.0);
   ref_twist_.assign(n_, 0.0);
+  kin_.resize(ne);
+  strain_grad_.resize(n_);
+  band_.assign(std::size_t(kBand) * numDofs(), 0.0);
   t_.resize(ne);
   d1_.resize(ne);
   d2_.resize(ne);
@@ -124,9 +126,11 @@ void DerRod::setConfiguration(ConstVecRef q) {
     throw std::invalid_argument("DerRod::setConfiguration: expected " + std::to_string(numDofs()) + " DOFs, got " +
                                 std::to_string(q.size()));
   q_ = q;
+  updateKinematics();
   for (int e = 0; e + 1 < n_; ++e) {
-    t_[e] = (q_.segment<3>(positionDof(e + 1)) - q_.segment<3>(positionDof(e))).normalized();
-    der::transportFrame(committed_[e], t_[e], d1_[e], d2_[e]);  // time-parallel transport
+    t_[e] = kin_[e].u;    // = e/|e|
+    d1_[e] = kin_[e].d1;  // time-parallel transport of the committed frame
+    d2_[e] = kin_[e].d2;
   }
   for (int i = 1; i + 1 < n_; ++i)
     ref_twist_[i] = der::referenceTwistAngle(t_[i - 1], d1_[i - 1], t_[i], d1_[i], committed_twist_[i]);
@@ -140,6 +144,14 @@ void DerRod::commitConfiguration() {
     f.d2 = f.t.cross(f.d1);
   }
   committed_twist_ = ref_twist_;  // same size: no allocation
+  // The energy is now parametrized by transport from the new committed frames.
+  updateKinematics();
+}
+
+void DerRod::updateKinematics() {
+  for (der::StrainGradients& s : strain_grad_) s.valid = false;
+  for (int e = 0; e + 1 < n_; ++e)
+    kin_[e].set(q_.segment<3>(positionDof(e + 1)) - q_.segment<3>(positionDof(e)), committed_[e], q_[twistDof(e)]);
 }
 
 // Checkpoint: the committed frames (t, d1, d2 of every edge) and reference twists; everything else
@@ -160,13 +172,7 @@ void DerRod::loadState(const std::vector<double>& in) {
     for (Vec3* v : {&f.t, &f.d1, &f.d2})
       for (int c = 0; c < 3; ++c) (*v)[c] = in[k++];
   for (double& tw : committed_twist_) tw = in[k++];
-}
-
-Vec6 DerRod::edgePositions(int e) const {
-  Vec6 x;
-  x.head<3>() = q_.segment<3>(positionDof(e));
-  x.tail<3>() = q_.segment<3>(positionDof(e + 1));
-  return x;
+  updateKinematics();  // the energy is parametrized by the loaded committed frames
 }
 
 der::BendParams DerRod::bendParams(int i) const {
@@ -186,54 +192,89 @@ der::Vec2 DerRod::materialCurvature(int i) const {
 double DerRod::twist(int i) const { return q_[twistDof(i)] - q_[twistDof(i - 1)] + ref_twist_[i]; }
 
 // ------------------------------------------------------------------- energy and derivatives
+//
+// Stretching (Eq. 1) of edge e from its kinematics: E_s = ½ EA ε² |ē|, ε = |e|/|ē| - 1,
+// ∂E_s/∂x_{e+1} = -∂E_s/∂x_e = EA ε u, and the 3x3 block EA (u uᵀ/|ē| + (ε/|e|)(I - u uᵀ)).
 
 double DerRod::elasticEnergy() const {
   double E = 0;
-  for (int e = 0; e + 1 < n_; ++e) E += der::stretching(edgePositions(e), {EA_, rest_len_[e]}, nullptr, nullptr);
+  for (int e = 0; e + 1 < n_; ++e) {
+    const double eps = kin_[e].len / rest_len_[e] - 1.0;
+    E += 0.5 * EA_ * eps * eps * rest_len_[e];  // Eq. 5, E_s
+  }
   for (int i = 1; i + 1 < n_; ++i) {
-    const Vec11 s = stencil(i);
-    E += der::bending(s, committed_[i - 1], committed_[i], bendParams(i), nullptr, nullptr);
-    E += der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), nullptr, nullptr);
+    const der::BendParams bp = bendParams(i);
+    const der::TwistParams tp = twistParams(i);
+    E += der::bendTwist(kin_[i - 1], kin_[i], &bp, &tp, ref_twist_[i], nullptr, nullptr);
   }
   return E;
 }
 
 void DerRod::addElasticForce(VecRef f) const {
   for (int e = 0; e + 1 < n_; ++e) {
-    Vec6 g;
-    der::stretching(edgePositions(e), {EA_, rest_len_[e]}, &g, nullptr);
-    f.segment<3>(positionDof(e)) -= g.head<3>();
-    f.segment<3>(positionDof(e + 1)) -= g.tail<3>();
+    const Vec3 ge = EA_ * (kin_[e].len / rest_len_[e] - 1.0) * kin_[e].u;
+    f.segment<3>(positionDof(e)) += ge;
+    f.segment<3>(positionDof(e + 1)) -= ge;
   }
   for (int i = 1; i + 1 < n_; ++i) {
-    const Vec11 s = stencil(i);
-    Vec11 gb, gt;
-    der::bending(s, committed_[i - 1], committed_[i], bendParams(i), &gb, nullptr);
-    der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), &gt, nullptr);
-    f.segment<11>(positionDof(i - 1)) -= gb + gt;
+    const der::BendParams bp = bendParams(i);
+    const der::TwistParams tp = twistParams(i);
+    Vec11 g;
+    der::bendTwist(kin_[i - 1], kin_[i], &bp, &tp, ref_twist_[i], &g, nullptr, &strain_grad_[i]);
+    f.segment<11>(positionDof(i - 1)) -= g;
   }
 }
 
 void DerRod::addStiffness(StiffnessSink& K) const {
   const int off = dofOffset();
-  // Same entries in the same order on every call: one 7x7 block per edge, one 11x11 per interior node.
-  for (int e = 0; e + 1 < n_; ++e) {
-    Mat6 H;
-    der::stretching(edgePositions(e), {EA_, rest_len_[e]}, nullptr, &H);
-    Eigen::Matrix<double, 7, 7> H7 = Eigen::Matrix<double, 7, 7>::Zero();  // [x_e, θ^e, x_{e+1}]
-    H7.block<3, 3>(0, 0) = H.block<3, 3>(0, 0);
-    H7.block<3, 3>(0, 4) = H.block<3, 3>(0, 3);
-    H7.block<3, 3>(4, 0) = H.block<3, 3>(3, 0);
-    H7.block<3, 3>(4, 4) = H.block<3, 3>(3, 3);
-    K.addContiguous(off + positionDof(e), H7);
+  // Stretching Hessian of edge e w.r.t. the edge vector (3x3).
+  auto stretchHessian = [&](int e) -> Mat3 {
+    const der::EdgeKinematics& k = kin_[e];
+    const double eps = k.len / rest_len_[e] - 1.0;
+    const Mat3 uu = k.u * k.u.transpose();
+    return EA_ * (uu / rest_len_[e] + (eps / k.len) * (Mat3::Identity() - uu));
+  };
+  if (n_ == 2) {  // a single edge, no interior node: one 7x7 block [x0, θ0, x1]
+    const Mat3 He = stretchHessian(0);
+    Eigen::Matrix<double, 7, 7> H = Eigen::Matrix<double, 7, 7>::Zero();
+    H.block<3, 3>(0, 0) = He;
+    H.block<3, 3>(4, 4) = He;
+    H.block<3, 3>(0, 4) = -He;
+    H.block<3, 3>(4, 0) = -He;
+    K.addContiguous(off, H);
+    return;
   }
+  // Node i carries bending and twisting and the stretching of edge i - 1 (its first 7 DOFs); the
+  // last interior node also carries the last edge. The 11x11 blocks of neighbouring nodes overlap
+  // on 7 DOFs, so they are summed in band storage and every entry of the rod's pattern is sent
+  // once: 72 entries per node instead of 121 + 49 (the solver scatters every one it receives). In the
+  // band, the block of the stencil starting at DOF f is an 11x11 matrix with column stride
+  // kBand - 1 at band_[kBand f + kHalfBand].
+  using BandBlock = Eigen::Map<Mat11, 0, Eigen::OuterStride<kBand - 1>>;
+  Eigen::Map<Eigen::Matrix<double, kBand, 7>>(band_.data()).setZero();  // columns node 2 does not reach
   for (int i = 1; i + 1 < n_; ++i) {
-    const Vec11 s = stencil(i);
-    Mat11 Hb, Ht;
-    der::bending(s, committed_[i - 1], committed_[i], bendParams(i), nullptr, &Hb);
-    der::twisting(s, committed_[i - 1], committed_[i], committed_twist_[i], twistParams(i), nullptr, &Ht);
-    Hb += Ht;
-    K.addContiguous(off + positionDof(i - 1), Hb);
+    const int first = positionDof(i - 1);
+    // Node i reaches 4 columns that no earlier node touched: zero them just before.
+    Eigen::Map<Eigen::Matrix<double, kBand, 4>>(band_.data() + std::size_t(kBand) * (first + 7)).setZero();
+    const der::BendParams bp = bendParams(i);
+    const der::TwistParams tp = twistParams(i);
+    const Mat3 He0 = stretchHessian(i - 1);
+    Mat3 He1;
+    if (i + 2 == n_) He1 = stretchHessian(i);
+    Mat11 H;
+    der::bendTwistHessian(kin_[i - 1], kin_[i], &bp, &tp, ref_twist_[i], H, &strain_grad_[i], &He0,
+                          i + 2 == n_ ? &He1 : nullptr);
+    BandBlock(band_.data() + std::size_t(kBand) * first + kHalfBand) += H;
+  }
+  // Column c is coupled to the rows of every stencil that contains it: the stencils starting at
+  // DOF 4s (s = 0 .. N-3) with 4s <= c <= 4s + 10, rows 4 s_min .. 4 s_max + 10 with
+  // s_min = max(0, ceil((c - 10)/4)), s_max = min(N - 3, floor(c/4)). The same entries in the
+  // same order on every call.
+  const int ndof = numDofs();
+  for (int c = 0; c < ndof; ++c) {
+    const int s_min = c <= 10 ? 0 : (c - 10 + 3) / 4, s_max = std::min(n_ - 3, c / 4);
+    const double* b = band_.data() + std::size_t(kBand) * c + kHalfBand - c;  // b[r]: entry (r, c)
+    for (int r = 4 * s_min; r <= 4 * s_max + 10; ++r) K.add(off + r, off + c, b[r]);
   }
 }
 

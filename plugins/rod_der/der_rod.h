@@ -59,7 +59,7 @@ class DerRod : public Rod {
 
  private:
   der::Vec11 stencil(int node) const { return q_.segment<11>(4 * (node - 1)); }
-  der::Vec6 edgePositions(int edge) const;
+  void updateKinematics();  // kin_ from q_ and the committed frames
   der::BendParams bendParams(int node) const;
   der::TwistParams twistParams(int node) const;
 
@@ -77,10 +77,23 @@ class DerRod : public Rod {
   std::vector<der::EdgeFrame> committed_;
   std::vector<double> committed_twist_;
 
-  // Current configuration.
+  // Current configuration. kin_: each edge's kinematics (tangent, transported frame, material
+  // directors), computed once in setConfiguration and shared by the stretching of the edge and
+  // the bending/twisting of both its nodes.
   Vec q_;
+  std::vector<der::EdgeKinematics> kin_;
+  // Strain gradients of each interior node, computed by addElasticForce and reused by
+  // addStiffness at the same configuration (the kernel calls both at every evaluation);
+  // invalidated with kin_.
+  mutable std::vector<der::StrainGradients> strain_grad_;
   std::vector<Vec3> t_, d1_, d2_;
   std::vector<double> ref_twist_;
+
+  // Scratch of addStiffness (sized once, so that it allocates nothing): the rod's Hessian in band
+  // storage, column c's entry at row r in band_[kBand c + r - c + kHalfBand]. A stencil spans 11
+  // consecutive DOFs, so |r - c| <= 10.
+  static constexpr int kHalfBand = 10, kBand = 2 * kHalfBand + 1;
+  mutable std::vector<double> band_;
 };
 
 }  // namespace rodsim

@@ -247,6 +247,8 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
   }
 
   if (rebuilt) linear_.analyzePattern(A);
+  // The Levenberg shift below only moves the diagonal: the symmetry is that of the first attempt.
+  const bool symmetric = linear_.kind() == LinearSolver::Kind::Auto && assembler_.isSymmetric();
   double mu = 0, base = -1;
   bool ok = false;
   for (int attempt = 0; attempt <= opt_.levenberg_retries && !ok; ++attempt) {
@@ -259,13 +261,13 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
       assembler_.shiftDiagonal(target - mu);
       mu = target;
     }
-    if (!linear_.factorize(A)) continue;
+    if (!linear_.factorize(A, symmetric)) continue;
     ++solves;
     if (!linear_.solve(b_, x_)) continue;
     Jx_.noalias() = A * x_;
     // Normwise backward error: tiny for a backward-stable factorization even when J is badly
     // conditioned (stiff rods), large only for garbage from a (numerically) singular one.
-    const double scale = A.norm() * x_.norm() + b_.norm();
+    const double scale = assembler_.frobeniusNorm() * x_.norm() + b_.norm();
     if (!((Jx_ - b_).norm() <= 1e-8 * scale + 1e-300)) continue;
     // Static solver: a Newton step along which the energy grows means K is indefinite there.
     if (energy_check_ && attempt < opt_.levenberg_retries && !(b_.dot(x_) > 0)) continue;

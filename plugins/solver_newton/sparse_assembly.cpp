@@ -58,31 +58,54 @@ void SparseAssembler::rebuild(const std::vector<Eigen::Triplet<double>>& triplet
   A_.makeCompressed();
 
   slot_.resize(triplets.size());
-  prev_rows_.resize(triplets.size());
-  prev_cols_.resize(triplets.size());
+  prev_keys_.resize(triplets.size());
   for (std::size_t k = 0; k < triplets.size(); ++k) {
     const int r = mapped(triplets[k].row()), c = mapped(triplets[k].col());
     slot_[k] = (r >= 0 && c >= 0) ? slotOf(r, c) : -1;
-    prev_rows_[k] = triplets[k].row();
-    prev_cols_[k] = triplets[k].col();
+    prev_keys_[k] = key(triplets[k].row(), triplets[k].col());
   }
   diag_slot_.resize(n);
   for (int i = 0; i < n; ++i) diag_slot_[i] = slotOf(i, i);
+  // Entry pairs the symmetry test compares: each stored (i, j) below the diagonal with its mirror
+  // (j, i), and any entry whose mirror is not stored (compared with 0).
+  mirror_.clear();
+  for (int j = 0; j < n; ++j)
+    for (int k = A_.outerIndexPtr()[j]; k < A_.outerIndexPtr()[j + 1]; ++k) {
+      const int i = A_.innerIndexPtr()[k];
+      if (i == j) continue;
+      const int m = slotOf(j, i);
+      if (i > j || m < 0) mirror_.emplace_back(k, m);
+    }
   dirty_ = false;
   ++rebuilds_;
 }
 
 bool SparseAssembler::assemble(const std::vector<Eigen::Triplet<double>>& triplets,
                                const Vec* diag, double diag_scale) {
-  bool same = !dirty_ && triplets.size() == prev_rows_.size();
-  for (std::size_t k = 0; same && k < triplets.size(); ++k)
-    same = triplets[k].row() == prev_rows_[k] && triplets[k].col() == prev_cols_[k];
-  if (!same) rebuild(triplets);
-
+  // Pattern check and scatter in one pass over the triplets (a Newton iteration sends thousands
+  // per rod); the first triplet off the stored sequence rebuilds the pattern and scatters again.
+  const std::size_t count = triplets.size();
+  bool same = !dirty_ && count == prev_keys_.size();
+  auto zeroValues = [this] { std::fill(A_.valuePtr(), A_.valuePtr() + A_.nonZeros(), 0.0); };
   double* values = A_.valuePtr();
-  std::fill(values, values + A_.nonZeros(), 0.0);
-  for (std::size_t k = 0; k < triplets.size(); ++k)
-    if (slot_[k] >= 0) values[slot_[k]] += triplets[k].value();
+  if (same) {
+    zeroValues();
+    for (std::size_t k = 0; k < count; ++k) {
+      const Eigen::Triplet<double>& t = triplets[k];
+      if (key(t.row(), t.col()) != prev_keys_[k]) {
+        same = false;
+        break;
+      }
+      if (slot_[k] >= 0) values[slot_[k]] += t.value();
+    }
+  }
+  if (!same) {
+    rebuild(triplets);
+    values = A_.valuePtr();
+    zeroValues();
+    for (std::size_t k = 0; k < count; ++k)
+      if (slot_[k] >= 0) values[slot_[k]] += triplets[k].value();
+  }
   const bool identity = layout_ == Layout::GlobalIdentity;
   for (int i = 0; i < size(); ++i) {
     const int g = global_of_[i];
@@ -92,6 +115,17 @@ bool SparseAssembler::assemble(const std::vector<Eigen::Triplet<double>>& triple
       values[diag_slot_[i]] += diag_scale * (*diag)[g];
   }
   return !same;
+}
+
+bool SparseAssembler::isSymmetric() const {
+  // The test of isNumericallySymmetric, |a_ij - a_ji| <= 1e-12 max |a| for every stored entry
+  // below the diagonal, and also for entries above it whose mirror is not stored (taken as 0).
+  const double* v = A_.valuePtr();
+  if (A_.nonZeros() == 0) return true;
+  const double scale = Eigen::Map<const Vec>(v, A_.nonZeros()).cwiseAbs().maxCoeff();  // vectorized
+  double asym = 0;
+  for (const auto& [k, m] : mirror_) asym = std::max(asym, std::abs(v[k] - (m >= 0 ? v[m] : 0.0)));
+  return asym <= 1e-12 * scale;
 }
 
 void SparseAssembler::shiftDiagonal(double mu) {
@@ -116,10 +150,110 @@ double SparseAssembler::meanAbsDiagonal() const {
 
 // --------------------------------------------------------------------------------- LinearSolver
 
+// LDLT of a narrowly banded matrix: a DER rod's Jacobian has half-bandwidth 10 (a bending stencil
+// spans 11 consecutive DOFs), and rods without contact between them keep it. Eliminating in the
+// natural order fills only the band, which is what AMD achieves there too, and the band is dense:
+// a dense band factorization with the bandwidth known at compile time does n B²/2 unrolled
+// multiply-adds and no index work, where Eigen's SimplicialLDLT spends most of its time on
+// elimination-tree bookkeeping (and copies A into a permuted matrix at every factorization).
+// Wider bands (contacts between rods, other layouts) go to SimplicialLDLT with AMD.
+constexpr int kBand = 10;
+
+// A = L D Lᵀ in dense band storage, half-bandwidth kBand (narrower bands are padded with zeros);
+// no pivoting (like SimplicialLDLT).
+class BandedLdlt {
+ public:
+  static constexpr int B = kBand, S = B + 1;  // column stride
+
+  // Sizes the storage for an n x n matrix (allocates; once per pattern). B zero columns before
+  // the first and after the last let every column reach B neighbours without bounds checks.
+  void resize(int n) {
+    n_ = n;
+    storage_.assign(std::size_t(n + 2 * B) * S, 0.0);
+    y_.assign(std::size_t(n) + B, 0.0);
+  }
+  // False for a zero (or, relative to the largest, negligible) pivot or a non-finite one, and for
+  // an entry outside the band (a pattern that was not analysed).
+  bool factorize(const SpMat& A) {
+    const int n = n_;
+    if (A.rows() != n || A.cols() != n) return false;
+    const int* outer = A.outerIndexPtr();
+    const int* inner = A.innerIndexPtr();
+    const int* nnz = A.innerNonZeroPtr();  // null when compressed
+    const double* val = A.valuePtr();
+    // Column j of the band: col[0] = A(j, j) (then D_j), col[r] = A(j + r, j) (then L(j + r, j)).
+    for (int j = 0; j < n; ++j) {
+      double* col = column(j);
+      for (int r = 0; r < S; ++r) col[r] = 0.0;
+      const int end = nnz ? outer[j] + nnz[j] : outer[j + 1];
+      for (int k = end - 1; k >= outer[j] && inner[k] >= j; --k) {  // lower triangle
+        if (inner[k] - j > B) return false;
+        col[inner[k] - j] = val[k];
+      }
+    }
+    // Left-looking, column j from the B columns k = j - o before it (the leading padding has
+    // D = 0, so it contributes nothing):
+    //   acc(j + t) = A(j + t, j) - Σ_k L(j + t, k) D_k L(j, k),   D_j = acc(j),  L(j + t, j) = acc(j + t)/D_j,
+    // with L(j + t, k) = column(k)[o + t] stored for o + t <= B. Fully unrolled, the accumulators
+    // stay in registers.
+    double dmax = 0;
+    for (int j = 0; j < n; ++j) {
+      double* col = column(j);
+      double acc[S];
+      for (int t = 0; t < S; ++t) acc[t] = col[t];
+#pragma GCC unroll 16
+      for (int o = 1; o <= B; ++o) {
+        const double* ck = column(j - o);
+        const double w = ck[o] * ck[0];
+#pragma GCC unroll 16
+        for (int t = 0; t + o <= B; ++t) acc[t] -= ck[o + t] * w;
+      }
+      const double d = acc[0];
+      if (!std::isfinite(d) || d == 0.0) return false;
+      dmax = std::max(dmax, std::abs(d));
+      const double inv_d = 1.0 / d;
+      col[0] = d;
+      for (int t = 1; t < S; ++t) col[t] = acc[t] * inv_d;
+    }
+    for (int j = 0; j < n; ++j)
+      if (!(std::abs(column(j)[0]) > 1e-14 * dmax)) return false;
+    return true;
+  }
+  // x = A⁻¹ rhs (x must have the size of rhs).
+  void solve(const Vec& rhs, Vec& x) {
+    const int n = n_;
+    double* y = y_.data();  // n + B entries: the padding absorbs the updates past the end
+    for (int j = 0; j < n; ++j) y[j] = rhs[j];
+    for (int j = n; j < n + B; ++j) y[j] = 0.0;
+    for (int j = 0; j < n; ++j) {  // L z = rhs (unit diagonal), column by column
+      const double* col = column(j);
+      const double yj = y[j];
+      for (int r = 1; r < S; ++r) y[j + r] -= col[r] * yj;
+    }
+    for (int j = 0; j < n; ++j) y[j] /= column(j)[0];  // D w = z
+    for (int j = n - 1; j >= 0; --j) {  // Lᵀ x = w (y past n stays 0)
+      const double* col = column(j);
+      double v = y[j];
+      for (int r = 1; r < S; ++r) v -= col[r] * y[j + r];
+      y[j] = v;
+    }
+    for (int j = 0; j < n; ++j) x[j] = y[j];
+  }
+
+ private:
+  double* column(int j) { return storage_.data() + std::size_t(S) * (j + B); }
+  const double* column(int j) const { return storage_.data() + std::size_t(S) * (j + B); }
+
+  int n_ = 0;
+  std::vector<double> storage_, y_;
+};
+
 struct LinearSolver::Impl {
   Eigen::UmfPackLU<SpMat> umfpack;
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt;
+  BandedLdlt ldlt_banded;
+  bool banded = false;                       // the current pattern uses ldlt_banded
   bool analyzed[3] = {false, false, false};  // per concrete kind, for the current pattern
 };
 
@@ -139,10 +273,15 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
 LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {}
 LinearSolver::~LinearSolver() = default;
 
-void LinearSolver::analyzePattern(const SpMat&) {
+void LinearSolver::analyzePattern(const SpMat& A) {
   // Lazily per concrete solver in factorize(): `auto` may use either on this pattern.
   ++analyses_;
   for (bool& a : impl_->analyzed) a = false;
+  int bandwidth = 0;
+  for (int j = 0; j < A.outerSize(); ++j)
+    for (SpMat::InnerIterator it(A, j); it; ++it) bandwidth = std::max(bandwidth, std::abs(int(it.row()) - j));
+  impl_->banded = bandwidth <= kBand && A.rows() == A.cols();
+  if (impl_->banded) impl_->ldlt_banded.resize(int(A.rows()));
 }
 
 bool isNumericallySymmetric(const SpMat& A) {
@@ -175,6 +314,7 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
       impl_->sparselu.factorize(A);
       return impl_->sparselu.info() == Eigen::Success;
     case Kind::LDLT: {
+      if (impl_->banded) return impl_->ldlt_banded.factorize(A);
       if (!analyzed) impl_->ldlt.analyzePattern(A), analyzed = true;
       impl_->ldlt.factorize(A);
       if (impl_->ldlt.info() != Eigen::Success) return false;
@@ -191,10 +331,14 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
 }
 
 bool LinearSolver::factorize(const SpMat& A) {
+  return factorize(A, kind_ == Kind::Auto && isNumericallySymmetric(A));
+}
+
+bool LinearSolver::factorize(const SpMat& A, bool symmetric) {
   if (kind_ != Kind::Auto) return factorizeWith(active_ = kind_, A);
   // Symmetric Jacobians (elasticity, damping, frictionless penalty contact): LDLT is about 1.5x
   // faster than LU on rods (docs/architecture.md); anything else, or a failed LDLT: UMFPACK.
-  if (isNumericallySymmetric(A) && factorizeWith(active_ = Kind::LDLT, A)) return true;
+  if (symmetric && factorizeWith(active_ = Kind::LDLT, A)) return true;
   return factorizeWith(active_ = Kind::UmfPack, A);
 }
 
@@ -207,6 +351,11 @@ bool LinearSolver::solve(const Vec& b, Vec& x) {
       x = impl_->sparselu.solve(b);
       return impl_->sparselu.info() == Eigen::Success && x.allFinite();
     case Kind::LDLT:
+      if (impl_->banded) {
+        x.resize(b.size());  // no allocation when the size is right (the Newton loop's case)
+        impl_->ldlt_banded.solve(b, x);
+        return x.allFinite();
+      }
       x = impl_->ldlt.solve(b);
       return impl_->ldlt.info() == Eigen::Success && x.allFinite();
     case Kind::Auto: break;

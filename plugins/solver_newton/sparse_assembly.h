@@ -12,8 +12,10 @@
 
 #include <Eigen/SparseCore>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rodsim::newton {
@@ -41,8 +43,14 @@ class SparseAssembler {
 
   // Adds mu to every diagonal entry of a mapped DOF that is not a fixed identity row.
   void shiftDiagonal(double mu);
+  // isNumericallySymmetric(matrix()) in one pass over the values, through the transposed slot of
+  // every entry stored when the pattern was built (no search, no allocation); it also checks
+  // entries above the diagonal whose mirror is not stored, which that function does not.
+  bool isSymmetric() const;
   // Mean absolute value of the (non-identity) diagonal, for scaling the Levenberg shift.
   double meanAbsDiagonal() const;
+  // |A|_F from the stored values in one vectorized pass (SparseMatrix::norm() iterates by column).
+  double frobeniusNorm() const { return Eigen::Map<const Vec>(A_.valuePtr(), A_.nonZeros()).norm(); }
 
   const SpMat& matrix() const { return A_; }
   int size() const { return static_cast<int>(global_of_.size()); }
@@ -61,17 +69,24 @@ class SparseAssembler {
   std::vector<char> fixed_;       // copy of the mask the map was built from
   std::vector<int> index_of_;     // global -> matrix index or -1
   std::vector<int> global_of_;    // matrix index -> global
-  std::vector<int> prev_rows_, prev_cols_;  // triplet sequence of the last rebuild
+  // (row, col) of a triplet as one integer: the sequence check costs one comparison per triplet.
+  static std::uint64_t key(int row, int col) {
+    return (std::uint64_t(std::uint32_t(row)) << 32) | std::uint32_t(col);
+  }
+  std::vector<std::uint64_t> prev_keys_;  // triplet sequence of the last rebuild
   std::vector<int> slot_;         // triplet -> valuePtr slot, -1 when dropped
   std::vector<int> diag_slot_;    // matrix index -> valuePtr slot of the diagonal
+  std::vector<std::pair<int, int>> mirror_;  // (slot of (i, j), slot of (j, i) or -1): see rebuild()
   bool dirty_ = true;
   int rebuilds_ = 0;
   SpMat A_;
 };
 
-// Sparse direct solver chosen by name: "auto" (default: SimplicialLDLT when the matrix is
-// numerically symmetric, UMFPACK otherwise or when LDLT meets a zero pivot), "umfpack" (UmfPackLU;
-// unsymmetric-safe), "sparselu" (Eigen SparseLU with COLAMD), "ldlt" (SimplicialLDLT).
+// Sparse direct solver chosen by name: "auto" (default: LDLT when the matrix is numerically
+// symmetric, UMFPACK otherwise or when LDLT meets a zero pivot), "umfpack" (UmfPackLU;
+// unsymmetric-safe), "sparselu" (Eigen SparseLU with COLAMD), "ldlt". LDLT is a dense band
+// factorization in the natural order when analyzePattern finds a half-bandwidth of at most 10
+// (DER rods without contacts between them), SimplicialLDLT with AMD otherwise.
 class LinearSolver {
  public:
   enum class Kind { Auto, UmfPack, SparseLU, LDLT };
@@ -90,6 +105,9 @@ class LinearSolver {
   void analyzePattern(const SpMat& A);
   // Numeric factorization; false when the matrix is (numerically) singular.
   bool factorize(const SpMat& A);
+  // The same, with the symmetry of A already known (SparseAssembler::isSymmetric): `auto` then
+  // skips its own check.
+  bool factorize(const SpMat& A, bool symmetric);
   // x = A^{-1} b with the last factorization; false when the solver reports a failure.
   bool solve(const Vec& b, Vec& x);
   int analyses() const { return analyses_; }

@@ -535,3 +535,49 @@ TEST_CASE("linear solver auto: LDLT for a symmetric Jacobian, UMFPACK for an uns
   REQUIRE(s.solve(b, x));
   CHECK((u.matrix() * x - b).norm() < 1e-10 * b.norm());
 }
+
+TEST_CASE("ldlt: the dense band factorization (half-bandwidth <= 10) and AMD SimplicialLDLT agree with UMFPACK") {
+  // Random SPD matrices with half-bandwidth 10 (band path, a DER rod's) and 14 (AMD path), with
+  // structural zeros inside the band and duplicate triplets, over free DOFs.
+  for (int band : {10, 14}) {
+    CAPTURE(band);
+    const int n = 60;
+    std::vector<Eigen::Triplet<double>> t;
+    unsigned state = 12345u + band;
+    auto rnd = [&] { return double((state = state * 1103515245u + 12345u) >> 8) / double(1u << 24) - 0.5; };
+    for (int j = 0; j < n; ++j)
+      for (int i = j + 1; i <= std::min(n - 1, j + band); ++i) {
+        if ((i + 2 * j) % 5 == 0) continue;  // a structural zero
+        const double v = rnd();
+        t.emplace_back(i, j, v);
+        t.emplace_back(j, i, v);
+      }
+    for (int i = 0; i < n; ++i) t.emplace_back(i, i, 2.0 * band);  // diagonally dominant: SPD
+    std::vector<char> fixed(n, 0);
+    fixed[0] = fixed[1] = 1;
+    Vec mass = Vec::Constant(n, 1.0);
+    SparseAssembler a;
+    a.setFixed(fixed, SparseAssembler::Layout::Free);
+    a.assemble(t, &mass, 3.0);
+    CHECK(a.isSymmetric());
+    CHECK(a.isSymmetric() == rodsim::newton::isNumericallySymmetric(a.matrix()));
+    const Vec b = Vec::LinSpaced(a.size(), -1.0, 2.0);
+    Vec x_lu(a.size()), x_ldlt(a.size());
+    LinearSolver lu(LinearSolver::Kind::UmfPack), ldlt(LinearSolver::Kind::LDLT);
+    lu.analyzePattern(a.matrix());
+    ldlt.analyzePattern(a.matrix());
+    REQUIRE(lu.factorize(a.matrix()));
+    REQUIRE(lu.solve(b, x_lu));
+    for (int k = 0; k < 2; ++k) {  // refactorization on the same pattern
+      REQUIRE(ldlt.factorize(a.matrix()));
+      REQUIRE(ldlt.solve(b, x_ldlt));
+      CHECK((x_ldlt - x_lu).norm() < 1e-12 * x_lu.norm());
+      CHECK((a.matrix() * x_ldlt - b).norm() < 1e-12 * b.norm());
+    }
+    // An unsymmetric perturbation is seen by the assembler's symmetry test.
+    t.emplace_back(5, 7, 1e-3);
+    a.assemble(t, &mass, 3.0);
+    CHECK_FALSE(a.isSymmetric());
+    CHECK(a.isSymmetric() == rodsim::newton::isNumericallySymmetric(a.matrix()));
+  }
+}
