@@ -49,8 +49,9 @@ void RigidMotionConstraint::bind(World& world) {
   rod_->setConfiguration(q.segment(off, rod_->numDofs()));
 
   edges_.clear();
+  const bool all = held_[0] && held_[1] && held_[2];
   for (std::size_t i = 0; i + 1 < nodes_.size(); ++i)
-    if (nodes_[i + 1] == nodes_[i] + 1 && rod_->twistDof(nodes_[i]) >= 0)
+    if (all && nodes_[i + 1] == nodes_[i] + 1 && rod_->twistDof(nodes_[i]) >= 0)
       edges_.push_back(nodes_[i]);
 
   p0_.clear();
@@ -60,7 +61,8 @@ void RigidMotionConstraint::bind(World& world) {
     const int g = rod_->globalPositionDof(n);
     p0_.push_back(q.segment<3>(g));
     position_dofs_.push_back(g);
-    for (int k = 0; k < 3; ++k) dofs_.push_back(g + k);
+    for (int k = 0; k < 3; ++k)
+      if (held_[k]) dofs_.push_back(g + k);
   }
   m1_0_.clear();
   theta_last_.clear();
@@ -78,8 +80,11 @@ void RigidMotionConstraint::prescribe(double t, Vec& q) {
   Mat3 R;
   Vec3 b;
   motion(t, R, b);
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    q.segment<3>(position_dofs_[i]) = R * p0_[i] + b;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Vec3 p = R * p0_[i] + b;
+    for (int k = 0; k < 3; ++k)
+      if (held_[k]) q[position_dofs_[i] + k] = p[k];
+  }
   if (edges_.empty()) return;
   // The twist that realises m1 = R m1_0 depends on the new reference frames: positions first.
   const int off = rod_->dofOffset();
@@ -103,7 +108,24 @@ Schema Clamp::schema() {
   Schema s{"clamp", "Fixes node positions, and the twist of the edges between listed nodes, at "
                     "their initial values."};
   declareCommon(s);
+  s.add<std::string>("components", "xyz",
+                     "Position components held: any non-empty subset of \"xyz\" (e.g. \"xy\": the "
+                     "nodes slide freely along z). A single listed node is a pin: its position is held, "
+                     "the frames around it rotate freely (DER and cosserat). With fewer than three "
+                     "components no twist is held.");
   return s;
+}
+
+Clamp::Clamp(const Params& p) : RigidMotionConstraint(p) {
+  const std::string& c = p.string("components");
+  bool seen[3] = {false, false, false};
+  for (char ch : c) {
+    if (ch < 'x' || ch > 'z' || seen[ch - 'x'])
+      throw ParamError("components", "'" + c + "' is not a subset of \"xyz\" (each of x, y, z at most once)");
+    seen[ch - 'x'] = true;
+  }
+  if (c.empty()) throw ParamError("components", "hold at least one of x, y, z");
+  for (int k = 0; k < 3; ++k) held_[k] = seen[k];
 }
 
 void Clamp::motion(double, Mat3& R, Vec3& b) const {

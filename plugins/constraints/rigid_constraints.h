@@ -32,6 +32,9 @@ class RigidMotionConstraint : public Constraint {
  protected:
   // Declares `rod` and `nodes` in a subclass schema.
   static void declareCommon(Schema& s);
+  // Which position components (x, y, z) of the listed nodes are prescribed; all three unless a
+  // subclass restricts them (clamp's `components`). With a restriction no twist is prescribed.
+  bool held_[3] = {true, true, true};
 
  private:
   std::string rod_name_;
@@ -43,11 +46,12 @@ class RigidMotionConstraint : public Constraint {
   std::vector<int> dofs_, position_dofs_;
 };
 
-// Holds the nodes and the frames of the edges between them at their initial values.
+// Holds the nodes and the frames of the edges between them at their initial values; `components`
+// restricts the hold to some position components (a pin that slides along an axis).
 class Clamp : public RigidMotionConstraint {
  public:
   static Schema schema();
-  explicit Clamp(const Params& p) : RigidMotionConstraint(p) {}
+  explicit Clamp(const Params& p);
   void motion(double t, Mat3& R, Vec3& b) const override;
 };
 

@@ -3,6 +3,7 @@
 #include "so3.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace rodsim {
 
@@ -15,6 +16,18 @@ Schema CosseratClamp::schema() {
   s.add<std::vector<int>>("nodes", std::vector<int>{}, "Node indexes whose positions are held (negative: from the end).");
   s.add<std::vector<int>>("elements", std::vector<int>{},
                           "Element indexes whose frames (d1, d2, d3) are held (negative: from the end).");
+  s.add<Vec3>("velocity", Vec3(0, 0, 0),
+              "Optional rigid motion: velocity of the held nodes between `start` and `stop`.")
+      .unit("m/s");
+  s.add<Vec3>("angular_velocity", Vec3(0, 0, 0),
+              "Optional rigid motion: angular velocity (axis times rate, right-hand rule) of the held nodes "
+              "and frames about `center` between `start` and `stop`: p = c + R (p0 - c) + v tau, "
+              "d_k = R d_k0, R = exp(omega tau), tau = clamp(t - start, 0, stop - start).")
+      .unit("rad/s");
+  s.add<Vec3>("center", Vec3(0, 0, 0), "A point on the rotation axis.").unit("m");
+  s.add<double>("start", 0.0, "Time the rigid motion starts (held before).").unit("s");
+  s.optional<double>("stop", "Time the rigid motion stops (held in its final pose after; default: never).")
+      .unit("s");
   return s;
 }
 
@@ -23,6 +36,12 @@ CosseratClamp::CosseratClamp(const Params& p)
       element_params_(p.integers("elements")) {
   if (node_params_.empty() && element_params_.empty())
     throw ParamError("nodes", "list at least one node or element to hold");
+  velocity_ = p.vec3("velocity");
+  omega_ = p.vec3("angular_velocity");
+  center_ = p.vec3("center");
+  start_ = p.real("start");
+  stop_ = p.has("stop") ? p.real("stop") : std::numeric_limits<double>::infinity();
+  if (!(stop_ >= start_)) throw ParamError("stop", "stop is before start");
 }
 
 void CosseratClamp::bind(World& world) {
@@ -65,13 +84,17 @@ void CosseratClamp::bind(World& world) {
   }
 }
 
-void CosseratClamp::prescribe(double, Vec& q) {
-  for (std::size_t i = 0; i < p0_.size(); ++i) q.segment<3>(position_dofs_[i]) = p0_[i];
-  // φ with exp(-[φ]) Q_committed = Q0, i.e. φ = log(Q_committed Q0^T) (zero once committed).
+void CosseratClamp::prescribe(double t, Vec& q) {
+  const double tau = std::clamp(t - start_, 0.0, stop_ - start_);
+  const Mat3 R = cosserat::expSO3(omega_ * tau);  // identity for a plain clamp
+  for (std::size_t i = 0; i < p0_.size(); ++i)
+    q.segment<3>(position_dofs_[i]) = center_ + R * (p0_[i] - center_) + velocity_ * tau;
+  // Directors d_k = R d_k0, i.e. Q = Q0 R^T (rows d1, d2, d3); φ with exp(-[φ]) Q_committed = Q is
+  // φ = log(Q_committed Q^T) = log(Q_committed R Q0^T) (zero once committed when at rest).
   const int off = rod_->dofOffset();
   for (std::size_t i = 0; i < elements_.size(); ++i)
     q.segment<3>(off + rod_->rotationDof(elements_[i])) =
-        cosserat::logSO3(rod_->committedFrame(elements_[i]) * Q0_[i].transpose());
+        cosserat::logSO3(rod_->committedFrame(elements_[i]) * R * Q0_[i].transpose());
 }
 
 }  // namespace rodsim

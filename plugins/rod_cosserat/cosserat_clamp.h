@@ -1,5 +1,6 @@
 // "cosserat-clamp": holds node positions and the full material frames (all three rotation DOFs) of
-// elements of a cosserat rod. The generic `clamp` holds positions and the twist (the rotation about
+// elements of a cosserat rod, at rest or moving rigidly (optional `velocity`, `angular_velocity`
+// about `center`, between `start` and `stop`: the seed's twisted and pulled ends of Fig. 3). The generic `clamp` holds positions and the twist (the rotation about
 // d3) only, because the SDK exposes one twist DOF per edge (README.md, "Clamping frames").
 #pragma once
 
@@ -29,6 +30,8 @@ class CosseratClamp : public Constraint {
   std::vector<Vec3> p0_;
   std::vector<Mat3> Q0_;
   std::vector<int> dofs_, position_dofs_;
+  Vec3 velocity_ = Vec3::Zero(), omega_ = Vec3::Zero(), center_ = Vec3::Zero();
+  double start_ = 0, stop_ = 0;  // stop_ = +inf: moves forever
 };
 
 }  // namespace rodsim

@@ -52,6 +52,20 @@ Schema CosseratRod::schema() {
                 "translational part, Eq. 31, is the `damping` force).")
       .unit("N s")
       .atLeast(0);
+  s.optional<Vec3>("shear_stretch_stiffness",
+                   "Overrides S = diag(S1, S2, S3) of Table I (default alpha_c G A, alpha_c G A, E A), e.g. the "
+                   "seed's S = 1e5 (1, 1, 1) N of Fig. 3 (a nearly inextensible, unshearable rod).")
+      .unit("N");
+  s.optional<Vec3>("bend_twist_stiffness",
+                   "Overrides B = diag(B1, B2, B3) of Table I (default E I, E I, G 2I), e.g. the seed's "
+                   "(alpha, alpha, beta) of Fig. 3. The inertia still comes from density and radius.")
+      .unit("N m^2");
+  s.add<double>("initial_twist", 0.0,
+                "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
+                "the element centre, from the first element) after parallel transport along the centreline. The rest "
+                "state stays untwisted, so the rod starts with a uniform twist couple (e.g. the localized helix of "
+                "the seed's Fig. 3, started on Eq. 25).")
+      .unit("rad/m");
   der::declareCenterlineParams(s);
   return s;
 }
@@ -86,6 +100,14 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   S_ = Vec3(alpha * G_ * A, alpha * G_ * A, E_ * A);  // Table I
   B_ = Vec3(E_ * I, E_ * I, G_ * 2.0 * I);
   J_ = rho_ * Vec3(I, I, 2.0 * I);
+  if (p.has("shear_stretch_stiffness")) {
+    S_ = p.vec3("shear_stretch_stiffness");
+    if (!(S_.minCoeff() > 0)) throw ParamError("shear_stretch_stiffness", "every entry must be > 0");
+  }
+  if (p.has("bend_twist_stiffness")) {
+    B_ = p.vec3("bend_twist_stiffness");
+    if (!(B_.minCoeff() > 0)) throw ParamError("bend_twist_stiffness", "every entry must be > 0");
+  }
 
   lhat_.resize(ne_);
   voronoi_.assign(nn_, 0.0);
@@ -101,14 +123,20 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   for (int i = 1; i + 1 < nn_; ++i) Dhat_[i] = voronoi_[i];  // Eq. 19 at rest
 
   // Initial frames: d3 along the tangent (no shear), d1 parallel-transported along the rod (no twist).
+  // With initial_twist, d1 is then turned about t by initial_twist * s_e (s_e: rest arc length of the
+  // element centre from the centre of element 0).
   Qc_.resize(ne_);
+  const double tw = p.real("initial_twist");
   Vec3 d1 = Vec3::Zero(), tprev = Vec3::Zero();
+  double s_e = 0;
   for (int e = 0; e < ne_; ++e) {
     const Vec3 t = (x_init_[e + 1] - x_init_[e]).normalized();
     d1 = e == 0 ? perpendicular(t) : transport(d1, tprev, t);
     d1 = (d1 - d1.dot(t) * t).normalized();
-    Qc_[e].row(0) = d1.transpose();
-    Qc_[e].row(1) = t.cross(d1).transpose();
+    if (e > 0) s_e += 0.5 * (lhat_[e - 1] + lhat_[e]);
+    const Vec3 m1 = tw == 0 ? d1 : Vec3(expSO3(t * (tw * s_e)) * d1);
+    Qc_[e].row(0) = m1.transpose();
+    Qc_[e].row(1) = t.cross(m1).transpose();
     Qc_[e].row(2) = t.transpose();
     tprev = t;
   }

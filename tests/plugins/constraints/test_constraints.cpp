@@ -66,6 +66,33 @@ TEST_CASE("clamp: prescribes node positions and the twist of edges between liste
   CHECK(q[off + 8] == doctest::Approx(q0[off + 8] + 0.05));  // free node 2 untouched
 }
 
+TEST_CASE("clamp components: a pin that holds x and y only, no twist, z untouched") {
+  FakeWorld w;
+  auto& rod = w.addRod<SpringChain>("beam", twistedChain(6, Vec3(0, 0, 0), Vec3(0, 0, 1)));
+  auto& top = w.addConstraint<Clamp>(nodesParams(Clamp::schema(), "beam", {-2, -1}, {{"components", toValue("xy")}}));
+  auto& pin = w.addConstraint<Clamp>(nodesParams(Clamp::schema(), "beam", {0}));
+  w.finalize();
+  const int off = rod.dofOffset();
+  CHECK(top.edges().empty());  // fewer than three components: no twist held
+  CHECK(top.dofs() == std::vector<int>{off + 16, off + 17, off + 20, off + 21});
+  CHECK(top.positionDofs() == std::vector<int>{off + 16, off + 20});
+  CHECK(pin.edges().empty());  // one node: a pin (position held, frames free)
+  CHECK(pin.dofs() == std::vector<int>{off + 0, off + 1, off + 2});
+  const Vec q0 = w.q();
+  Vec q = q0 + Vec::Constant(w.numDofs(), 0.05);
+  top.prescribe(1.0, q);
+  for (int d : top.dofs()) CHECK(q[d] == doctest::Approx(q0[d]).epsilon(1e-14));
+  CHECK(q[off + 18] == doctest::Approx(q0[off + 18] + 0.05));  // z of node 4 slides
+  CHECK(q[off + 22] == doctest::Approx(q0[off + 22] + 0.05));  // z of node 5 slides
+  CHECK(q[off + rod.twistDof(4)] == doctest::Approx(q0[off + rod.twistDof(4)] + 0.05));  // twist untouched
+  checkParamError([&] { Clamp(nodesParams(Clamp::schema(), "beam", {0}, {{"components", toValue("xq")}})); },
+                  "components", "subset");
+  checkParamError([&] { Clamp(nodesParams(Clamp::schema(), "beam", {0}, {{"components", toValue("xx")}})); },
+                  "components", "at most once");
+  checkParamError([&] { Clamp(nodesParams(Clamp::schema(), "beam", {0}, {{"components", toValue("")}})); },
+                  "components", "at least one");
+}
+
 TEST_CASE("rotate: nodes and frames turn rigidly about the axis through the center") {
   FakeWorld w;
   auto& rod = w.addRod<SpringChain>("beam", twistedChain(5, Vec3(0.1, 0.2, 0.3), Vec3(0.5, 0.3, 0.1)));

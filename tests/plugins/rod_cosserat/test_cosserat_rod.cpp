@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -240,4 +241,68 @@ TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates 
     (void)rod.elasticEnergy();
   }
   CHECK(g_allocations.load() - before == 0);
+}
+
+TEST_CASE("cosserat-clamp rigid motion: positions and frames follow R = exp(omega tau), translation v tau; held after stop") {
+  rodsim::testing::FakeWorld w;
+  auto& rod = w.addRod<CosseratRod>(helixParams(6));
+  const Vec3 omega(0.1, -0.2, 0.3), v(0.01, 0.02, -0.03), c(0.5, 0.0, 0.2);
+  auto& clamp = w.addConstraint<CosseratClamp>(makeParams(
+      CosseratClamp::schema(), {{"rod", std::string("rod")}, {"nodes", toValue(std::vector<int>{0, 1})},
+                                {"elements", toValue(std::vector<int>{0})}, {"angular_velocity", toValue(omega)},
+                                {"velocity", toValue(v)}, {"center", toValue(c)}, {"start", toValue(1.0)},
+                                {"stop", toValue(3.0)}}));
+  w.finalize();
+  CHECK(clamp.dofs().size() == 9u);
+  const Vec q0 = w.q();
+  const Mat3 Q0 = rod.frame(0);
+  for (double t : {0.5, 2.0, 5.0}) {
+    const double tau = std::clamp(t - 1.0, 0.0, 2.0);
+    const Mat3 R = expSO3(omega * tau);
+    Vec q = q0;
+    w.prescribe(t, q);
+    for (int node : {0, 1})
+      CHECK((q.segment<3>(rod.positionDof(node)) - (c + R * (q0.segment<3>(rod.positionDof(node)) - c) + v * tau)).norm() <
+            1e-14);
+    // the frame the rod builds from the prescribed rotation DOFs: Q = exp(-[phi]) Q_committed = Q0 R^T
+    rod.setConfiguration(q);
+    CHECK((rod.frame(0) - Q0 * R.transpose()).norm() < 1e-14);
+  }
+  CHECK_THROWS_AS(CosseratClamp(makeParams(CosseratClamp::schema(), {{"rod", std::string("rod")},
+                                                                     {"nodes", toValue(std::vector<int>{0})},
+                                                                     {"start", toValue(2.0)}, {"stop", toValue(1.0)}})),
+                  ParamError);
+}
+
+TEST_CASE("initial_twist and the stiffness overrides: a uniformly twisted straight rod stores (1/2) B3 tau^2 per length") {
+  const double tau = 0.7, L = 1.0;
+  const int n = 8;
+  Params p = makeParams(CosseratRod::schema(), {{"nodes", n + 1},
+                                                {"radius", 0.02},
+                                                {"youngs_modulus", 1e6},
+                                                {"shear_stretch_stiffness", toValue(Vec3(1e4, 2e4, 3e4))},
+                                                {"bend_twist_stiffness", toValue(Vec3(2.0, 2.5, 1.5))},
+                                                {"initial_twist", toValue(tau)},
+                                                {"geometry.shape", std::string("straight")},
+                                                {"geometry.start", toValue(Vec3(0, 0, 0))},
+                                                {"geometry.end", toValue(Vec3(0, 0, L))},
+                                                {"rest_shape", std::string("straight")}},
+                        "rod");
+  CosseratRod rod(p);
+  CHECK((rod.shearStiffness() - Vec3(1e4, 2e4, 3e4)).norm() == 0.0);
+  CHECK((rod.bendStiffness() - Vec3(2.0, 2.5, 1.5)).norm() == 0.0);
+  const double h = L / n;
+  for (int i = 1; i < n; ++i) {
+    const Vec3 k = rod.curvature(i);
+    CHECK(std::abs(std::abs(k.z()) - tau) < 1e-12);  // twist only, tau between every pair of elements
+    CHECK(std::hypot(k.x(), k.y()) < 1e-12);
+    const Vec3 d3 = rod.frame(i).row(2).transpose();
+    CHECK(std::abs(d3.z() - 1) < 1e-15);  // d3 still along the axis
+  }
+  // U = sum over interior nodes of (1/2) B3 (tau D)^2 / D = (1/2) B3 tau^2 (L - h)
+  CHECK(rod.elasticEnergy() == doctest::Approx(0.5 * 1.5 * tau * tau * (L - h)).epsilon(1e-12));
+  // the angle between d1 of the first and of the last element is tau times their distance (mod 2 pi)
+  const Vec3 a = rod.frame(0).row(0).transpose(), b = rod.frame(n - 1).row(0).transpose();
+  const double ang = std::atan2(a.cross(b).z(), a.dot(b));
+  CHECK(std::abs(std::remainder(ang - tau * (n - 1) * h, 2 * M_PI)) < 1e-12);
 }

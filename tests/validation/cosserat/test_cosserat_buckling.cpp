@@ -1,0 +1,254 @@
+// Cosserat rods with position-verlet, end to end through the rodsim command: localized helical
+// buckling (the Cosserat seed, Sec. IV.1, Fig. 3, Eqs. 25-26) and Euler buckling with pinned ends
+// (Appendix E.1, Eq. E2). Numbers and their origin: docs/validation/cosserat.md.
+#include "run_rodsim.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fmt/format.h>
+#include <sstream>
+#include <vector>
+
+using namespace rodsim::test;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::vector<std::vector<double>> readCsv(const std::filesystem::path& file) {
+  std::istringstream in(readText(file));
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::istringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) row.push_back(cell.empty() ? NAN : std::atof(cell.c_str()));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// ------------------------------------------------------------------ localized helical buckling
+// Fig. 3 settings
+constexpr double hL = 100.0, hD = 3.0, hPhi = 27 * 2 * kPi, hAlpha = 1.345, hBeta = 0.789;
+
+struct Helix {
+  double psi, t, m, a, Mh, Th, EF;
+};
+
+// The seed's semi-finite correction system (Sec. IV.1, before Eq. 25):
+//   D/L = sqrt(4/(pi^2 t_h) (1 - m_h^2/(4 t_h))),   Phi = 2 pi m_h/(beta/alpha) + 4 arccos(m_h/(2 sqrt t_h)).
+// With psi = arccos(m_h/(2 sqrt t_h)): sqrt t_h = 2 sin(psi)/(pi D/L), m_h = 2 sqrt(t_h) cos(psi), and the
+// second equation is one equation in psi; its first root in (0, pi/2) is the seed's branch (the second
+// one, psi = 1.165, is a 5x narrower helix of higher energy).
+Helix semiFinite() {
+  auto tm = [](double psi, double& t, double& m) {
+    const double st = 2 * std::sin(psi) / (kPi * hD / hL);
+    t = st * st;
+    m = 2 * st * std::cos(psi);
+  };
+  auto f = [&](double psi) {
+    double t, m;
+    tm(psi, t, m);
+    return 2 * kPi * m / (hBeta / hAlpha) + 4 * psi - hPhi;
+  };
+  double lo = 1e-6, hi = 0;
+  for (int k = 1; k <= 4000; ++k) {
+    hi = 1e-6 + (kPi / 2 - 2e-6) * k / 4000;
+    if ((f(lo) < 0) != (f(hi) < 0)) break;
+    lo = hi;
+  }
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    ((f(lo) < 0) == (f(mid) < 0) ? lo : hi) = mid;
+  }
+  Helix h{};
+  h.psi = 0.5 * (lo + hi);
+  tm(h.psi, h.t, h.m);
+  h.a = kPi * std::sqrt(4 * h.t - h.m * h.m);
+  h.Mh = h.m * 2 * kPi * hAlpha / hL;
+  h.Th = h.t * 4 * kPi * kPi * hAlpha / (hL * hL);
+  h.EF = (h.Mh * hPhi + h.Th * hD) / 2;  // Fig. 3d
+  return h;
+}
+
+// Elastic energy of Eq. 25 itself: bending (1/2) alpha int kappa^2 ds (kappa from r' x r'', central differences on
+// 2e5 intervals) plus the uniform twist couple M_h: (1/2) M_h^2 L/beta. It is 0.46 % below E_F = (M_h Phi + T_h D)/2:
+// the semi-finite formula for E_F is not the energy of its own solution (docs).
+double energyEq25(const Helix& h) {
+  const int N = 200000;
+  const double w = std::sqrt(4 * h.t - h.m * h.m), c = hL * w / (2 * kPi * h.t), ds = 1.0 / N;
+  auto r = [&](double sb, double out[3]) {
+    const double sech = 1 / std::cosh(kPi * sb * w);
+    out[0] = c * sech * std::sin(h.m * kPi * sb);
+    out[1] = -c * sech * std::cos(h.m * kPi * sb);
+    out[2] = hL * sb - c * std::tanh(kPi * sb * w);
+  };
+  double Ub = 0;
+  for (int k = 0; k <= N; ++k) {
+    const double sb = -0.5 + k * ds;
+    double a[3], b[3], m[3];
+    r(sb - ds, a), r(sb, m), r(sb + ds, b);
+    double d1[3], d2[3];
+    for (int i = 0; i < 3; ++i) d1[i] = (b[i] - a[i]) / (2 * ds), d2[i] = (b[i] - 2 * m[i] + a[i]) / (ds * ds);
+    const double cx = d1[1] * d2[2] - d1[2] * d2[1], cy = d1[2] * d2[0] - d1[0] * d2[2], cz = d1[0] * d2[1] - d1[1] * d2[0];
+    const double sp = std::sqrt(d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]);
+    const double kappa2 = (cx * cx + cy * cy + cz * cz) / std::pow(sp, 6);
+    Ub += (k == 0 || k == N ? 0.5 : 1.0) * 0.5 * hAlpha * kappa2 * sp * ds;
+  }
+  return Ub + 0.5 * h.Mh * h.Mh * hL / hBeta;
+}
+
+struct EnvelopeError {
+  double inf = 0, l1 = 0, l2 = 0;
+};
+
+// Eq. 26 on the simulated centreline (element tangents, s_bar of the element centres measured from the
+// centre of element 0, the clamp, with h = L/(n-1)) against Eq. 26 on Eq. 25: cos(theta) = 1 -
+// (4t - m^2)/(2t) sech^2(a s_bar), so phi = tanh^2(a s_bar), a = pi sqrt(4 t_h - m_h^2).
+EnvelopeError envelopeError(const std::vector<std::vector<double>>& nodes, double a) {
+  const int n = int(nodes.size()) - 1;
+  std::vector<double> c(n);
+  double cmax = 1;
+  for (int j = 0; j < n; ++j) {
+    double d[3], len = 0;
+    for (int k = 0; k < 3; ++k) d[k] = nodes[j + 1][2 + k] - nodes[j][2 + k], len += d[k] * d[k];
+    c[j] = d[2] / std::sqrt(len);
+    cmax = std::min(cmax, c[j]);
+  }
+  EnvelopeError e;
+  for (int j = 0; j < n; ++j) {
+    const double sb = double(j) / (n - 1) - 0.5, exact = std::pow(std::tanh(a * sb), 2);
+    const double err = std::abs((c[j] - cmax) / (1 - cmax) - exact);
+    e.inf = std::max(e.inf, err);
+    e.l1 += err / n;
+    e.l2 += err * err / n;
+  }
+  e.l2 = std::sqrt(e.l2);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("Localized helical buckling: semi-finite system, envelope against Eqs. 25-26 at n = 100, energy E_F") {
+  const Helix h = semiFinite();
+  // the solution satisfies both equations of the system
+  CHECK(std::abs(std::sqrt(4 / (kPi * kPi * h.t) * (1 - h.m * h.m / (4 * h.t))) - hD / hL) < 1e-12);
+  CHECK(std::abs(2 * kPi * h.m / (hBeta / hAlpha) + 4 * std::acos(h.m / (2 * std::sqrt(h.t))) - hPhi) < 1e-9);
+  MESSAGE(fmt::format("t_h = {:.10f}, m_h = {:.10f}, a = {:.8f}, M_h = {:.8f} N m, T_h = {:.8f} N, E_F = {:.6f} J", h.t,
+                      h.m, h.a, h.Mh, h.Th, h.EF));
+
+  // The scene as committed: n = 100 (the seed's coarsest), started on Eq. 25 with the twist that turns the end
+  // frames by Phi, damped to rest (600 s; kinetic energy 3e-12 J at the end).
+  auto dir = scratchDir("cosserat-helical-buckling");
+  CommandResult res = runRodsim(fmt::format("run scenes/validation/cosserat_helical_buckling.toml --quiet --output {}",
+                                            dir.string()));
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  const auto nodes = readCsv(dir / "final.csv");  // rod,node,x,y,z
+  REQUIRE(nodes.size() == 101);
+  const auto rows = readCsv(dir / "timeseries.csv");  // step,t,iterations,wall_ms,contacts,min_gap,K,U,mid_x
+  const double K = rows.back()[6], U = rows.back()[7];
+  const EnvelopeError e = envelopeError(nodes, h.a);
+  MESSAGE(fmt::format("n = 100: envelope error L_inf {:.4e}, L1 {:.4e}, L2 {:.4e}; elastic energy {:.6f} J = {:.6f} E_F, "
+                      "kinetic {:.2e} J",
+                      e.inf, e.l1, e.l2, U, U / h.EF, K));
+  CHECK(K < 1e-8);  // at rest
+  // Convergence data (docs/validation/cosserat.md, n = 100, 200, 400): second order, L_inf = 5.42e-2 at n = 100.
+  // Bounds: 10 % around the n = 100 values (a different equilibrium or a first-order error would leave them).
+  CHECK(e.inf == doctest::Approx(5.42e-2).epsilon(0.1));
+  CHECK(e.l1 == doctest::Approx(7.19e-3).epsilon(0.1));
+  CHECK(e.l2 == doctest::Approx(1.535e-2).epsilon(0.1));
+  // Elastic energy at equilibrium: that of Eq. 25 within the discretisation error (measured U/U_25 - 1 = 2.0e-4 at
+  // n = 100, -1e-5 at n = 200), and E_F = (M_h Phi + T_h D)/2 (Fig. 3d) within its own 0.46 % (measured 0.99562).
+  const double U25 = energyEq25(h);
+  MESSAGE(fmt::format("energy of Eq. 25: {:.6f} J = {:.6f} E_F; U/U_25 - 1 = {:.2e}", U25, U25 / h.EF, U / U25 - 1));
+  CHECK(U25 / h.EF == doctest::Approx(0.99542).epsilon(1e-4));
+  CHECK(std::abs(U / U25 - 1) < 5e-4);
+  CHECK(U / h.EF == doctest::Approx(1.0).epsilon(6e-3));
+}
+
+TEST_CASE("Localized helical buckling: position-verlet conserves the energy without dissipation (Fig. 3d)") {
+  const Helix h = semiFinite();
+  // No damping: the top clamp moves (0.074 m) until 200 s, then both ends are held: the total energy is constant.
+  auto dir = scratchDir("cosserat-helical-buckling-energy");
+  CommandResult res = runRodsim(fmt::format(
+      "run scenes/validation/cosserat_helical_buckling.toml --quiet --output {} --set simulation.duration=300 "
+      "--set force.friction.coefficient=0 --set rod.filament.rotational_damping=0",
+      dir.string()));
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  const auto rows = readCsv(dir / "timeseries.csv");
+  double E0 = NAN, worst = 0, kmax = 0;
+  for (const auto& row : rows) {
+    if (row[1] < 200.0) continue;
+    const double E = row[6] + row[7];
+    if (std::isnan(E0)) E0 = E;
+    worst = std::max(worst, std::abs(E - E0));
+    kmax = std::max(kmax, row[6]);
+  }
+  MESSAGE(fmt::format("E(200 s) = {:.6f} J = {:.5f} E_F, max |E - E(200 s)| over 200-300 s = {:.3e} J (relative {:.2e}), "
+                      "max kinetic energy {:.3e} J",
+                      E0, E0 / h.EF, worst, worst / E0, kmax));
+  CHECK(kmax > 1e3 * worst);         // the rod moves, and the energy it exchanges is conserved
+  CHECK(worst / E0 < 1e-6);          // Verlet: bounded O(dt^2) error, no drift
+  CHECK(E0 / h.EF == doctest::Approx(1.0).epsilon(6e-3));  // E_F = (M_h Phi + T_h D)/2 (Fig. 3d)
+}
+
+// --------------------------------------------------------------- Euler buckling, pinned ends
+namespace {
+
+struct Growth {
+  double amplification;  // max lateral mid-node displacement over the run / initial
+  double rate;           // d ln(amplitude)/dt fitted over the last third of the run
+};
+
+Growth eulerPinned(double F) {
+  auto dir = scratchDir(fmt::format("cosserat-euler-pinned-{:.4f}", F));
+  CommandResult res = runRodsim(fmt::format(
+      "run scenes/validation/cosserat_euler_pinned.toml --quiet --output {} --set 'force.top.force=[0, 0, {:.17g}]'",
+      dir.string(), -F));
+  INFO(res.output);
+  REQUIRE(res.status == 0);
+  const auto rows = readCsv(dir / "timeseries.csv");  // ..., mid_x, mid_y
+  REQUIRE(rows.size() > 1000);
+  auto lateral = [](const std::vector<double>& r) { return std::hypot(r[r.size() - 2], r[r.size() - 1]); };
+  Growth g{0, 0};
+  const double a0 = lateral(rows.front()), T = rows.back()[1];
+  // least-squares slope of ln(max lateral over windows of 0.1 s) over the last third
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, wmax = 0, wend = 2 * T / 3 + 0.1;
+  int m = 0;
+  for (const auto& r : rows) {
+    g.amplification = std::max(g.amplification, lateral(r) / a0);
+    if (r[1] < 2 * T / 3) continue;
+    wmax = std::max(wmax, lateral(r));
+    if (r[1] >= wend - 1e-9) {
+      const double x = wend - 0.05, y = std::log(wmax);
+      sx += x, sy += y, sxx += x * x, sxy += x * y, ++m;
+      wmax = 0;
+      wend += 0.1;
+    }
+  }
+  g.rate = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("Euler buckling, pinned ends (Eq. E2): bounded at 0.9 F_c, growth at the linear rate at 1.1 F_c") {
+  // Fig. 13 settings: m_r = 1 kg, L = 1 m, alpha = 1 N m^2, S = 1e5 N; n = 20; seeded random lateral offsets
+  // (1e-4 m) of the interior nodes. F_c = pi^2 alpha/L^2 (Eq. E2). Linear theory: mode 1 has frequency
+  // w1 sqrt(1 - F/F_c), w1 = (pi/L)^2 sqrt(alpha/(rho A)) = 9.87 rad/s, and grows like exp(w1 sqrt(F/F_c - 1) t)
+  // above F_c (3.12 /s at 1.1 F_c).
+  const double Fc = kPi * kPi, w1 = kPi * kPi;
+  const Growth below = eulerPinned(0.9 * Fc), above = eulerPinned(1.1 * Fc);
+  const double rate = w1 * std::sqrt(0.1);
+  MESSAGE(fmt::format("0.9 F_c: amplification {:.3g}; 1.1 F_c: amplification {:.3g}, growth rate {:.4f} /s (linear theory "
+                      "{:.4f} /s)",
+                      below.amplification, above.amplification, above.rate, rate));
+  CHECK(below.amplification < 5);    // stays straight: the seed only rings (measured 1.8)
+  CHECK(above.amplification > 100);  // buckles (measured ~700 in 3 s)
+  CHECK(above.rate == doctest::Approx(rate).epsilon(0.05));  // the Euler mode, at the rate set by Eq. E2
+}
