@@ -192,11 +192,14 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
   std::string plugins;
   for (const auto& [type, lib] : world.pluginsInUse())
     plugins += fmt::format("{}{}: {}", plugins.empty() ? "" : ", ", jsonString(type), jsonString(lib));
-  // Mean of each contact report column over the steps.
-  std::string report;
-  const auto columns = world.contactReportColumns();
-  for (std::size_t i = 0; i < columns.size() && i < s.report_sums.size(); ++i)
+  // Mean of each report column over the steps: the contacts' first, then the forces'.
+  std::string contact_report, force_report;
+  const auto columns = world.reportColumns();
+  const std::size_t n_contact = static_cast<std::size_t>(world.numContactReportColumns());
+  for (std::size_t i = 0; i < columns.size() && i < s.report_sums.size(); ++i) {
+    std::string& report = i < n_contact ? contact_report : force_report;
     report += fmt::format("{}{}: {}", report.empty() ? "" : ", ", jsonString(columns[i]), jsonNumber(s.report_sums[i] / steps));
+  }
   std::string text = fmt::format(
       "{{\n"
       "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
@@ -205,13 +208,15 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
       "  \"atpts_ms\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
       "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
-      "  \"contact_report\": {{{}}},\n  \"plugins\": {{{}}},\n  \"version\": \"{}\"\n}}\n",
+      "  \"contact_report\": {{{}}},\n  \"force_report\": {{{}}},\n  \"plugins\": {{{}}},\n"
+      "  \"version\": \"{}\"\n}}\n",
       jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason), s.steps,
       jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
       jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_with_contact,
       jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
       jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0),
-      jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), report, plugins,
+      jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), contact_report,
+      force_report, plugins,
       RODSIM_SDK_VERSION);
   writeFileAtomic((fs::path(dir_) / "summary.json").string(), text);
 }

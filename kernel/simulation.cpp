@@ -87,10 +87,10 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   // Everything that can reject the input happens before the output directory is touched.
   KernelWorld world(scene, registry);
   std::vector<Probe> probes = resolveProbes(scene, world);
-  // timeseries.csv: probes, then the contact models' own columns.
+  // timeseries.csv: probes, then the contact models' and forces' own columns.
   std::vector<std::string> probe_names;
   for (const auto& p : probes) probe_names.push_back(p.spec->name);
-  const std::vector<std::string> report_columns = world.contactReportColumns();
+  const std::vector<std::string> report_columns = world.reportColumns();
   probe_names.insert(probe_names.end(), report_columns.begin(), report_columns.end());
 
   const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
@@ -137,7 +137,7 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   auto sample = [&] {
     probe_values.resize(probes.size());
     for (std::size_t i = 0; i < probes.size(); ++i) probe_values[i] = probes[i].value(world);
-    world.contactReportValues(report_values);
+    world.reportValues(report_values);
     probe_values.insert(probe_values.end(), report_values.begin(), report_values.end());
   };
   if (!options.restart) {

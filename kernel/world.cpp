@@ -223,20 +223,37 @@ ContactStats KernelWorld::contactStats() const {
 
 std::vector<std::pair<std::string, std::string>> KernelWorld::pluginsInUse() const { return libraries_; }
 
-std::vector<std::string> KernelWorld::contactReportColumns() const {
+namespace {
+template <class T> void appendColumns(const std::vector<T>& bound, std::vector<std::string>& out) {
+  for (const auto& b : bound)
+    for (const auto& col : b.object->reportColumns()) out.push_back(b.spec->name + "." + col);
+}
+template <class T> void appendValues(const std::vector<T>& bound, std::vector<double>& out) {
+  for (const auto& b : bound) {
+    const std::size_t before = out.size();
+    b.object->reportValues(out);
+    out.resize(before + b.object->reportColumns().size(), std::numeric_limits<double>::quiet_NaN());
+  }
+}
+}  // namespace
+
+std::vector<std::string> KernelWorld::reportColumns() const {
   std::vector<std::string> out;
-  for (const auto& c : contacts_)
-    for (const auto& col : c.object->reportColumns()) out.push_back(c.spec->name + "." + col);
+  appendColumns(contacts_, out);
+  appendColumns(forces_, out);
   return out;
 }
 
-void KernelWorld::contactReportValues(std::vector<double>& out) const {
+int KernelWorld::numContactReportColumns() const {
+  std::vector<std::string> out;
+  appendColumns(contacts_, out);
+  return static_cast<int>(out.size());
+}
+
+void KernelWorld::reportValues(std::vector<double>& out) const {
   out.clear();
-  for (const auto& c : contacts_) {
-    const std::size_t before = out.size();
-    c.object->reportValues(out);
-    out.resize(before + c.object->reportColumns().size(), std::numeric_limits<double>::quiet_NaN());
-  }
+  appendValues(contacts_, out);
+  appendValues(forces_, out);
 }
 
 namespace {

@@ -57,8 +57,10 @@ class KernelWorld final : public World {
   double elasticEnergy();  // at the committed configuration
   ContactStats contactStats() const;
   // Contact models' extra columns ("<name>.<column>") and their current values.
-  std::vector<std::string> contactReportColumns() const;
-  void contactReportValues(std::vector<double>& out) const;
+  // The report columns of the contacts, then of the forces ("<name>.<column>"), and their values.
+  std::vector<std::string> reportColumns() const;
+  int numContactReportColumns() const;
+  void reportValues(std::vector<double>& out) const;
   Solver& solver() { return *solver_.object; }
   const std::vector<Bound<Rod>>& rods() const { return rods_; }
   const std::vector<Bound<Constraint>>& constraints() const { return constraints_; }

@@ -109,6 +109,8 @@ void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
     }
     const GmresResult r = op_.solveGmres(rhs_, density_, tolerance_, max_iterations_);
     counters_.gmres_iterations += r.iterations;
+    last_.iterations = r.iterations;
+    last_.relative_residual = r.relative_residual;
     solved = r.converged;
     // Refresh the preconditioner once the geometry has drifted from the factored blocks: when a
     // solve takes clearly more iterations than the first one after the last refresh.
@@ -120,10 +122,16 @@ void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
     }
     if (!solved) ++counters_.lu_fallbacks;  // never accept a short solve: fall back to the reference
   }
-  if (!solved) op_.solveLu(rhs_, density_);
+  if (!solved) {
+    op_.solveLu(rhs_, density_);
+    last_.iterations = 0;
+    last_.relative_residual = 0;  // LU: to round-off
+  }
   ++counters_.solves;
-  counters_.assembly_s += std::chrono::duration<double>(t1 - t0).count();
-  counters_.solve_s += std::chrono::duration<double>(clock::now() - t1).count();
+  last_.assembly_ms = 1e3 * std::chrono::duration<double>(t1 - t0).count();
+  last_.solve_ms = 1e3 * std::chrono::duration<double>(clock::now() - t1).count();
+  counters_.assembly_s += 1e-3 * last_.assembly_ms;
+  counters_.solve_s += 1e-3 * last_.solve_ms;
 
   // Nodal force on the rods: minus the density times the node's Voronoi length (half of each
   // adjacent edge), the quadrature of the hat functions the densities interpolate with.

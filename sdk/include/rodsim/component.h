@@ -36,6 +36,12 @@ class Component {
   // must continue bit for bit, so save everything later steps read. Default: no state.
   virtual void saveState(std::vector<double>& /*out*/) const {}
   virtual void loadState(const std::vector<double>& /*in*/) {}
+  // Extra per-step quantities of contacts and forces (solver residuals, iterations, ...): the
+  // kernel writes them to timeseries.csv as columns "<component name>.<column>" and their mean
+  // over the steps to summary.json ("contact_report", "force_report"). Column names are fixed
+  // after bind(); reportValues appends the values of the last step in the same order.
+  virtual std::vector<std::string> reportColumns() const { return {}; }
+  virtual void reportValues(std::vector<double>& /*out*/) const {}
 
  private:
   std::string name_;

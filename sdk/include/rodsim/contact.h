@@ -50,12 +50,6 @@ class Contact : public Component {
   virtual bool solveLinearized(const LinearizedSystem& /*sys*/, Vec& /*dq*/) { return false; }
   // True when the model handles [[obstacle]] contact (the kernel refuses obstacles otherwise).
   virtual bool usesObstacles() const { return false; }
-  // Extra per-step quantities (solver residuals, iterations, ...): the kernel writes them to
-  // timeseries.csv as columns "<contact name>.<column>" and their mean over the steps to
-  // summary.json ("contact_report"). Column names are fixed after bind(); reportValues gives the
-  // values of the last step in the same order.
-  virtual std::vector<std::string> reportColumns() const { return {}; }
-  virtual void reportValues(std::vector<double>& /*out*/) const {}
   // Contact count and smallest gap in the configuration last evaluated.
   virtual ContactStats stats() const { return {}; }
 };
