@@ -1,6 +1,7 @@
-// rodsim command line: run | check | plugins | describe. Exit status: 0 ok, 2 bad input, 3 the
+// rodsim command line: run | check | compare | plugins | describe. Exit status: 0 ok, 2 bad input, 3 the
 // simulation failed (see ../shared/spec/scene-format.md).
 #include "checkpoint.h"
+#include "compare.h"
 #include "describe.h"
 #include "scene.h"
 #include "simulation.h"
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <cstring>
 #include <string>
@@ -23,13 +25,16 @@ constexpr const char* kUsage =
     "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--quiet]\n"
     "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only, run nothing\n"
+    "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
+    "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
     "  rodsim plugins                                 plugin libraries found and the types each provides\n"
     "  rodsim describe TYPE                           every parameter of a component type\n"
     "  rodsim describe --all [--markdown]             every type (the docs reference)\n";
 
 struct Args {
   std::string verb, scene, output, type, restart;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, contact_sets, models;
+  int jobs = 2;
   bool quiet = false, all = false, markdown = false;
 };
 
@@ -37,7 +42,7 @@ Args parseArgs(int argc, char** argv) {
   if (argc < 2) throw InputError(std::string("missing command\n") + kUsage);
   Args a;
   a.verb = argv[1];
-  const std::vector<std::string> verbs{"run", "check", "plugins", "describe"};
+  const std::vector<std::string> verbs{"run", "check", "compare", "plugins", "describe"};
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
     std::printf("%s", kUsage);
     std::exit(0);
@@ -56,19 +61,34 @@ Args parseArgs(int argc, char** argv) {
     else if (arg.rfind("--set=", 0) == 0) a.sets.push_back(arg.substr(6));
     else if (arg == "--output") a.output = value("--output");
     else if (arg == "--restart" && a.verb == "run") a.restart = value("--restart");
-    else if (arg == "--quiet") a.quiet = true;
+    else if (arg == "--contact" && a.verb == "compare") {
+      const auto list = splitModelList(value("--contact"));
+      a.models.insert(a.models.end(), list.begin(), list.end());
+    } else if (arg == "--contact-set" && a.verb == "compare") a.contact_sets.push_back(value("--contact-set"));
+    else if (arg == "--jobs" && a.verb == "compare") {
+      const std::string n = value("--jobs");
+      try {
+        std::size_t used = 0;
+        a.jobs = std::stoi(n, &used);
+        if (used != n.size() || a.jobs < 1) throw std::invalid_argument(n);
+      } catch (const std::exception&) {
+        throw InputError(fmt::format("--jobs '{}': expected a whole number >= 1", n));
+      }
+    } else if (arg == "--quiet") a.quiet = true;
     else if (arg == "--all") a.all = true;
     else if (arg == "--markdown") a.markdown = true;
     else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, kUsage));
     else if (a.verb == "describe" && a.type.empty()) a.type = arg;
-    else if ((a.verb == "run" || a.verb == "check") && a.scene.empty()) a.scene = arg;
+    else if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty()) a.scene = arg;
     else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
   }
   if (!a.restart.empty() && (!a.scene.empty() || !a.sets.empty() || !a.output.empty()))
     throw InputError("--restart DIR takes the scene, its --set values and the output directory from the checkpoint; "
                      "give nothing else");
-  if ((a.verb == "run" || a.verb == "check") && a.scene.empty() && a.restart.empty())
+  if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty() && a.restart.empty())
     throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, kUsage));
+  if (a.verb == "compare" && a.models.empty())
+    throw InputError(fmt::format("'compare' needs --contact MODEL,MODEL... (e.g. --contact imc,ipc)\n{}", kUsage));
   if (a.verb == "describe" && a.type.empty() && !a.all)
     throw InputError(fmt::format("'describe' needs a component type (or --all)\n{}", kUsage));
   return a;
@@ -137,6 +157,12 @@ int main(int argc, char** argv) {
     }
     if (args.verb == "plugins") return listPlugins(registry);
     if (args.verb == "describe") return describe(args, registry);
+    if (args.verb == "compare") {
+      CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.output, args.jobs, args.quiet};
+      std::error_code ec;
+      const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+      return runCompare(c, registry, ec ? std::string(argv[0]) : self.string());
+    }
     Scene scene = loadScene(args.scene, args.sets, registry);
     if (args.verb == "check") {
       std::printf("%s: ok (%zu rod(s), %zu force(s), %zu constraint(s), %zu contact model(s), solver %s)\n",

@@ -1,0 +1,30 @@
+// rodsim compare: one scene, several contact models, side by side (docs/scene-format.md, "compare").
+#pragma once
+
+#include "registry.h"
+
+#include <string>
+#include <vector>
+
+namespace rodsim::kernel {
+
+struct CompareOptions {
+  std::string scene;                       // the scene file
+  std::vector<std::string> models;         // --contact imc,ipc,...
+  std::vector<std::string> sets;           // --set KEY=VALUE, for every run
+  std::vector<std::string> contact_sets;   // --contact-set MODEL:KEY=VALUE, for that model's run only
+  std::string output;                      // --output DIR; default out/<simulation.name>-compare
+  int jobs = 2;                            // runs at once
+  bool quiet = false;
+};
+
+// "imc, ipc" -> {"imc", "ipc"} (empty items are kept: runCompare reports them).
+std::vector<std::string> splitModelList(const std::string& list);
+
+// Prepares one run per model (its [[contact]] tables switched to the model, keys the model does not
+// declare dropped), validates all of them, then runs them as child processes `rodsim run` of
+// `executable` and writes table.csv, table.md, difference.csv and the plots. Bad input throws
+// InputError before anything is written. Returns 0, or 3 when a run failed (the rest is written).
+int runCompare(const CompareOptions& options, const TypeRegistry& registry, const std::string& executable);
+
+}  // namespace rodsim::kernel
