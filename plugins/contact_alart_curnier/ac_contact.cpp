@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <limits>
 
 namespace rodsim::ac {
@@ -75,6 +76,14 @@ Schema AlartCurnierContact::schema() {
       .unit("s/kg").atLeast(0);
   s.add<bool>("line_search", true, "Goldstein-Price line search on |f_AC|^2 (seed Algorithm 2).");
   s.add<bool>("proximal", true, "Proximal-point globalization when the plain Newton stalls.");
+  s.add<int>("frame_updates", 4,
+             "Implicit Newton iterations per step in which rod-rod contact frames and closest points "
+             "are re-evaluated; later iterations keep them (only the gap follows the iterate), which "
+             "restores fast convergence when rods slide along each other.")
+      .atLeast(1);
+  s.add<bool>("partition", true,
+              "Solve each group of coupled contacts (sharing a rod, or rods joined by constraints) as "
+              "its own problem (seed Sec. 4.5); false: one problem for all contacts.");
   return s;
 }
 
@@ -84,6 +93,8 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
       restitution_(p.real("restitution")),
       margin_(p.real("margin")),
       rod_rod_(p.boolean("rod_rod")),
+      partition_(p.boolean("partition")),
+      frame_updates_(static_cast<int>(p.integer("frame_updates"))),
       rod_names_(p.strings("rods")),
       obstacle_names_(p.strings("obstacles")) {
   if (!(mu_ >= 0) || !std::isfinite(mu_)) throw ParamError("friction", "friction must be a finite number >= 0");
@@ -96,7 +107,6 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
   if (!(options_.rho >= 0)) throw ParamError("rho", "rho must be >= 0 (0: automatic)");
   options_.line_search = p.boolean("line_search");
   options_.proximal = p.boolean("proximal");
-  solver_.options() = options_;
 }
 
 void AlartCurnierContact::bind(World& world) {
@@ -141,6 +151,8 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
   edge_cands_.clear();
   step_ = {};
   merged_.clear();
+  frozen_ee_.clear();
+  frozen_valid_ = false;
   // Node-obstacle candidates.
   for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
     const Rod& rod = *rods_[ri];
@@ -192,6 +204,23 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
         for (int k = ea + 1; k < eb; ++k) along += rod.restVoronoiLength(k);
         if (along < 2 * (rod.radius(ea) + rod.radius(eb))) continue;
       }
+      // Narrow phase: the boxes are inflated by about a radius each, so overlapping boxes admit
+      // pairs up to ~2.5 radii apart (in a dense pile, most of them: 1638 points for 40 rods on a
+      // mat where ~900 can close). Keep a pair if its gap is within the same reach as a node near
+      // an obstacle: margin + r/2 + twice the motion over a step.
+      {
+        const Rod &RA = *rods_[ra], &RB = *rods_[rb];
+        const int a0 = RA.globalPositionDof(ea), a1 = RA.globalPositionDof(ea + 1);
+        const int b0 = RB.globalPositionDof(eb), b1 = RB.globalPositionDof(eb + 1);
+        double s, t;
+        closestSegmentPoints(q.segment<3>(a0), q.segment<3>(a1), q.segment<3>(b0), q.segment<3>(b1), s, t);
+        const Vec3 pa = q.segment<3>(a0) + s * (q.segment<3>(a1) - q.segment<3>(a0));
+        const Vec3 pb = q.segment<3>(b0) + t * (q.segment<3>(b1) - q.segment<3>(b0));
+        const double gap = (pa - pb).norm() - RA.radius(ea) - RB.radius(eb);
+        const double vmax = std::max({speed(a0), speed(a1)}) + std::max({speed(b0), speed(b1)});
+        const double reach = margin_ + 0.5 * std::max(RA.radius(ea), RB.radius(eb)) + 2 * dt * vmax + 2 * dt * dt * 10.0;
+        if (gap > reach) continue;
+      }
       edge_cands_.push_back({ra, ea, rb, eb});
     }
   std::sort(edge_cands_.begin(), edge_cands_.end());
@@ -216,9 +245,53 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
     p.dof[0] = dof;
     p.weight[0] = 1;
     p.surface_velocity = ob.surfaceVelocity(x - p.gap * n - rod.nodeRadius(c[1]) * n);
+    p.true_gap = p.gap;
     points_.push_back(p);
   }
+  if (frozen_valid_) {
+    // Iterates after the first `frame_updates` of the step: the rod-rod contacts, frames n, t1, t2
+    // and closest-point parameters (s, t) of the last re-evaluation stay fixed, and the gap is the
+    // linear function of q
+    //   gap = n . (x_A(s) - x_B(t)) - r_A - r_B
+    // (equal to the distance minus the radii at the freezing iterate; for two straight edges
+    // crossing, n is normal to both and this is their distance whatever s and t). The contact is
+    // then linear in q for the rest of the step (H constant, as in the seed's time stepping with
+    // the frames of the start of the step, Sec. 4), and the implicit Newton iteration converges
+    // as without contact. Re-evaluated at every iterate, H(q) misses the geometric term
+    // (dH/dq)^T r / dt in the Jacobian and the iteration converges only linearly, with ratios up
+    // to 0.9 (rods sliding along each other), or 0.99 with the true distance as the gap (it turns
+    // with the closest points of nearly parallel edges): frictionless spaghetti failed to
+    // converge in 50 iterations. The first iterations re-evaluate, so that a step that converges
+    // quickly ends with the frames of its own end state (a frame lagging by one step leaves a
+    // resting rod rocking at KE ~ 1e-11 J instead of 1e-14 J); the cost of freezing is a
+    // penetration of the order of r theta^2 for a frame turned by theta during the step.
+    for (ContactPoint p : frozen_ee_) {
+      Vec3 d = Vec3::Zero();
+      for (int j = 0; j < 4; ++j) d += p.weight[j] * q.segment<3>(p.dof[j]);  // x_A(s) - x_B(t)
+      p.gap = p.frame.row(0).dot(d) - p.radii;
+      p.point = p.weight[0] * q.segment<3>(p.dof[0]) + p.weight[1] * q.segment<3>(p.dof[1]);
+      double s, t;
+      closestSegmentPoints(q.segment<3>(p.dof[0]), q.segment<3>(p.dof[1]), q.segment<3>(p.dof[2]),
+                           q.segment<3>(p.dof[3]), s, t);
+      const Vec3 pa = q.segment<3>(p.dof[0]) + s * (q.segment<3>(p.dof[1]) - q.segment<3>(p.dof[0]));
+      const Vec3 pb = q.segment<3>(p.dof[2]) + t * (q.segment<3>(p.dof[3]) - q.segment<3>(p.dof[2]));
+      p.true_gap = (pa - pb).norm() - p.radii;  // reported (min_gap), not constrained
+      p.frozen = true;
+      points_.push_back(p);
+    }
+    // Pairs that were not contacts at the freezing iterate (a crossing moving on to the next
+    // edge, a rod end arriving) still join (frozen from then on); a near-duplicate of a frozen
+    // contact is dropped below. Without them, the full-size frictionless pile penetrated by
+    // 2.3e-4 m (a crossing moving 0.3 mm per step onto an unconstrained edge).
+  }
+  std::vector<ContactKey> frozen_keys;
+  if (frozen_valid_) {
+    for (const ContactPoint& p : frozen_ee_) frozen_keys.push_back(p.key);
+    std::sort(frozen_keys.begin(), frozen_keys.end());
+  }
   for (const auto& c : edge_cands_) {
+    if (frozen_valid_ && std::binary_search(frozen_keys.begin(), frozen_keys.end(), ContactKey{1, c[0], c[1], c[2], c[3]}))
+      continue;
     const Rod &ra = *rods_[c[0]], &rb = *rods_[c[2]];
     const int a0 = ra.globalPositionDof(c[1]), a1 = ra.globalPositionDof(c[1] + 1);
     const int b0 = rb.globalPositionDof(c[3]), b1 = rb.globalPositionDof(c[3] + 1);
@@ -266,6 +339,8 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
     p.weight = {1 - s, s, -(1 - t), -t};
     p.point = pa;
     p.merge_radius = 0.25 * std::min(ra.radius(c[1]), rb.radius(c[3]));
+    p.radii = ra.radius(c[1]) + rb.radius(c[3]);
+    p.true_gap = p.gap;
     points_.push_back(p);
   }
   // Near-duplicates: where a rod has a kink (a node) at a crossing, both edges next to the node
@@ -287,7 +362,16 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
       if (b.key[1] != a.key[1] || b.key[3] != a.key[3]) continue;
       if (std::abs(b.key[2] - a.key[2]) > 1 || std::abs(b.key[4] - a.key[4]) > 1) continue;
       if ((b.point - a.point).norm() > std::min(a.merge_radius, b.merge_radius)) continue;
+      if (a.frozen && b.frozen) continue;  // both kept when the frames were frozen
       any = true;
+      if (a.frozen || b.frozen) {  // a frozen contact stays; the newcomer next to it goes
+        if (b.frozen) {
+          drop[i] = 1;
+          break;
+        }
+        drop[j] = 1;
+        continue;
+      }
       auto ia = merged_.find(a.key), ib = merged_.find(b.key);
       bool drop_a;
       if (ia != merged_.end() && ia->second == b.key)
@@ -314,6 +398,141 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
       if (!drop[i]) points_[k++] = points_[i];
     points_.resize(k);
   }
+  if (frozen_valid_) {
+    // Newcomers are frozen from their first iterate on, too: the contact set and H then settle
+    // after finitely many iterations and Newton converges (re-evaluated newcomers brought the
+    // linear convergence back: 31 frictionless spaghetti failed at step 100).
+    for (const ContactPoint& p : points_)
+      if (p.key[0] == 1 && !p.frozen) frozen_ee_.push_back(p);
+    return;
+  }
+  frozen_ee_.clear();
+  for (const ContactPoint& p : points_)
+    if (p.key[0] == 1) frozen_ee_.push_back(p);
+}
+
+void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed) {
+  const int N = static_cast<int>(A.rows());
+  // Union-find over free DOFs joined by a structural nonzero of A (seed Sec. 4.5: strands coupled
+  // through the dynamics; constraints that tie rods together show up here as coupling entries).
+  std::vector<int> parent(N);
+  for (int i = 0; i < N; ++i) parent[i] = i;
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (int c = 0; c < A.outerSize(); ++c) {
+    if (fixed[c]) continue;
+    for (Eigen::SparseMatrix<double>::InnerIterator it(A, c); it; ++it) {
+      const int r = static_cast<int>(it.row());
+      if (r == c || fixed[r]) continue;
+      const int a = find(r), b = find(c);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  comps_.clear();
+  comp_of_.assign(N, -1);
+  local_of_.assign(N, -1);
+  std::vector<int> id_of_root(N, -1);
+  for (int i = 0; i < N; ++i) {
+    if (fixed[i]) continue;
+    const int root = find(i);
+    if (id_of_root[root] < 0) {
+      id_of_root[root] = static_cast<int>(comps_.size());
+      comps_.push_back(std::make_unique<Component>());
+    }
+    Component& cp = *comps_[id_of_root[root]];
+    comp_of_[i] = id_of_root[root];
+    local_of_[i] = static_cast<int>(cp.dofs.size());
+    cp.dofs.push_back(i);  // ascending, as i runs up
+  }
+  // Sub-matrix patterns in CSC: columns and rows keep the global order.
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    const int n = static_cast<int>(cp.dofs.size());
+    std::vector<int> outer(n + 1, 0), inner;
+    cp.src.clear();
+    for (int lc = 0; lc < n; ++lc) {
+      const int c = cp.dofs[lc];
+      for (int p = A.outerIndexPtr()[c]; p < A.outerIndexPtr()[c + 1]; ++p) {
+        const int r = A.innerIndexPtr()[p];
+        if (fixed[r]) continue;
+        inner.push_back(local_of_[r]);
+        cp.src.push_back(p);
+      }
+      outer[lc + 1] = static_cast<int>(inner.size());
+    }
+    cp.A = Eigen::SparseMatrix<double>(n, n);
+    cp.A.resizeNonZeros(static_cast<Eigen::Index>(inner.size()));
+    std::copy(outer.begin(), outer.end(), cp.A.outerIndexPtr());
+    std::copy(inner.begin(), inner.end(), cp.A.innerIndexPtr());
+    cp.analyzed = false;
+  }
+}
+
+bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver) {
+  // The group's local problem u_g = W_g r_g + q_g (seed Eq. 8), contacts renumbered 0..n_g-1.
+  const int ng = static_cast<int>(g.contacts.size());
+  SpMat W(3 * ng, 3 * ng);
+  W.setFromTriplets(trip.begin(), trip.end());
+  Vec q(3 * ng), mu(ng), r(3 * ng);
+  for (int a = 0; a < ng; ++a) {
+    const int i = g.contacts[a];
+    q.segment<3>(3 * a) = qloc_.segment<3>(3 * i);
+    mu[a] = mu_vec_[i];
+    r.segment<3>(3 * a) = r_.segment<3>(3 * i);
+  }
+  solver.options() = options_;
+  solver.setProblem(W, q, mu);
+  g.result = solver.solve(r);
+  // Retries from the best iterate with rho x 10 and x 0.1: the zeros of f_AC do not depend on rho
+  // (seed Eq. 4), but where the Newton stalls does. Seen on a 31-spaghetti pile: |f_AC| = 1e-12
+  // while the natural map stalled at 1.35e-10 > 1e-10 after 200 iterations; contacts with a large
+  // W_ii get a small rho_i and weigh little in |f_AC|.
+  for (double scale : {10.0, 0.1}) {
+    if (g.result.converged || options_.rho > 0) break;
+    Options retry = options_;
+    retry.rho_scale = scale;
+    solver.options() = retry;
+    solver.setProblem(W, q, mu);
+    Vec r_try = r;
+    const Result again = solver.solve(r_try);
+    const int before = g.result.iterations, prox = g.result.prox_iterations;
+    if (again.converged || again.residual.rel < g.result.residual.rel) {
+      r = r_try;
+      g.result = again;
+    }
+    g.result.iterations = before + again.iterations;
+    g.result.prox_iterations = prox + again.prox_iterations;
+    g.result.message += " (retried with rho x " + std::to_string(scale).substr(0, 3) + ")";
+  }
+  if (g.result.converged) {
+    // Polish: the relative natural map mixes velocities and impulses; a few more Newton steps
+    // (quadratic near the solution) bring r to round-off so that the force r/dt the implicit
+    // solver sees is exact to its own (absolute, N) tolerance.
+    Options polish = options_;
+    polish.tolerance = 1e-15;
+    polish.max_iterations = 4;
+    polish.proximal = false;
+    solver.options() = polish;
+    Vec r_keep = r;
+    const Result more = solver.solve(r);
+    if (!(more.residual.abs <= g.result.residual.abs)) {
+      r = r_keep;
+    } else {
+      g.result.residual = more.residual;
+      g.result.ac_norm = more.ac_norm;
+    }
+    g.result.iterations += more.iterations;
+    solver.options() = options_;
+  }
+  const Vec u = W * r + q;
+  for (int a = 0; a < ng; ++a) {
+    const int i = g.contacts[a];
+    r_.segment<3>(3 * i) = r.segment<3>(3 * a);
+    u_all_.segment<3>(3 * i) = u.segment<3>(3 * a);
+  }
+  return g.result.converged;
 }
 
 bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) {
@@ -330,57 +549,153 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     std::fprintf(stderr, "alart-curnier: needs a time step (the implicit-euler solver); dt = %g\n", dt);
     return false;
   }
-  // Sparse LU of A; symbolic analysis only when the pattern changed.
+  // A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns
+  // only when A's pattern or the fixed mask changed; one sparse LU per component.
   const bool same = static_cast<int>(a_outer_.size()) == A.outerSize() + 1 &&
                     static_cast<int>(a_inner_.size()) == A.nonZeros() &&
                     std::equal(a_outer_.begin(), a_outer_.end(), A.outerIndexPtr()) &&
-                    std::equal(a_inner_.begin(), a_inner_.end(), A.innerIndexPtr());
+                    std::equal(a_inner_.begin(), a_inner_.end(), A.innerIndexPtr()) && fixed == fixed_cache_;
   if (!same) {
-    lu_.analyzePattern(A);
+    buildComponents(A, fixed);
     a_outer_.assign(A.outerIndexPtr(), A.outerIndexPtr() + A.outerSize() + 1);
     a_inner_.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+    fixed_cache_ = fixed;
   }
-  lu_.factorize(A);
-  if (lu_.info() != Eigen::Success) {
-    std::fprintf(stderr, "alart-curnier '%s': the linearized system matrix is singular\n", name().c_str());
-    return false;
+  dq_free_.setZero(N);
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    double* v = cp.A.valuePtr();
+    for (std::size_t k = 0; k < cp.src.size(); ++k) v[k] = A.valuePtr()[cp.src[k]];
+    const int nc = static_cast<int>(cp.dofs.size());
+    bool ok;
+    if (cp.isDense()) {
+      cp.dense = Eigen::MatrixXd(cp.A);
+      cp.dlu.compute(cp.dense);
+      // PartialPivLU does not report singularity: check the pivots.
+      const auto d = cp.dlu.matrixLU().diagonal().cwiseAbs();
+      ok = d.allFinite() && d.minCoeff() > 1e-14 * d.maxCoeff();
+    } else {
+      if (!cp.analyzed) {
+        cp.lu.umfpackControl()(UMFPACK_IRSTEP) = 0;  // no iterative refinement per column
+        cp.lu.analyzePattern(cp.A);
+        cp.analyzed = true;
+      }
+      cp.lu.factorize(cp.A);
+      ok = cp.lu.info() == Eigen::Success;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "alart-curnier '%s': the linearized system matrix is singular\n", name().c_str());
+      return false;
+    }
+    rhs_.resize(nc);
+    for (int l = 0; l < nc; ++l) rhs_[l] = b[cp.dofs[l]];
+    if (cp.isDense())
+      sol_ = cp.dlu.solve(rhs_);
+    else
+      sol_ = cp.lu.solve(rhs_);
+    for (int l = 0; l < nc; ++l) dq_free_[cp.dofs[l]] = sol_[l];
+    cp.contacts.clear();
   }
-  rhs_ = b;
-  dq_free_ = lu_.solve(rhs_);
+  frozen_valid_ = step_.solves >= frame_updates_;
   buildPoints(q);
+  const int n_all = static_cast<int>(points_.size());
+  // Components each contact touches (free DOFs of its nodes); contacts touching none (every node
+  // prescribed) cannot be moved by an impulse and are left out.
+  std::vector<std::array<int, 4>> touched(n_all);
+  std::vector<int> ntouched(n_all, 0);
+  {
+    std::vector<ContactPoint> kept;
+    kept.reserve(n_all);
+    for (int i = 0; i < n_all; ++i) {
+      const ContactPoint& p = points_[i];
+      std::array<int, 4> t{};
+      int nt = 0;
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int comp = comp_of_[p.dof[j] + c];
+          if (comp < 0 || std::find(t.begin(), t.begin() + nt, comp) != t.begin() + nt) continue;
+          t[nt++] = comp;
+        }
+      if (nt == 0) continue;
+      touched[kept.size()] = t;
+      ntouched[kept.size()] = nt;
+      kept.push_back(p);
+    }
+    points_.swap(kept);
+  }
   const int n = static_cast<int>(points_.size());
+  int free_dofs = 0;
+  for (char f : fixed) free_dofs += !f;
+  ++step_.solves;
   if (n == 0) {
     dq = dq_free_;
     stats_ = {};
     last_ = {};
     last_.converged = true;
     nu_ = 0;
-    ++step_.solves;
-    step_.contacts = 0;
+    groups_.clear();
+    step_.contacts = step_.groups = step_.max_group = 0;
     step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
     step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
     return true;
   }
-  // X = A^-1 H^T (fixed DOFs carry no impulse: their columns of H are dropped).
-  X_.resize(N, 3 * n);
-  for (int i = 0; i < n; ++i) {
-    const ContactPoint& p = points_[i];
-    for (int k = 0; k < 3; ++k) {
-      rhs_.setZero();
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < ntouched[i]; ++k) comps_[touched[i][k]]->contacts.push_back(i);
+  // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
+  // impulse: their entries of H are dropped).
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    if (cp.contacts.empty()) continue;
+    const int kc = static_cast<int>(cp.contacts.size());
+    rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
+    const int me = static_cast<int>(&cpp - comps_.data());
+    for (int a = 0; a < kc; ++a) {
+      const ContactPoint& p = points_[cp.contacts[a]];
       for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c)
-          if (!fixed[p.dof[j] + c]) rhs_[p.dof[j] + c] += p.weight[j] * p.frame(k, c);
-      X_.col(3 * i + k) = lu_.solve(rhs_);
+        for (int c = 0; c < 3; ++c) {
+          const int g = p.dof[j] + c;
+          if (comp_of_[g] != me) continue;
+          for (int k = 0; k < 3; ++k) rhs_block_(local_of_[g], 3 * a + k) += p.weight[j] * p.frame(k, c);
+        }
+    }
+    if (cp.isDense())
+      cp.X = cp.dlu.solve(rhs_block_);
+    else
+      cp.X = cp.lu.solve(rhs_block_);
+  }
+  // W = H A^-1 H^T / dt^2, block (i, j) summed over the components i and j share (zero, and not
+  // stored, between contacts on independent subsystems), and
+  // q_loc = H (q_k - q_n + dq_free)/dt - surface velocity, normal row: (gap + H_N dq_free)/dt.
+  const double inv_dt2 = 1.0 / (dt * dt);
+  std::vector<Eigen::Triplet<double>> trip;
+  Eigen::Matrix<double, 3, Eigen::Dynamic> rows;
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    const int kc = static_cast<int>(cp.contacts.size());
+    const int me = static_cast<int>(&cpp - comps_.data());
+    for (int a = 0; a < kc; ++a) {
+      const int i = cp.contacts[a];
+      const ContactPoint& p = points_[i];
+      rows.setZero(3, 3 * kc);  // (H_c X_c) rows of contact i
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int g = p.dof[j] + c;
+          if (comp_of_[g] != me) continue;
+          const auto xr = cp.X.row(local_of_[g]);
+          for (int k = 0; k < 3; ++k) rows.row(k) += (p.weight[j] * p.frame(k, c)) * xr;
+        }
+      for (int bb = 0; bb < kc; ++bb) {
+        const int jc = cp.contacts[bb];
+        for (int k = 0; k < 3; ++k)
+          for (int l = 0; l < 3; ++l) {
+            const double w = rows(k, 3 * bb + l);
+            if (w != 0) trip.emplace_back(3 * i + k, 3 * jc + l, w * inv_dt2);
+          }
+      }
     }
   }
-  // W = H X / dt^2 (exact zeros between independent rods stay out), and
-  // q_loc = H (q_k - q_n + dq_free)/dt - surface velocity, normal row: (gap + H_N dq_free)/dt.
-  std::vector<Eigen::Triplet<double>> trip;
   qloc_.setZero(3 * n);
   mu_vec_.setConstant(n, mu_);
-  int free_dofs = 0;
-  for (char f : fixed) free_dofs += !f;
-  const double inv_dt2 = 1.0 / (dt * dt);
   for (int i = 0; i < n; ++i) {
     const ContactPoint& p = points_[i];
     Vec3 disp = Vec3::Zero(), dfree = Vec3::Zero(), vprev = Vec3::Zero();
@@ -396,64 +711,114 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       const double approach = p.frame.row(0).dot(vprev - p.surface_velocity);
       if (approach < 0 && p.gap <= 0) qloc_[3 * i] += restitution_ * approach;
     }
-    for (int k = 0; k < 3; ++k) {
-      const int row = 3 * i + k;
-      for (int jc = 0; jc < 3 * n; ++jc) {
-        double w = 0;
-        for (int j = 0; j < p.nodes; ++j)
-          for (int c = 0; c < 3; ++c) {
-            const int g = p.dof[j] + c;
-            if (!fixed[g]) w += p.weight[j] * p.frame(k, c) * X_(g, jc);
-          }
-        if (w != 0) trip.emplace_back(row, jc, w * inv_dt2);
-      }
-    }
   }
-  SpMat W(3 * n, 3 * n);
-  W.setFromTriplets(trip.begin(), trip.end());
   nu_ = free_dofs > 0 ? 3.0 * n / free_dofs : 0.0;
+  // Partition (seed Sec. 4.5, Fig. 5): contacts sharing a component are coupled; the groups are the
+  // connected sets of the graph whose nodes are components and whose edges are contacts.
+  const int nc = static_cast<int>(comps_.size());
+  std::vector<int> parent(nc);
+  for (int c = 0; c < nc; ++c) parent[c] = c;
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (int i = 0; i < n; ++i)
+    for (int k = 1; k < ntouched[i]; ++k) {
+      const int a = find(touched[i][0]), bq = find(touched[i][k]);
+      if (a != bq) parent[std::max(a, bq)] = std::min(a, bq);
+    }
+  std::vector<int> group_of_root(nc, -1), group_of(n), local(n);
+  groups_.clear();
+  for (int i = 0; i < n; ++i) {
+    const int root = partition_ ? find(touched[i][0]) : 0;
+    if (group_of_root[root] < 0) {
+      group_of_root[root] = static_cast<int>(groups_.size());
+      groups_.emplace_back();
+    }
+    Group& g = groups_[group_of_root[root]];
+    group_of[i] = group_of_root[root];
+    local[i] = static_cast<int>(g.contacts.size());
+    g.contacts.push_back(i);
+  }
+  {
+    std::vector<char> counted(nc, 0);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < ntouched[i]; ++k)
+        if (!counted[touched[i][k]]) {
+          counted[touched[i][k]] = 1;
+          groups_[group_of[i]].dofs += static_cast<int>(comps_[touched[i][k]]->dofs.size());
+        }
+  }
+  std::vector<std::vector<Eigen::Triplet<double>>> gtrip(groups_.size());
+  for (const auto& t : trip) {
+    const int i = t.row() / 3, j = t.col() / 3;
+    gtrip[group_of[i]].emplace_back(3 * local[i] + t.row() % 3, 3 * local[j] + t.col() % 3, t.value());
+  }
   // Warm start by contact identity.
   r_.setZero(3 * n);
+  u_all_.setZero(3 * n);
   for (int i = 0; i < n; ++i) {
     auto it = warm_.find(points_[i].key);
     if (it != warm_.end()) r_.segment<3>(3 * i) = it->second;
   }
-  solver_.setProblem(W, qloc_, mu_vec_);
-  solver_.options() = options_;
-  last_ = solver_.solve(r_);
-  if (last_.converged) {
-    // Polish: the relative natural map mixes velocities and impulses; a few more Newton steps
-    // (quadratic near the solution) bring r to round-off so that the force r/dt the implicit
-    // solver sees is exact to its own (absolute, N) tolerance.
-    Options polish = options_;
-    polish.tolerance = 1e-15;
-    polish.max_iterations = 4;
-    polish.proximal = false;
-    solver_.options() = polish;
-    Vec r_keep = r_;
-    const Result more = solver_.solve(r_);
-    if (!(more.residual.abs <= last_.residual.abs)) {
-      r_ = r_keep;
-    } else {
-      last_.residual = more.residual;
-      last_.ac_norm = more.ac_norm;
+  while (group_solvers_.size() < groups_.size()) group_solvers_.push_back(std::make_unique<Solver>(options_));
+  last_ = {};
+  last_.converged = true;
+  std::string failed;
+  int max_group = 0;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    Group& g = groups_[gi];
+    g.nu = g.dofs > 0 ? 3.0 * g.contacts.size() / g.dofs : 0.0;
+    const bool ok = solveGroup(g, gtrip[gi], *group_solvers_[gi]);
+    for (int i : g.contacts) g.active += r_[3 * i] > 0;
+    max_group = std::max(max_group, static_cast<int>(g.contacts.size()));
+    last_.iterations += g.result.iterations;
+    last_.prox_iterations += g.result.prox_iterations;
+    last_.time_s += g.result.time_s;
+    if (!ok) {
+      last_.converged = false;
+      if (failed.empty()) failed = g.result.message;
     }
-    last_.iterations += more.iterations;
-    solver_.options() = options_;
+    if (const char* log = std::getenv("RODSIM_AC_LOG"); log && log[0]) {
+      // One line per group solve (for scripts/plot_ac_convergence.py): t, contacts, dofs, nu,
+      // iterations, proximal loops, natural map rel/abs, |f_AC|, ms, converged, active contacts.
+      if (FILE* f = std::fopen(log, "a")) {
+        std::fprintf(f, "%.6g,%d,%d,%.6g,%d,%d,%.3e,%.3e,%.3e,%.4f,%d,%d\n", ctx.t, int(g.contacts.size()), g.dofs,
+                     g.nu, g.result.iterations, g.result.prox_iterations, g.result.residual.rel,
+                     g.result.residual.abs, g.result.ac_norm, 1e3 * g.result.time_s, int(g.result.converged),
+                     g.active);
+        std::fclose(f);
+      }
+    }
   }
-  // The step and the bookkeeping, also when it failed (for the report).
-  dq = dq_free_ + X_ * r_ / dt;
+  last_.residual = naturalResidual(qloc_, u_all_, r_, mu_vec_);
+  last_.ac_norm = 0;
+  for (const Group& g : groups_) last_.ac_norm = std::hypot(last_.ac_norm, g.result.ac_norm);
+  last_.message = last_.converged ? "converged" : failed;
+  // The step dq = dq_free + A^-1 H^T r / dt, component by component; and the bookkeeping, also
+  // when it failed (for the report).
+  dq = dq_free_;
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    const int kc = static_cast<int>(cp.contacts.size());
+    if (kc == 0) continue;
+    rhs_.resize(3 * kc);
+    for (int a = 0; a < kc; ++a) rhs_.segment<3>(3 * a) = r_.segment<3>(3 * cp.contacts[a]);
+    sol_.noalias() = cp.X * rhs_;
+    for (std::size_t l = 0; l < cp.dofs.size(); ++l) dq[cp.dofs[l]] += sol_[l] / dt;
+  }
   warm_.clear();
   stats_ = {};
   for (int i = 0; i < n; ++i) {
     warm_[points_[i].key] = r_.segment<3>(3 * i);
     if (r_[3 * i] > 0) ++stats_.active;
-    stats_.min_gap = std::min(stats_.min_gap, points_[i].gap);
+    stats_.min_gap = std::min(stats_.min_gap, points_[i].true_gap);
   }
-  ++step_.solves;
   step_.iterations += last_.iterations;
   step_.prox_iterations += last_.prox_iterations;
   step_.contacts = n;
+  step_.groups = static_cast<int>(groups_.size());
+  step_.max_group = max_group;
   step_.ac_norm = last_.ac_norm;
   step_.nu = nu_;
   step_.rel = last_.residual.rel;
@@ -461,37 +826,40 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   step_.failed = step_.failed || !last_.converged;
   step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
   if (std::getenv("RODSIM_AC_DEBUG"))
-    std::fprintf(stderr, "ac: n=%d it=%d rel=%.2e abs=%.2e |dq|=%.3e |dqfree|=%.3e rN_sum=%.3e\n", n,
-                 last_.iterations, last_.residual.rel, last_.residual.abs, dq.norm(), dq_free_.norm(),
-                 [&] { double s = 0; for (int i = 0; i < n; ++i) s += r_[3 * i]; return s; }());
+    std::fprintf(stderr, "ac: n=%d groups=%d it=%d rel=%.2e abs=%.2e |dq|=%.3e |dqfree|=%.3e rN_sum=%.3e\n", n,
+                 int(groups_.size()), last_.iterations, last_.residual.rel, last_.residual.abs, dq.norm(),
+                 dq_free_.norm(), [&] { double s = 0; for (int i = 0; i < n; ++i) s += r_[3 * i]; return s; }());
   if (const char* d = std::getenv("RODSIM_AC_DEBUG"); d && d[0] == '2')
     for (int i = 0; i < n; ++i) {
       const ContactPoint& p = points_[i];
-      std::fprintf(stderr, "  #%d key=(%d %d %d %d %d) gap=%.3e n=(%.4f %.4f %.4f) w=(%.4f %.4f %.4f %.4f) r=(%.4e %.4e %.4e) u=(%.4e %.4e %.4e)\n", i,
-                   p.key[0], p.key[1], p.key[2], p.key[3], p.key[4], p.gap, p.frame(0, 0), p.frame(0, 1), p.frame(0, 2),
+      std::fprintf(stderr, "  #%d key=(%d %d %d %d %d) group=%d gap=%.3e n=(%.4f %.4f %.4f) w=(%.4f %.4f %.4f %.4f) r=(%.4e %.4e %.4e) u=(%.4e %.4e %.4e)\n", i,
+                   p.key[0], p.key[1], p.key[2], p.key[3], p.key[4], group_of[i], p.gap, p.frame(0, 0), p.frame(0, 1), p.frame(0, 2),
                    p.weight[0], p.weight[1], p.weight[2], p.weight[3], r_[3 * i], r_[3 * i + 1], r_[3 * i + 2],
-                   solver_.velocity()[3 * i], solver_.velocity()[3 * i + 1], solver_.velocity()[3 * i + 2]);
-      std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(solver_.velocity().segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
+                   u_all_[3 * i], u_all_[3 * i + 1], u_all_[3 * i + 2]);
+      std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(u_all_.segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
     }
   if (!last_.converged) {
     std::fprintf(stderr,
-                 "alart-curnier '%s': contact solve did not converge (%s): %d contacts, %d iterations, "
+                 "alart-curnier '%s': contact solve did not converge (%s): %d contacts in %d groups, %d iterations, "
                  "natural-map residual rel %.3e abs %.3e (tolerance %.3e), |f_AC| %.3e\n",
-                 name().c_str(), last_.message.c_str(), n, last_.iterations, last_.residual.rel,
-                 last_.residual.abs, options_.tolerance, last_.ac_norm);
+                 name().c_str(), last_.message.c_str(), n, int(groups_.size()), last_.iterations,
+                 last_.residual.rel, last_.residual.abs, options_.tolerance, last_.ac_norm);
     return false;
   }
   return true;
 }
 
 std::vector<std::string> AlartCurnierContact::reportColumns() const {
-  return {"contacts", "nu", "solves", "ac_iterations", "prox_iterations", "f_ac", "natmap_rel", "natmap_abs", "solve_ms"};
+  return {"contacts", "nu", "solves", "ac_iterations", "prox_iterations", "f_ac", "natmap_rel", "natmap_abs", "solve_ms",
+          "groups", "max_group"};
 }
 
 void AlartCurnierContact::reportValues(std::vector<double>& out) const {
-  out = {static_cast<double>(step_.contacts), step_.nu, static_cast<double>(step_.solves),
-         static_cast<double>(step_.iterations), static_cast<double>(step_.prox_iterations), step_.ac_norm,
-         step_.rel, step_.abs, step_.solve_ms};
+  // Appended (the kernel gathers every component's values in one vector).
+  out.insert(out.end(), {static_cast<double>(step_.contacts), step_.nu, static_cast<double>(step_.solves),
+                         static_cast<double>(step_.iterations), static_cast<double>(step_.prox_iterations),
+                         step_.ac_norm, step_.rel, step_.abs, step_.solve_ms, static_cast<double>(step_.groups),
+                         static_cast<double>(step_.max_group)});
 }
 
 }  // namespace rodsim::ac

@@ -7,10 +7,12 @@
 
 #include <rodsim/sdk.h>
 
+#include <Eigen/LU>
 #include <Eigen/UmfPackSupport>
 
 #include <array>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct ContactPoint {
   Vec3 surface_velocity = Vec3::Zero();  // obstacle material velocity at the contact (m/s)
   Vec3 point = Vec3::Zero();             // contact point on side A's centerline (rod-rod)
   double merge_radius = 0;               // rod-rod: near-duplicates closer than this are merged
+  double radii = 0;                      // rod-rod: r_A + r_B
+  double true_gap = 0;                   // closest distance minus radii at the iterate (= gap for obstacles)
+  bool frozen = false;                   // frame and (s, t) kept from an earlier iterate of the step
 };
 
 class AlartCurnierContact final : public Contact {
@@ -74,12 +79,31 @@ class AlartCurnierContact final : public Contact {
   // nu = 3 n / m of the seed (contacts over free DOFs) in the last solve.
   double nu() const { return nu_; }
 
+  // One independent group of the last solve (seed Sec. 4.5, Fig. 5): contacts coupled through W,
+  // i.e. sharing a connected component of the linearized system A (a rod, or rods joined by
+  // constraints); solved as its own Alart-Curnier problem.
+  struct Group {
+    std::vector<int> contacts;  // indices into contacts()
+    int dofs = 0;               // free DOFs of the components it touches
+    double nu = 0;              // 3 n_g / dofs (n_g: every contact point of the group, open ones included)
+    int active = 0;             // contacts with r_N > 0 after the solve (the seed's "active" contacts)
+    Result result;
+  };
+  const std::vector<Group>& groups() const { return groups_; }
+  // Connected components of A's free DOFs (the mechanical subsystems) in the last solve.
+  int numComponents() const { return static_cast<int>(comps_.size()); }
+
  private:
   void buildPoints(const Vec& q);
+  // Connected components of the free DOFs in A's pattern (union-find over its off-diagonal
+  // entries), each with its sub-matrix pattern; redone when A's pattern or the fixed mask changes.
+  void buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed);
+  bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver);
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
 
   double mu_, restitution_, margin_;
-  bool rod_rod_;
+  bool rod_rod_, partition_;
+  int frame_updates_;
   std::vector<std::string> rod_names_, obstacle_names_;
   Options options_;
 
@@ -92,19 +116,43 @@ class AlartCurnierContact final : public Contact {
 
   std::vector<ContactPoint> points_;
   std::map<ContactKey, ContactKey> merged_;  // this step: dropped near-duplicate -> the one kept
+  // Rod-rod contacts of this step, chosen at the first iterate with their frame and closest-point
+  // parameters, which then stay fixed for the step (see buildPoints).
+  std::vector<ContactPoint> frozen_ee_;
+  bool frozen_valid_ = false;
   std::map<ContactKey, Vec3> warm_;  // impulses of the last solve, by contact identity
-  Solver solver_;
-  Eigen::UmfPackLU<Eigen::SparseMatrix<double>> lu_;
+  // A is block diagonal over the mechanical subsystems: each component is factorized on its own
+  // and X = A^-1 H^T is computed per component for the contacts touching it only.
+  struct Component {
+    std::vector<int> dofs;             // global free DOFs, ascending
+    Eigen::SparseMatrix<double> A;     // A restricted to dofs (local indexing)
+    std::vector<int> src;              // value k of A_c = value src[k] of the system's A
+    Eigen::UmfPackLU<Eigen::SparseMatrix<double>> lu;  // large components
+    Eigen::MatrixXd dense;                              // small ones (<= kDenseComponent DOFs)
+    Eigen::PartialPivLU<Eigen::MatrixXd> dlu;
+    bool analyzed = false;
+    bool isDense() const { return dofs.size() <= kDenseComponent; }
+    std::vector<int> contacts;         // this solve: contacts touching the component
+    Eigen::MatrixXd X;                 // this solve: A_c^-1 H_c^T (3 columns per contact)
+  };
+  // A rod of up to ~60 nodes: a dense LU (n^3/3 flops) and dense multi-column solves beat a sparse
+  // LU's per-call overhead (UMFPACK's symbolic bookkeeping and iterative refinement per column).
+  static constexpr std::size_t kDenseComponent = 256;
+  std::vector<std::unique_ptr<Component>> comps_;
+  std::vector<int> comp_of_, local_of_;  // per global DOF: component and local index (-1: fixed)
+  std::vector<char> fixed_cache_;
   std::vector<int> a_outer_, a_inner_;  // pattern of the last analyzed A
-  Eigen::MatrixXd X_;                   // A^-1 H^T
-  Vec rhs_, dq_free_, r_, qloc_, mu_vec_;
+  std::vector<Group> groups_;
+  std::vector<std::unique_ptr<Solver>> group_solvers_;
+  Eigen::MatrixXd rhs_block_;
+  Vec rhs_, sol_, dq_free_, r_, qloc_, mu_vec_, u_all_;
   Result last_;
   ContactStats stats_;
   double nu_ = 0;
   // Per-step report, reset by beginStep: contact solves (= implicit Newton iterations) and the
   // sum of their AC iterations and wall time; the other fields are those of the last solve.
   struct StepReport {
-    int solves = 0, iterations = 0, prox_iterations = 0, contacts = 0;
+    int solves = 0, iterations = 0, prox_iterations = 0, contacts = 0, groups = 0, max_group = 0;
     double ac_norm = 0, nu = 0, rel = 0, abs = 0, solve_ms = 0;
     bool failed = false;
   } step_;

@@ -148,7 +148,7 @@ void Solver::setProblem(const SpMat& W, const Vec& q, const Vec& mu) {
       continue;
     }
     const double tr = (W_.coeff(3 * i, 3 * i) + W_.coeff(3 * i + 1, 3 * i + 1) + W_.coeff(3 * i + 2, 3 * i + 2)) / 3;
-    rho_[i] = tr > 0 ? 1.0 / tr : (mean_diag > 0 ? 1.0 / mean_diag : 1.0);
+    rho_[i] = opt_.rho_scale * (tr > 0 ? 1.0 / tr : (mean_diag > 0 ? 1.0 / mean_diag : 1.0));
   }
   for (Vec* v : {&u_, &F_, &d_, &Wd_, &rtrial_, &utrial_, &rk_, &qeff_}) v->setZero(3 * n);
   Fu_.assign(n, Mat3::Zero());
@@ -194,6 +194,9 @@ bool Solver::assembleAndFactorize(double shift) {
   if (shift != 0)
     for (int c = 0; c < 3 * n_; ++c) jv[diag_pos_[c]] -= shift;  // J ~ -rho W: shift away from 0
   if (need_analysis_) {
+    // No iterative refinement: a Newton direction does not need it, and UMFPACK's default (up to
+    // 2 steps, each a product with J and a solve) was a fifth of the solve time on rod piles.
+    lu_->lu.umfpackControl()(UMFPACK_IRSTEP) = 0;
     lu_->lu.analyzePattern(J_);
     need_analysis_ = false;
     ++analyses_;

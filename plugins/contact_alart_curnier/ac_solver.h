@@ -64,6 +64,7 @@ struct Options {
   bool proximal = true;       // globalization when the plain Newton stalls
   int stall_iterations = 20;  // plain-Newton iterations without a 10x residual decrease = stall
   double rho = 0;             // > 0: rho_N = rho_T = rho for every contact; 0: 1 / (trace(W_ii)/3)
+  double rho_scale = 1;       // multiplies the automatic rho (retries with other rho, same solutions)
 };
 
 struct Result {

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
-  if (csv) std::printf("file,kind,contacts,iterations,prox_iterations,reduce_s,solve_s,ac_norm,rel_residual,abs_residual,status\n");
+  if (csv) std::printf("file,kind,contacts,iterations,prox_iterations,reduce_s,solve_s,ac_norm,rel_residual,abs_residual,status,dofs,nu\n");
   bool all = true;
   for (const auto& path : files) {
     Problem p;
@@ -123,10 +123,13 @@ int main(int argc, char** argv) {
     all = all && res.converged;
     std::string name = path.substr(path.find_last_of('/') + 1);
     const char* kind = p.global ? "global" : "local";
+    // nu = 3 n / m (seed Sec. 4.4.2) for global problems, m = size of M; unknown for local ones.
+    const std::string dofs = p.global ? std::to_string(p.M.rows()) : "";
+    const std::string nu = p.global && p.M.rows() > 0 ? std::to_string(3.0 * p.contacts / p.M.rows()) : "";
     if (csv)
-      std::printf("%s,%s,%d,%d,%d,%.6f,%.6f,%.3e,%.3e,%.3e,%s\n", name.c_str(), kind, p.contacts, res.iterations,
+      std::printf("%s,%s,%d,%d,%d,%.6f,%.6f,%.3e,%.3e,%.3e,%s,%s,%s\n", name.c_str(), kind, p.contacts, res.iterations,
                   res.prox_iterations, reduce_s, res.time_s, res.ac_norm, res.residual.rel, res.residual.abs,
-                  res.converged ? "converged" : "FAILED");
+                  res.converged ? "converged" : "FAILED", dofs.c_str(), nu.c_str());
     else
       std::printf("%s (%s, %d contacts): %s, %d Newton iterations (%d proximal), time %.4f s%s, "
                   "natural-map residual rel %.3e abs %.3e, |f_AC| %.3e\n",

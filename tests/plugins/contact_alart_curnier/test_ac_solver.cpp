@@ -185,3 +185,115 @@ TEST_CASE("projectCone and naturalMap with mu = 0 and no tangential part (fricti
   CHECK(naturalMap(Vec3(0.99, 0, 0), Vec3::Zero(), 0.0).norm() == 0.0);
   CHECK(naturalMap(Vec3(0.99, 0, 0), Vec3::Zero(), 0.3).norm() == 0.0);
 }
+
+namespace {
+
+// The linearized implicit-Euler system at q = q_n for a FakeWorld of spring chains under gravity
+// (A = M/dt^2 + K, b = -R = M v_n/dt + F), with the DOFs in `fixed` held (identity rows).
+struct LinearSystemFixture {
+  rodsim::testing::FakeWorld w;
+  std::vector<char> fixed;
+  Eigen::SparseMatrix<double> A;
+  Vec b, q0, v0;
+  rodsim::EvalContext ctx;
+  double dt = 1e-3;
+
+  void build() {
+    using namespace rodsim::testing;
+    w.finalize();
+    const int N = w.numDofs();
+    if (fixed.empty()) fixed.assign(N, 0);
+    q0 = w.q();
+    v0 = w.v();
+    rodsim::StiffnessSink K;
+    ctx.t = dt;
+    ctx.dt = dt;
+    ctx.q = &q0;
+    ctx.q_start = &q0;
+    ctx.v_start = &v0;
+    Vec F = Vec::Zero(N);
+    w.evaluate(ctx, F, &K);
+    for (int i = 2; i < N; i += 3) F[i] -= 9.81 * w.mass()[i];
+    std::vector<Eigen::Triplet<double>> t;
+    for (const auto& e : K.entries())
+      if (!fixed[e.row()] && !fixed[e.col()]) t.push_back(e);
+    for (int i = 0; i < N; ++i) t.emplace_back(i, i, fixed[i] ? 1.0 : w.mass()[i] / (dt * dt));
+    A.resize(N, N);
+    A.setFromTriplets(t.begin(), t.end());
+    b = w.mass().cwiseProduct(v0) / dt + F;
+    for (int i = 0; i < N; ++i)
+      if (fixed[i]) b[i] = 0;
+  }
+};
+
+rodsim::testing::SpringChain::Options chain(const Vec3& a, const Vec3& c, const Vec3& v) {
+  rodsim::testing::SpringChain::Options o;
+  o.points = rodsim::testing::line(3, a, c);
+  o.initial_velocity = v;
+  o.radius = 1e-3;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("partition (seed Sec. 4.5, Fig. 5): two separated crossings give 2 groups, impulses of the joint solve") {
+  using namespace rodsim::testing;
+  // Pair 1 at the origin: a held rod A1 along x and B1 along y on top of it, 0.1 mm into it,
+  // moving down and sliding along x. Pair 2, 1 m away: A2 (free) crossed by B2, and C2 across B2
+  // at another point: contacts A2-B2 and B2-C2 are coupled through B2 (one group of 2).
+  const double z1 = 0.0019, off = 1.0;  // 2 r = 0.002: gap -1e-4 m at every crossing
+  Vec dq_joint, r_joint;
+  int groups_joint = 0;
+  for (bool partition : {false, true}) {
+    LinearSystemFixture f;
+    f.w.addRod<SpringChain>("A1", chain(Vec3(-0.02, 0.001, 0), Vec3(0.02, 0.001, 0), Vec3::Zero()));
+    f.w.addRod<SpringChain>("B1", chain(Vec3(0.003, -0.02, z1), Vec3(0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+    f.w.addRod<SpringChain>("A2", chain(Vec3(off - 0.02, 0.001, 0), Vec3(off + 0.02, 0.001, 0), Vec3::Zero()));
+    f.w.addRod<SpringChain>("B2", chain(Vec3(off + 0.003, -0.02, z1), Vec3(off + 0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+    f.w.addRod<SpringChain>("C2", chain(Vec3(off - 0.02, -0.012, 2 * z1), Vec3(off + 0.02, -0.012, 2 * z1),
+                                        Vec3(0, 0.03, -0.05)));
+    auto& c = f.w.addContact<AlartCurnierContact>(makeParams(
+        AlartCurnierContact::schema(), {{"friction", 0.3}, {"partition", partition}, {"tolerance", 1e-12}}, "ac"));
+    f.fixed.assign(5 * 9, 0);
+    for (int i = 0; i < 9; ++i) f.fixed[i] = 1;  // A1 held
+    f.build();
+    c.beginStep(f.ctx);
+    rodsim::LinearizedSystem sys;
+    sys.A = &f.A;
+    sys.b = &f.b;
+    sys.fixed = &f.fixed;
+    sys.ctx = &f.ctx;
+    Vec dq = Vec::Zero(f.w.numDofs());
+    REQUIRE(c.solveLinearized(sys, dq));
+    REQUIRE(c.contacts().size() == 3);
+    CHECK(c.numComponents() == 4);  // B1, A2, B2, C2 (A1 is held)
+    const Vec& r = c.impulses();
+    // Every contact pushes (r_N > 0: the rods are 0.1 mm into each other and approaching) and
+    // the sliding ones are on the friction cone.
+    for (int i = 0; i < 3; ++i) CHECK(r[3 * i] > 0);
+    if (!partition) {
+      CHECK(c.groups().size() == 1);
+      dq_joint = dq;
+      r_joint = r;
+      groups_joint = static_cast<int>(c.groups().size());
+      continue;
+    }
+    REQUIRE(c.groups().size() == 2);
+    std::vector<std::size_t> sizes{c.groups()[0].contacts.size(), c.groups()[1].contacts.size()};
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes == std::vector<std::size_t>{1, 2});
+    for (const auto& g : c.groups()) {
+      // nu_g = 3 n_g / m_g: B1 alone (9 DOFs) with 1 contact; A2 + B2 + C2 (27 DOFs) with 2.
+      CHECK(g.nu == doctest::Approx(g.contacts.size() == 1 ? 3.0 / 9 : 6.0 / 27));
+      CHECK(g.result.converged);
+    }
+    // W is block diagonal over the groups, so the joint solution is the union of the group
+    // solutions: the same impulses up to the solver tolerance (1e-12 relative natural map,
+    // then polished to round-off).
+    const double scale = r_joint.norm();
+    MESSAGE("|r_partition - r_joint| = " << (r - r_joint).norm() << " (|r| = " << scale << " N s), groups "
+                                         << groups_joint << " -> " << c.groups().size());
+    CHECK((r - r_joint).norm() <= 1e-10 * scale);
+    CHECK((dq - dq_joint).norm() <= 1e-10 * dq_joint.norm());
+  }
+}
