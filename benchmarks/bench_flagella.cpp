@@ -148,7 +148,7 @@ Row run(const TypeRegistry& registry, const Case& c) {
 int main(int argc, char** argv) {
   try {
     std::vector<Case> cases = {
-        {"scenes/flagella/m2_close.toml", 200, 200, 5.8, "IMC, M = 2, contact step"},
+        {"scenes/flagella/m2_close.toml", 50, 450, 5.8, "IMC, M = 2, contact step"},  // contact from step 54
         {"scenes/flagella/m3.toml", 5, 40, 0, ""},
         {"scenes/flagella/m5.toml", 5, 30, 0, ""},
         {"scenes/flagella/m10.toml", 5, 20, 144.0, "M = 10, before contact"},

@@ -35,6 +35,7 @@ inline CsvTable readCsv(const std::filesystem::path& file) {
     std::stringstream ss(line);
     std::string cell;
     while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    if (line.back() == ',') cells.emplace_back();  // an empty last cell (min_gap without contact)
     if (first) t.header = cells;
     else t.rows.push_back(cells);
     first = false;

@@ -2,7 +2,7 @@
 // differences (sticking and sliding, Eq. 21), F = -dE/dq, the adaptive stiffness of SI B.3, the
 // self-contact exclusion by arc length, the constant sparsity pattern, plane obstacles, errors.
 #include "fake_world.h"
-#include "fd.h"
+#include "finite_differences.h"
 #include "imc_contact.h"
 #include "loads.h"
 
@@ -13,9 +13,9 @@
 using namespace rodsim;
 using namespace rodsim::testing;
 using rodsim::imc::ImcContact;
-using imc_test::fdGradient;
-using imc_test::fdJacobian;
-using imc_test::relErr;
+using rodsim::test::fdGradient;
+using rodsim::test::fdJacobian;
+using rodsim::test::relErr;
 
 namespace {
 

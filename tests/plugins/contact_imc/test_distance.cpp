@@ -3,7 +3,7 @@
 // finite differences (relative error <= 1e-6).
 #include "broad_phase.h"
 #include "distance.h"
-#include "fd.h"
+#include "finite_differences.h"
 #include "friction.h"
 #include "imc_energy.h"
 
@@ -14,9 +14,9 @@
 #include <string>
 
 using namespace rodsim::imc;
-using imc_test::fdGradient;
-using imc_test::fdJacobian;
-using imc_test::relErr;
+using rodsim::test::fdGradient;
+using rodsim::test::fdJacobian;
+using rodsim::test::relErr;
 
 namespace {
 

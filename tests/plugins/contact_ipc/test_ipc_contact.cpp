@@ -4,7 +4,7 @@
 // pattern, no allocation in the evaluation loops, and the checkpoint.
 #include "allocation_counter.h"  // g_allocations (this file only)
 #include "fake_world.h"
-#include "fd.h"
+#include "finite_differences.h"
 #include "ipc_barrier.h"
 #include "ipc_contact.h"
 
@@ -15,9 +15,9 @@
 using namespace rodsim;
 using namespace rodsim::testing;
 using rodsim::ipc::IpcContact;
-using ipc_test::fdGradient;
-using ipc_test::fdJacobian;
-using ipc_test::relErr;
+using rodsim::test::fdGradient;
+using rodsim::test::fdJacobian;
+using rodsim::test::relErr;
 
 namespace {
 

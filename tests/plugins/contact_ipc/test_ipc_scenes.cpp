@@ -2,6 +2,7 @@
 // (scenes/contact/rod_on_crossing_rod_ipc.toml, the physics of the imc scene) comes to rest with a
 // positive gap at every step, ending inside (0, d_hat) where the barrier force kappa |b'(gap)| equals
 // the contact force carried by the lower rod's clamps; the clamps carry the whole load.
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -21,34 +22,7 @@ namespace {
 
 using V3 = Eigen::Vector3d;
 
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  int col(const std::string& name) const {
-    auto it = std::find(header.begin(), header.end(), name);
-    REQUIRE_MESSAGE(it != header.end(), "no column " << name);
-    return static_cast<int>(it - header.begin());
-  }
-};
-
-Table readCsv(const std::filesystem::path& file) {
-  Table t;
-  std::istringstream in(readText(file));
-  std::string line;
-  bool first = true;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    if (line.back() == ',') cells.emplace_back();
-    if (first) t.header = cells;
-    else t.rows.push_back(cells);
-    first = false;
-  }
-  return t;
-}
+using Table = CsvTable;
 
 std::map<std::string, std::vector<V3>> centerlines(const std::filesystem::path& final_csv) {
   std::map<std::string, std::vector<V3>> rods;

@@ -2,7 +2,7 @@
 // point-segment distance, |e_a x e_b|^2, the pair barrier in every distance case (point-point,
 // point-edge, edge-edge, nearly parallel with the mollifier active, near d_hat), and the lagged
 // friction potential (gradient, Hessian, direction, Coulomb magnitude, parallel edges).
-#include "fd.h"
+#include "finite_differences.h"
 #include "ipc_barrier.h"
 #include "ipc_distance.h"
 #include "ipc_friction.h"
@@ -15,9 +15,9 @@
 #include <string>
 
 using namespace rodsim::ipc;
-using ipc_test::fdGradient;
-using ipc_test::fdJacobian;
-using ipc_test::relErr;
+using rodsim::test::fdGradient;
+using rodsim::test::fdJacobian;
+using rodsim::test::relErr;
 
 namespace {
 

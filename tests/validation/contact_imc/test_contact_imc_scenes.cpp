@@ -2,6 +2,7 @@
 // from it within delta and the load goes through the contact; a rod sliding on two rails
 // decelerates at mu g (Coulomb friction against the slip) and then sticks; summary.json reports the
 // contact steps and the minimum gap.
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -21,33 +22,7 @@ namespace {
 
 using V3 = Eigen::Vector3d;
 
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  int col(const std::string& name) const {
-    auto it = std::find(header.begin(), header.end(), name);
-    REQUIRE_MESSAGE(it != header.end(), "no column " << name);
-    return static_cast<int>(it - header.begin());
-  }
-};
-
-Table readCsv(const std::filesystem::path& file) {
-  Table t;
-  std::istringstream in(readText(file));
-  std::string line;
-  bool first = true;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    if (first) t.header = cells;
-    else t.rows.push_back(cells);
-    first = false;
-  }
-  return t;
-}
+using Table = CsvTable;
 
 std::map<std::string, std::vector<V3>> centerlines(const std::filesystem::path& final_csv) {
   std::map<std::string, std::vector<V3>> rods;

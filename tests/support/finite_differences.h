@@ -1,14 +1,15 @@
-// Central finite differences for the contact_ipc tests.
+// Central finite differences for the derivative checks of the plugin tests (gradients and
+// Hessians against their energies, Jacobians against their forces).
 #pragma once
 
 #include <Eigen/Core>
 
-namespace ipc_test {
+namespace rodsim::test {
 
 // d f / d x (f scalar) by central differences with step h.
 template <class F, class V>
-Eigen::VectorXd fdGradient(F f, V x, double h) {
-  Eigen::VectorXd g(x.size());
+V fdGradient(F f, V x, double h) {
+  V g = V::Zero(x.size());
   for (int i = 0; i < x.size(); ++i) {
     const double xi = x[i];
     x[i] = xi + h;
@@ -44,4 +45,4 @@ inline double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return nb > 0 ? (a - b).norm() / nb : (a - b).norm();
 }
 
-}  // namespace ipc_test
+}  // namespace rodsim::test
