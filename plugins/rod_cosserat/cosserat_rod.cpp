@@ -6,6 +6,7 @@
 #include "geometry.h"  // plugins/rod_der/geometry.h (rod_der_core)
 #include "so3.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -14,6 +15,9 @@
 namespace rodsim {
 
 using cosserat::expSO3;
+
+// The hot loops read std::vector<Vec3> as flat arrays of 3 doubles per element.
+static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
 
 namespace {
 
@@ -125,7 +129,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   // Initial frames: d3 along the tangent (no shear), d1 parallel-transported along the rod (no twist).
   // With initial_twist, d1 is then turned about t by initial_twist * s_e (s_e: rest arc length of the
   // element centre from the centre of element 0).
-  Qc_.resize(ne_);
+  Qc_.assign(9 * static_cast<std::size_t>(ne_), 0.0);
   const double tw = p.real("initial_twist");
   Vec3 d1 = Vec3::Zero(), tprev = Vec3::Zero();
   double s_e = 0;
@@ -135,9 +139,11 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
     d1 = (d1 - d1.dot(t) * t).normalized();
     if (e > 0) s_e += 0.5 * (lhat_[e - 1] + lhat_[e]);
     const Vec3 m1 = tw == 0 ? d1 : Vec3(expSO3(t * (tw * s_e)) * d1);
-    Qc_[e].row(0) = m1.transpose();
-    Qc_[e].row(1) = t.cross(m1).transpose();
-    Qc_[e].row(2) = t.transpose();
+    Mat3 Q0;
+    Q0.row(0) = m1.transpose();
+    Q0.row(1) = t.cross(m1).transpose();
+    Q0.row(2) = t.transpose();
+    scatter(Qc_, e, Q0);
     tprev = t;
   }
 
@@ -150,6 +156,10 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   m_ = theta_;
   Ebend_.assign(nn_, 0.0);
   jc_.assign(nn_, 1.0 / 12.0);
+  Nf_.assign(3 * ne_, 0.0);
+  Jp_.assign(3 * nn_, 0.0);
+  Jn_.assign(3 * nn_, 0.0);
+  g_.assign(nn_, 0.0);
   sigma0_.assign(ne_, Vec3::Zero());
   theta0_.assign(nn_, Vec3::Zero());
   q_ = Vec::Zero(numDofs());
@@ -182,9 +192,12 @@ void CosseratRod::lumpedMass(VecRef m) const {
 
 // ----------------------------------------------------------------------------- configuration
 //
-// The hot loops below are written out in scalars on the flat per-element arrays: one polynomial
-// (or one sincos) per frame update, a polynomial arcsin (no atan2) per curvature when the angle is
-// below 0.1 rad, and nothing computed that the caller does not ask for (README.md, "Cost").
+// The hot loops below are free functions over flat arrays (frames structure-of-arrays, Vec3 data
+// 3 per element), one pass per element or per node without branches, so that g++ vectorizes them
+// across elements: one polynomial per frame update and per curvature below 0.1 rad, the closed
+// forms redone afterwards for the rare larger angles, and nothing computed that the caller does not
+// ask for (README.md, "Cost"). rotateFrame and orthonormalizeRows are the one-element reference
+// forms (and the large-angle fix-ups).
 
 namespace {
 
@@ -225,78 +238,225 @@ inline void orthonormalizeRows(Mat3& Q) {
   Q(2, 0) = d3x, Q(2, 1) = d3y, Q(2, 2) = d3z;
 }
 
+// The frame updates of every element, Q_e = exp(-[φ_e]) Qc_e (Eq. 16), optionally re-orthonormalized
+// (the commit), as one loop over flat arrays (Qc, Q: structure-of-arrays, entry k = r + 3c of
+// element e at [k ne + e], see CosseratRod::gather; φ: 3 per element) that g++ vectorizes across
+// elements. Its body has no branch: every element takes the Taylor polynomial of the Rodrigues
+// coefficients, and the few elements turned by 0.1 rad or more (never in a stable time step) are
+// redone afterwards with rotateFrame's sin/cos. invNorm's two cases are both computed and selected
+// (a select, not a branch, thanks to -fno-trapping-math). The results are bitwise those of rotateFrame and
+// orthonormalizeRows one element at a time (same operations in the same order, no FMA contraction:
+// CMakeLists.txt). Compiled for AVX2 and for generic x86-64 (as plugins/fluid_rss/far_field.cpp).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define COSSERAT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define COSSERAT_SIMD_CLONES
+#endif
+
+template <bool orthonormalize>
+[[gnu::always_inline]] inline int rotateFramesLoop(const double* __restrict phi, const double* __restrict Qc,
+                                                   double* __restrict F0, double* __restrict F1,
+                                                   double* __restrict F2, double* __restrict F3,
+                                                   double* __restrict F4, double* __restrict F5,
+                                                   double* __restrict F6, double* __restrict F7,
+                                                   double* __restrict F8, int ne) {
+  // The nine output streams F_k = Q + k ne are separate restrict pointers: g++ cannot otherwise
+  // tell that the stores of one element do not overlap another's (the stride ne is only known at
+  // run time), and would not vectorize.
+  const std::size_t s = static_cast<std::size_t>(ne);  // SoA stride (CosseratRod::gather)
+  int large = 0;
+  for (int e = 0; e < ne; ++e) {
+    const double* p = phi + 3 * e;
+    const double* C = Qc + e;  // C[s * k] = Qc_e(r, c), k = r + 3c
+    const double x = -p[0], y = -p[1], z = -p[2], t2 = x * x + y * y + z * z;
+    large |= t2 >= 1e-2;
+    const double a = 1.0 + t2 * (-1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (-1.0 / 5040.0 + t2 * (1.0 / 362880.0))));
+    const double b = 0.5 + t2 * (-1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (-1.0 / 40320.0 + t2 * (1.0 / 3628800.0))));
+    const double d = 1.0 - b * t2;
+    const double bx = b * x, by = b * y, bz = b * z, ax = a * x, ay = a * y, az = a * z;
+    const double R00 = d + bx * x, R01 = bx * y - az, R02 = bx * z + ay;
+    const double R10 = bx * y + az, R11 = d + by * y, R12 = by * z - ax;
+    const double R20 = bx * z - ay, R21 = by * z + ax, R22 = d + bz * z;
+    double q[9];  // q[r + 3 j] = Q(r, j)
+    for (int j = 0; j < 3; ++j) {
+      const double c0 = C[s * (3 * j)], c1 = C[s * (3 * j + 1)], c2 = C[s * (3 * j + 2)];
+      q[3 * j] = R00 * c0 + R01 * c1 + R02 * c2;
+      q[3 * j + 1] = R10 * c0 + R11 * c1 + R12 * c2;
+      q[3 * j + 2] = R20 * c0 + R21 * c1 + R22 * c2;
+    }
+    if constexpr (orthonormalize) {  // orthonormalizeRows, with invNorm's branch as a select
+      double d3x = q[2], d3y = q[5], d3z = q[8];
+      const double n3 = d3x * d3x + d3y * d3y + d3z * d3z, s3 = 1.0 / std::sqrt(n3);
+      const double e3 = n3 - 1.0, i3 = (e3 < 1e-6) & (e3 > -1e-6) ? 1.5 - 0.5 * n3 : s3;  // |e3| < 1e-6
+      d3x *= i3, d3y *= i3, d3z *= i3;
+      double d1x = q[0], d1y = q[3], d1z = q[6];
+      const double pr = d1x * d3x + d1y * d3y + d1z * d3z;
+      d1x -= pr * d3x, d1y -= pr * d3y, d1z -= pr * d3z;
+      const double n1 = d1x * d1x + d1y * d1y + d1z * d1z, s1 = 1.0 / std::sqrt(n1);
+      const double e1 = n1 - 1.0, i1 = (e1 < 1e-6) & (e1 > -1e-6) ? 1.5 - 0.5 * n1 : s1;
+      d1x *= i1, d1y *= i1, d1z *= i1;
+      q[0] = d1x, q[3] = d1y, q[6] = d1z;
+      q[1] = d3y * d1z - d3z * d1y, q[4] = d3z * d1x - d3x * d1z, q[7] = d3x * d1y - d3y * d1x;
+      q[2] = d3x, q[5] = d3y, q[8] = d3z;
+    }
+    F0[e] = q[0], F1[e] = q[1], F2[e] = q[2], F3[e] = q[3], F4[e] = q[4], F5[e] = q[5], F6[e] = q[6];
+    F7[e] = q[7], F8[e] = q[8];
+  }
+  return large;
+}
+
+COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const double* __restrict Qc,
+                                       double* __restrict Q, int ne, bool orthonormalize) {
+  const std::size_t s = static_cast<std::size_t>(ne);
+  double *F0 = Q, *F1 = Q + s, *F2 = Q + 2 * s, *F3 = Q + 3 * s, *F4 = Q + 4 * s, *F5 = Q + 5 * s, *F6 = Q + 6 * s,
+         *F7 = Q + 7 * s, *F8 = Q + 8 * s;
+  const int large = orthonormalize ? rotateFramesLoop<true>(phi, Qc, F0, F1, F2, F3, F4, F5, F6, F7, F8, ne)
+                                   : rotateFramesLoop<false>(phi, Qc, F0, F1, F2, F3, F4, F5, F6, F7, F8, ne);
+  if (large == 0) return;
+  for (int e = 0; e < ne; ++e) {
+    const double* p = phi + 3 * e;
+    if (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < 1e-2) continue;
+    Mat3 C, F;
+    for (int k = 0; k < 9; ++k) C.data()[k] = Qc[static_cast<std::size_t>(k) * ne + e];
+    rotateFrame(p[0], p[1], p[2], C, F);
+    if (orthonormalize) orthonormalizeRows(F);
+    for (int k = 0; k < 9; ++k) Q[static_cast<std::size_t>(k) * ne + e] = F.data()[k];
+  }
+}
+
+
+// The copy of q in setConfiguration (twice per step: evaluation and commit), as an AVX2/generic loop.
+COSSERAT_SIMD_CLONES void copyDofs(double* __restrict to, const double* __restrict from, int n) {
+  for (int i = 0; i < n; ++i) to[i] = from[i];
+}
 }  // namespace
 
 void CosseratRod::setConfiguration(ConstVecRef q) {
   if (q.size() != numDofs())
     throw std::invalid_argument("CosseratRod::setConfiguration: expected " + std::to_string(numDofs()) +
                                 " DOFs, got " + std::to_string(q.size()));
-  q_ = q;
+  if (q.data() != q_.data()) copyDofs(q_.data(), q.data(), numDofs());
   frames_ok_ = strains_ok_ = false;
 }
 
 void CosseratRod::commitConfiguration() {}
 
 void CosseratRod::computeFrames() const {
-  const double* phi = q_.data() + rotationDof(0);
-  for (int e = 0; e < ne_; ++e, phi += 3) rotateFrame(phi[0], phi[1], phi[2], Qc_[e], Q_[e]);
+  rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false);
   frames_ok_ = true;
 }
 
-void CosseratRod::computeStrains() const {
-  const bool frames = !frames_ok_;
-  const double* x = q_.data();
-  const double* phi = q_.data() + rotationDof(0);
-  const double S0 = S_.x(), S1 = S_.y(), S2 = S_.z(), B0 = B_.x(), B1 = B_.y(), B2 = B_.z();
-  for (int e = 0; e < ne_; ++e, x += 3, phi += 3) {
-    Mat3& Q = Q_[e];
-    if (frames) rotateFrame(phi[0], phi[1], phi[2], Qc_[e], Q);  // Q = exp(-[φ]) Q_committed
-    const double dx = x[3] - x[0], dy = x[4] - x[1], dz = x[5] - x[2];
-    const double l = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / l, ilh = 1.0 / lhat_[e];
-    l_[e] = l;
-    t_[e] = Vec3(dx * il, dy * il, dz * il);
-    e_[e] = l * ilh;
-    // σ_L = Q(e t - d3) = Q d / ℓ̂ - (0, 0, 1) (Eq. 9); n_L = Ŝ(σ - σ°) (Eq. 11, Table I)
-    const Vec3 Qd(Q(0, 0) * dx + Q(0, 1) * dy + Q(0, 2) * dz, Q(1, 0) * dx + Q(1, 1) * dy + Q(1, 2) * dz,
-                  Q(2, 0) * dx + Q(2, 1) * dy + Q(2, 2) * dz);
-    qd_[e] = Qd;
-    const Vec3 sg(Qd.x() * ilh, Qd.y() * ilh, Qd.z() * ilh - 1.0);
-    sigma_[e] = sg;
-    const Vec3& s0 = sigma0_[e];
-    n_[e] = Vec3(S0 * (sg.x() - s0.x()), S1 * (sg.y() - s0.y()), S2 * (sg.z() - s0.z()));
-    if (e == 0) continue;
-    // Node i = e between elements e-1 and e: θ = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20).
-    const int i = e;
-    const Mat3& P = Q_[e - 1];
-    Mat3 R;
+namespace {
+
+// Strains of every element (Eqs. 9, 11): ℓ, t, e, Q d, σ_L = Q d / ℓ̂ - (0, 0, 1), n_L = Ŝ(σ - σ°).
+// Q: SoA frames with stride ns (CosseratRod::gather); x: node positions; Vec3 outputs 3 per element.
+COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const double* __restrict Q, std::size_t ns,
+                                         const double* __restrict lhat, const double* __restrict sigma0,
+                                         const double* __restrict S, double* __restrict l, double* __restrict t,
+                                         double* __restrict e_out, double* __restrict qd, double* __restrict sigma,
+                                         double* __restrict n, int ne) {
+  const double S0 = S[0], S1 = S[1], S2 = S[2];
+  for (int e = 0; e < ne; ++e) {
+    const double* xe = x + 3 * e;
+    const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
+    const double dx = xe[3] - xe[0], dy = xe[4] - xe[1], dz = xe[5] - xe[2];
+    const double le = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / le, ilh = 1.0 / lhat[e];
+    l[e] = le;
+    t[3 * e] = dx * il, t[3 * e + 1] = dy * il, t[3 * e + 2] = dz * il;
+    e_out[e] = le * ilh;
+    const double ax = F[0] * dx + F[3 * ns] * dy + F[6 * ns] * dz;
+    const double ay = F[ns] * dx + F[4 * ns] * dy + F[7 * ns] * dz;
+    const double az = F[2 * ns] * dx + F[5 * ns] * dy + F[8 * ns] * dz;
+    qd[3 * e] = ax, qd[3 * e + 1] = ay, qd[3 * e + 2] = az;
+    const double sx = ax * ilh, sy = ay * ilh, sz = az * ilh - 1.0;
+    sigma[3 * e] = sx, sigma[3 * e + 1] = sy, sigma[3 * e + 2] = sz;
+    const double* s0 = sigma0 + 3 * e;
+    n[3 * e] = S0 * (sx - s0[0]), n[3 * e + 1] = S1 * (sy - s0[1]), n[3 * e + 2] = S2 * (sz - s0[2]);
+  }
+}
+
+// Bending couple m = dE/dθ and energy of interior node i from θ_i (Eqs. 8, 10, 20: τ_L D̂-scaled,
+// the 1/E³ rescaling with E = D/D̂ of the node's Voronoi domain).
+[[gnu::always_inline]] inline void bendCouple(int i, double thx, double thy, double thz, const double* __restrict l,
+                                              const double* __restrict Dhat, const double* __restrict theta0,
+                                              const double* __restrict B, double* __restrict m,
+                                              double* __restrict Ebend) {
+  const double Dh = Dhat[i], Ei = 0.5 * (l[i - 1] + l[i]) / Dh;
+  const double k = 1.0 / (Dh * Ei * Ei * Ei);
+  const double* t0 = theta0 + 3 * i;
+  const double ux = thx - t0[0], uy = thy - t0[1], uz = thz - t0[2];
+  const double mx = k * B[0] * ux, my = k * B[1] * uy, mz = k * B[2] * uz;
+  m[3 * i] = mx, m[3 * i + 1] = my, m[3 * i + 2] = mz;
+  Ebend[i] = 0.5 * (ux * mx + uy * my + uz * mz);
+}
+
+// Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), with
+// logSO3's small-angle polynomial for every node (no branch, so the loop vectorizes across nodes);
+// returns whether some node needs logSO3's large-angle branch (|θ| >= 0.1 rad), which the caller
+// then redoes. Same operations in the same order as logSO3: bitwise its results.
+COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t ns, const double* __restrict l,
+                                        const double* __restrict Dhat, const double* __restrict theta0,
+                                        const double* __restrict B, double* __restrict theta, double* __restrict jc,
+                                        double* __restrict m, double* __restrict Ebend, int ne) {
+  int large = 0;
+  for (int i = 1; i < ne; ++i) {
+    const double* P = Q + (i - 1);  // P(a, c) = P[ns (a + 3 c)], element i-1
+    const double* F = Q + i;        // element i
+    double R[9];                    // R(a, b) = R[3 a + b] = Σ_c P(a, c) F(b, c)
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * Q(b, 0) + P(a, 1) * Q(b, 1) + P(a, 2) * Q(b, 2);
-    const Vec3 th = cosserat::logSO3(R, &jc_[i]);
-    theta_[i] = th;
-    const double Dh = Dhat_[i], Ei = 0.5 * (l_[i - 1] + l) / Dh;
-    const double k = 1.0 / (Dh * Ei * Ei * Ei);  // τ_L D̂-scaled, Eqs. 8, 10
-    const Vec3& t0 = theta0_[i];
-    const double ux = th.x() - t0.x(), uy = th.y() - t0.y(), uz = th.z() - t0.z();
-    const Vec3 m(k * B0 * ux, k * B1 * uy, k * B2 * uz);
-    m_[i] = m;
-    Ebend_[i] = 0.5 * (ux * m.x() + uy * m.y() + uz * m.z());
+      for (int b = 0; b < 3; ++b)
+        R[3 * a + b] = P[ns * a] * F[ns * b] + P[ns * (a + 3)] * F[ns * (b + 3)] + P[ns * (a + 6)] * F[ns * (b + 6)];
+    const double wx = R[7] - R[5], wy = R[2] - R[6], wz = R[3] - R[1];  // 2 sinθ u
+    const double s2 = 0.25 * (wx * wx + wy * wy + wz * wz);              // sin²θ
+    const double tr = R[0] + R[4] + R[8];
+    large |= !((s2 < 1e-2) & (tr > 1.0));
+    const double f = cosserat::asinOverSin(s2);
+    jc[i] = cosserat::invJacobianCoefficientSmall(s2 * f * f);
+    const double h = 0.5 * f, thx = h * wx, thy = h * wy, thz = h * wz;
+    theta[3 * i] = thx, theta[3 * i + 1] = thy, theta[3 * i + 2] = thz;
+    bendCouple(i, thx, thy, thz, l, Dhat, theta0, B, m, Ebend);
+  }
+  return large;
+}
+
+}  // namespace
+
+void CosseratRod::computeStrains() const {
+  ensureFrames();  // Q = exp(-[φ]) Q_committed, a vectorized pass of its own
+  const std::size_t ns = static_cast<std::size_t>(ne_);
+  elementStrains(q_.data(), Q_.data(), ns, lhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
+                 t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(), n_.front().data(), ne_);
+  const int large = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+                                   theta_.front().data(), jc_.data(), m_.front().data(), Ebend_.data(), ne_);
+  if (large) {
+    // Curvatures of 0.1 rad or more per node (a coarse or strongly bent rod): logSO3 in full.
+    for (int i = 1; i < ne_; ++i) {
+      const Mat3 P = gather(Q_, i - 1), F = gather(Q_, i);
+      Mat3 R;  // as nodeCurvatures sums it
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * F(b, 0) + P(a, 1) * F(b, 1) + P(a, 2) * F(b, 2);
+      const double wx = R(2, 1) - R(1, 2), wy = R(0, 2) - R(2, 0), wz = R(1, 0) - R(0, 1);
+      const double s2 = 0.25 * (wx * wx + wy * wy + wz * wz);
+      if (s2 < 1e-2 && R(0, 0) + R(1, 1) + R(2, 2) > 1.0) continue;  // done by nodeCurvatures
+      const Vec3 th = cosserat::logSO3(R, &jc_[i]);
+      theta_[i] = th;
+      bendCouple(i, th.x(), th.y(), th.z(), l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+                 m_.front().data(), Ebend_.data());
+    }
   }
   frames_ok_ = strains_ok_ = true;
 }
 
 void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
+  // The committed frames become the current ones, re-orthonormalized against round-off drift, and
+  // φ = 0. (The kernel calls setConfiguration(q) right before, so the frames are stale: computing
+  // them here again, in the same vectorized pass as the Gram-Schmidt, costs nothing extra.)
   const int r0 = rotationDof(0);
-  for (int e = 0; e < ne_; ++e) {
-    double* phi = q.data() + r0 + 3 * e;
-    double* mine = q_.data() + r0 + 3 * e;
-    // The kernel calls setConfiguration(q) right before: reuse the frames when φ is the same.
-    if (!(frames_ok_ && phi[0] == mine[0] && phi[1] == mine[1] && phi[2] == mine[2]))
-      rotateFrame(phi[0], phi[1], phi[2], Qc_[e], Q_[e]);
-    orthonormalizeRows(Q_[e]);
-    Qc_[e] = Q_[e];
-    phi[0] = phi[1] = phi[2] = 0.0;
-    mine[0] = mine[1] = mine[2] = 0.0;
-  }
+  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ne_, true);
+  std::copy(Q_.begin(), Q_.end(), Qc_.begin());
+  double* __restrict phi = q.data() + r0;
+  double* __restrict mine = q_.data() + r0;
+  for (int k = 0; k < 3 * ne_; ++k) phi[k] = mine[k] = 0.0;
   frames_ok_ = true;
   strains_ok_ = false;  // on demand, from the rebased frames
 }
@@ -308,14 +468,21 @@ Vec3 CosseratRod::curvature(int i) const {
 }
 
 void CosseratRod::saveState(std::vector<double>& out) const {
-  for (const Mat3& Q : Qc_) out.insert(out.end(), Q.data(), Q.data() + 9);
+  for (int e = 0; e < ne_; ++e) {  // 9 numbers per element, column-major (as before the SoA layout)
+    const Mat3 Q = gather(Qc_, e);
+    out.insert(out.end(), Q.data(), Q.data() + 9);
+  }
 }
 
 void CosseratRod::loadState(const std::vector<double>& in) {
-  if (in.size() != 9 * Qc_.size())
+  if (in.size() != Qc_.size())
     throw std::runtime_error("checkpoint holds " + std::to_string(in.size()) + " numbers for rod '" + name() +
-                             "', expected " + std::to_string(9 * Qc_.size()) + " (another number of nodes?)");
-  for (std::size_t e = 0; e < Qc_.size(); ++e) std::copy(in.begin() + 9 * e, in.begin() + 9 * e + 9, Qc_[e].data());
+                             "', expected " + std::to_string(Qc_.size()) + " (another number of nodes?)");
+  for (int e = 0; e < ne_; ++e) {
+    Mat3 Q;
+    std::copy(in.begin() + 9 * e, in.begin() + 9 * e + 9, Q.data());
+    scatter(Qc_, e, Q);
+  }
   frames_ok_ = strains_ok_ = false;
 }
 
@@ -329,51 +496,85 @@ double CosseratRod::elasticEnergy() const {
   return E;
 }
 
-void CosseratRod::addElasticForce(VecRef fv) const {
-  ensureStrains();
-  double* f = fv.data();
-  double* fr = f + rotationDof(0);
+namespace {
+
+// The elastic forces and couples (Eqs. 23-24) as passes over elements and nodes that vectorize:
+// first the per-element and per-node terms into scratch arrays, then each node's force and each
+// element's couple gathered from its neighbours, summed in the order of the original scatter loop
+// (element e's terms before element e+1's, then node i's before node i+1's), so bitwise as before.
+// The end nodes and elements, which lack some neighbours, are done apart (adding a zero instead
+// would turn -0 into +0).
+COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t ns, const double* __restrict n,
+                                        const double* __restrict qd, const double* __restrict theta,
+                                        const double* __restrict m, const double* __restrict jc,
+                                        const double* __restrict Ebend, const double* __restrict l,
+                                        const double* __restrict t, double* __restrict Nf, double* __restrict Jp,
+                                        double* __restrict Jn, double* __restrict g, double* __restrict couple,
+                                        double* __restrict f, double* __restrict fr, int ne) {
   // Shear/stretch: force Δh(Qᵀ n) on the nodes (Eq. 23), couple (Q d) × n on the element (Eq. 24).
-  for (int e = 0; e < ne_; ++e) {
-    const Mat3& Q = Q_[e];
-    const Vec3& n = n_[e];
-    const Vec3& a = qd_[e];
-    const double Nx = Q(0, 0) * n.x() + Q(1, 0) * n.y() + Q(2, 0) * n.z();
-    const double Ny = Q(0, 1) * n.x() + Q(1, 1) * n.y() + Q(2, 1) * n.z();
-    const double Nz = Q(0, 2) * n.x() + Q(1, 2) * n.y() + Q(2, 2) * n.z();
-    double* fa = f + 3 * e;
-    fa[0] += Nx, fa[1] += Ny, fa[2] += Nz;
-    fa[3] -= Nx, fa[4] -= Ny, fa[5] -= Nz;
-    couple_[e] = Vec3(a.y() * n.z() - a.z() * n.y(), a.z() * n.x() - a.x() * n.z(), a.x() * n.y() - a.y() * n.x());
+  for (int e = 0; e < ne; ++e) {
+    const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
+    const double nx = n[3 * e], ny = n[3 * e + 1], nz = n[3 * e + 2];
+    const double ax = qd[3 * e], ay = qd[3 * e + 1], az = qd[3 * e + 2];
+    Nf[3 * e] = F[0] * nx + F[ns] * ny + F[2 * ns] * nz;
+    Nf[3 * e + 1] = F[3 * ns] * nx + F[4 * ns] * ny + F[5 * ns] * nz;
+    Nf[3 * e + 2] = F[6 * ns] * nx + F[7 * ns] * ny + F[8 * ns] * nz;
+    couple[3 * e] = ay * nz - az * ny, couple[3 * e + 1] = az * nx - ax * nz, couple[3 * e + 2] = ax * ny - ay * nx;
   }
   // Bend/twist: couples Δh and Ah of Eq. 24, exact to all orders through the inverse Jacobians of
   // the exponential map (the seed's κ × Bκ terms are their first order): J_r⁻¹(θ) m on element
   // i-1 and -J_l⁻¹(θ) m on element i, J_{r,l}⁻¹ m = m ± ½ θ×m + c θ×(θ×m).
-  for (int i = 1; i < ne_; ++i) {
-    const Vec3& th = theta_[i];
-    const Vec3& m = m_[i];
-    const double c = jc_[i];
-    const double tx = th.y() * m.z() - th.z() * m.y(), ty = th.z() * m.x() - th.x() * m.z(),
-                 tz = th.x() * m.y() - th.y() * m.x();  // θ × m
-    const double ux = th.y() * tz - th.z() * ty, uy = th.z() * tx - th.x() * tz, uz = th.x() * ty - th.y() * tx;
-    const double Ax = m.x() + c * ux, Ay = m.y() + c * uy, Az = m.z() + c * uz;
-    Vec3& cp = couple_[i - 1];
-    Vec3& cn = couple_[i];
-    cp.x() += Ax + 0.5 * tx, cp.y() += Ay + 0.5 * ty, cp.z() += Az + 0.5 * tz;
-    cn.x() -= Ax - 0.5 * tx, cn.y() -= Ay - 0.5 * ty, cn.z() -= Az - 0.5 * tz;
-    // The 1/E³ rescaling of Eq. 10 makes the bending energy depend on the Voronoi length D_i.
-    const double g = -3.0 * Ebend_[i] / (l_[i - 1] + l_[i]);  // dE/dℓ of each adjacent element
-    const Vec3 &ta = t_[i - 1], &tb = t_[i];
-    double* fi = f + 3 * i;
-    fi[-3] += g * ta.x(), fi[-2] += g * ta.y(), fi[-1] += g * ta.z();
-    fi[0] -= g * (ta.x() - tb.x()), fi[1] -= g * (ta.y() - tb.y()), fi[2] -= g * (ta.z() - tb.z());
-    fi[3] -= g * tb.x(), fi[4] -= g * tb.y(), fi[5] -= g * tb.z();
+  // The 1/E³ rescaling of Eq. 10 makes the bending energy depend on the Voronoi length D_i:
+  // g = dE/dℓ of each adjacent element.
+  for (int i = 1; i < ne; ++i) {
+    const double thx = theta[3 * i], thy = theta[3 * i + 1], thz = theta[3 * i + 2];
+    const double mx = m[3 * i], my = m[3 * i + 1], mz = m[3 * i + 2];
+    const double c = jc[i];
+    const double tx = thy * mz - thz * my, ty = thz * mx - thx * mz, tz = thx * my - thy * mx;  // θ × m
+    const double ux = thy * tz - thz * ty, uy = thz * tx - thx * tz, uz = thx * ty - thy * tx;
+    const double Ax = mx + c * ux, Ay = my + c * uy, Az = mz + c * uz;
+    Jp[3 * i] = Ax + 0.5 * tx, Jp[3 * i + 1] = Ay + 0.5 * ty, Jp[3 * i + 2] = Az + 0.5 * tz;
+    Jn[3 * i] = Ax - 0.5 * tx, Jn[3 * i + 1] = Ay - 0.5 * ty, Jn[3 * i + 2] = Az - 0.5 * tz;
+    g[i] = -3.0 * Ebend[i] / (l[i - 1] + l[i]);
   }
-  for (int e = 0; e < ne_; ++e) {
-    fr[3 * e] += couple_[e].x();
-    fr[3 * e + 1] += couple_[e].y();
-    fr[3 * e + 2] += couple_[e].z();
-  }
+  // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1.
+  for (int k = 0; k < 3; ++k) couple[k] += Jp[3 + k];
+  for (int e = 1; e + 1 < ne; ++e)
+    for (int k = 0; k < 3; ++k) couple[3 * e + k] = (couple[3 * e + k] - Jn[3 * e + k]) + Jp[3 * e + 3 + k];
+  for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] -= Jn[3 * (ne - 1) + k];
+  for (int k = 0; k < 3 * ne; ++k) fr[k] += couple[k];
+  // Forces: node j takes -Qᵀn of element j-1, Qᵀn of element j, then the bending terms of nodes
+  // j-1 (-g t_{j-1}), j (-g (t_{j-1} - t_j)) and j+1 (g t_j).
+  auto node = [&](int j) {  // any node, neighbours checked
+    for (int k = 0; k < 3; ++k) {
+      double v = f[3 * j + k];
+      if (j >= 1) v -= Nf[3 * (j - 1) + k];
+      if (j < ne) v += Nf[3 * j + k];
+      if (j - 1 >= 1) v -= g[j - 1] * t[3 * (j - 1) + k];
+      if (j >= 1 && j < ne) v -= g[j] * (t[3 * (j - 1) + k] - t[3 * j + k]);
+      if (j + 1 < ne) v += g[j + 1] * t[3 * j + k];
+      f[3 * j + k] = v;
+    }
+  };
+  node(0);
+  node(1);
+  for (int j = 2; j + 1 < ne; ++j)
+    for (int k = 0; k < 3; ++k)
+      f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * (j - 1) + k]) + Nf[3 * j + k]) - g[j - 1] * t[3 * (j - 1) + k]) -
+                      g[j] * (t[3 * (j - 1) + k] - t[3 * j + k])) +
+                     g[j + 1] * t[3 * j + k];
+  if (ne - 1 > 1) node(ne - 1);
+  node(ne);
+}
+
+}  // namespace
+
+void CosseratRod::addElasticForce(VecRef fv) const {
+  ensureStrains();
+  double* f = fv.data();
+  elasticForces(Q_.data(), static_cast<std::size_t>(ne_), n_.front().data(), qd_.front().data(),
+                theta_.front().data(), m_.front().data(), jc_.data(), Ebend_.data(), l_.data(), t_.front().data(),
+                Nf_.data(), Jp_.data(), Jn_.data(), g_.data(), couple_.front().data(), f, f + rotationDof(0), ne_);
 }
 
 void CosseratRod::addStiffness(StiffnessSink&) const {
@@ -381,6 +582,37 @@ void CosseratRod::addStiffness(StiffnessSink&) const {
       "the cosserat rod provides no stiffness matrix: use an explicit solver (position-verlet or pefrl), not an "
       "implicit or static one");
 }
+
+namespace {
+
+// The per-element loop of addVelocityForce (one pass, vectorized across elements). q, qs: the rod's
+// DOFs now and at the start of the evaluation (x from index 0, φ from r0); f: the rotation DOFs.
+COSSERAT_SIMD_CLONES void velocityCouples(const double* __restrict q, const double* __restrict qs, int r0,
+                                          double idt, const double* __restrict J, double gamma_r,
+                                          const double* __restrict lhat, const double* __restrict ee_,
+                                          const double* __restrict t, const double* __restrict couple,
+                                          double* __restrict f, int ne) {
+  const double J0 = J[0], J1 = J[1], J2 = J[2];
+  for (int e = 0; e < ne; ++e) {
+    const int r = r0 + 3 * e, a = 3 * e;
+    const double wx = (q[r] - qs[r]) * idt, wy = (q[r + 1] - qs[r + 1]) * idt, wz = (q[r + 2] - qs[r + 2]) * idt;
+    const double dvx = ((q[a + 3] - qs[a + 3]) - (q[a] - qs[a])) * idt;
+    const double dvy = ((q[a + 4] - qs[a + 4]) - (q[a + 1] - qs[a + 1])) * idt;
+    const double dvz = ((q[a + 5] - qs[a + 5]) - (q[a + 2] - qs[a + 2])) * idt;
+    const double lh = lhat[e], ee = ee_[e];
+    const double tx = t[3 * e], ty = t[3 * e + 1], tz = t[3 * e + 2];
+    const double edot = (tx * dvx + ty * dvy + tz * dvz) / lh;
+    const double Jx = lh * J0 * wx, Jy = lh * J1 * wy, Jz = lh * J2 * wz;  // Ĵ ω
+    const double cd = edot / ee, gr = gamma_r * lh * ee * ee, em1 = ee - 1.0;
+    const double Cx = couple[3 * e], Cy = couple[3 * e + 1], Cz = couple[3 * e + 2];
+    double* fe = f + 3 * e;
+    fe[0] += em1 * Cx + (Jy * wz - Jz * wy) + cd * Jx - gr * wx;
+    fe[1] += em1 * Cy + (Jz * wx - Jx * wz) + cd * Jy - gr * wy;
+    fe[2] += em1 * Cz + (Jx * wy - Jy * wx) + cd * Jz - gr * wz;
+  }
+}
+
+}  // namespace
 
 // Eq. 24 multiplied by e (the rotational inertia is Ĵ/e, the lumped mass is Ĵ):
 //   Ĵ dω/dt = e C + (Ĵω) × ω + Ĵ ω ė / e,
@@ -390,43 +622,26 @@ void CosseratRod::addVelocityForce(const EvalContext& ctx, VecRef fv) const {
   if (ctx.quasi_static || !(ctx.dt > 0)) return;
   ensureStrains();
   // ctx.velocity(i) = (q_i - q_start_i) / dt, read in place.
-  const int off = dofOffset();
-  const double *q = ctx.q->data() + off, *qs = ctx.q_start->data() + off, idt = 1.0 / ctx.dt;
-  const int r0 = rotationDof(0);
-  double* f = fv.data() + r0;
-  const double J0 = J_.x(), J1 = J_.y(), J2 = J_.z();
-  for (int e = 0; e < ne_; ++e) {
-    const int r = r0 + 3 * e, a = 3 * e;
-    const double wx = (q[r] - qs[r]) * idt, wy = (q[r + 1] - qs[r + 1]) * idt, wz = (q[r + 2] - qs[r + 2]) * idt;
-    const double dvx = ((q[a + 3] - qs[a + 3]) - (q[a] - qs[a])) * idt;
-    const double dvy = ((q[a + 4] - qs[a + 4]) - (q[a + 1] - qs[a + 1])) * idt;
-    const double dvz = ((q[a + 5] - qs[a + 5]) - (q[a + 2] - qs[a + 2])) * idt;
-    const double lh = lhat_[e], ee = e_[e];
-    const Vec3& t = t_[e];
-    const double edot = (t.x() * dvx + t.y() * dvy + t.z() * dvz) / lh;
-    const double Jx = lh * J0 * wx, Jy = lh * J1 * wy, Jz = lh * J2 * wz;  // Ĵ ω
-    const double cd = edot / ee, gr = gamma_r_ * lh * ee * ee, em1 = ee - 1.0;
-    const Vec3& C = couple_[e];
-    double* fe = f + 3 * e;
-    fe[0] += em1 * C.x() + (Jy * wz - Jz * wy) + cd * Jx - gr * wx;
-    fe[1] += em1 * C.y() + (Jz * wx - Jx * wz) + cd * Jy - gr * wy;
-    fe[2] += em1 * C.z() + (Jx * wy - Jy * wx) + cd * Jz - gr * wz;
-  }
+  const int off = dofOffset(), r0 = rotationDof(0);
+  velocityCouples(ctx.q->data() + off, ctx.q_start->data() + off, r0, 1.0 / ctx.dt, J_.data(), gamma_r_,
+                  lhat_.data(), e_.data(), t_.front().data(), couple_.front().data(), fv.data() + r0, ne_);
 }
 
 // ------------------------------------------------------------------------ frames and torques
 
 void CosseratRod::materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const {
   ensureFrames();
-  m1 = Q_[edge].row(0).transpose();
-  m2 = Q_[edge].row(1).transpose();
-  t = Q_[edge].row(2).transpose();  // d3 (not exactly the tangent when the rod shears)
+  const Mat3 Q = gather(Q_, edge);
+  m1 = Q.row(0).transpose();
+  m2 = Q.row(1).transpose();
+  t = Q.row(2).transpose();  // d3 (not exactly the tangent when the rod shears)
 }
 
 double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
   ensureFrames();
   const double current = q_[twistDof(edge)];
-  const Vec3 d1 = Q_[edge].row(0).transpose(), d2 = Q_[edge].row(1).transpose();
+  const Mat3 Q = gather(Q_, edge);
+  const Vec3 d1 = Q.row(0).transpose(), d2 = Q.row(1).transpose();
   const double x = m1.dot(d1), y = m1.dot(d2);
   if (std::hypot(x, y) <= 1e-14 * m1.norm()) return current;
   // A rotation δ about d3 of the current frame changes the d3 component of φ by δ (exactly when the
@@ -439,7 +654,7 @@ void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
   const int e = node < ne_ ? node : ne_ - 1;
   ensureStrains();
   // External couple C_L = Q T on the element, times e as in addVelocityForce.
-  f.segment<3>(rotationDof(e)) += e_[e] * (Q_[e] * T);
+  f.segment<3>(rotationDof(e)) += e_[e] * (gather(Q_, e) * T);
 }
 
 }  // namespace rodsim

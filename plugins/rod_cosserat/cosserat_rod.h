@@ -50,8 +50,8 @@ class CosseratRod : public Rod {
 
   // --- model-specific (tests, constraints, output)
   int numElements() const { return ne_; }
-  const Mat3& frame(int e) const { ensureFrames(); return Q_[e]; }  // rows d1, d2, d3
-  const Mat3& committedFrame(int e) const { return Qc_[e]; }
+  Mat3 frame(int e) const { ensureFrames(); return gather(Q_, e); }  // rows d1, d2, d3
+  Mat3 committedFrame(int e) const { return gather(Qc_, e); }
   double dilatation(int e) const { ensureStrains(); return e_[e]; }
   const Vec3& shearStrain(int e) const { ensureStrains(); return sigma_[e]; }  // σ_L = Q(e t - d3)
   Vec3 curvature(int node) const;                                               // κ̂_L at interior node, 1/m
@@ -69,7 +69,17 @@ class CosseratRod : public Rod {
     if (!strains_ok_) computeStrains();
   }
   void computeFrames() const;
-  void computeStrains() const;  // frames too, in the same pass, if they are stale
+  // Frames are stored structure-of-arrays: entry k = r + 3c (column-major, as Mat3) of element e's
+  // frame at [k ne + e], so the per-element loops read nine unit-stride streams and vectorize.
+  Mat3 gather(const std::vector<double>& A, int e) const {
+    Mat3 M;
+    for (int k = 0; k < 9; ++k) M.data()[k] = A[static_cast<std::size_t>(k) * ne_ + e];
+    return M;
+  }
+  void scatter(std::vector<double>& A, int e, const Mat3& M) const {
+    for (int k = 0; k < 9; ++k) A[static_cast<std::size_t>(k) * ne_ + e] = M.data()[k];
+  }
+  void computeStrains() const;  // frames first (their own pass) if they are stale
 
   int nn_ = 0, ne_ = 0;
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
@@ -78,16 +88,18 @@ class CosseratRod : public Rod {
   Vec3 v_init_ = Vec3::Zero();
   std::vector<double> lhat_, voronoi_, Dhat_;  // rest edge, node Voronoi (ends: half edge), interior D̂
   std::vector<Vec3> sigma0_, theta0_;          // rest strains: σ°_L per element, D̂ κ̂°_L per node
-  std::vector<Mat3> Qc_;                       // committed frames (rows d1, d2, d3)
+  std::vector<double> Qc_;                     // committed frames (rows d1, d2, d3), SoA (gather)
 
   // current configuration (setConfiguration) and what is derived from it, on demand
   Vec q_;
   mutable bool frames_ok_ = false, strains_ok_ = false;
-  mutable std::vector<Mat3> Q_;
+  mutable std::vector<double> Q_;  // current frames exp(-[φ]) Qc, SoA (gather)
   mutable std::vector<Vec3> t_, sigma_, n_, qd_, theta_, m_;  // tangent, σ_L, n_L = Ŝ(σ-σ°), Q d, θ = D̂κ̂, m = dE/dθ
   mutable std::vector<double> l_, e_, Ebend_, jc_;            // length, dilatation; per node: bending energy,
                                                               // inverse-Jacobian coefficient c(θ)
   mutable std::vector<Vec3> couple_;                          // elastic couples of the last addElasticForce
+  mutable std::vector<double> Nf_, Jp_, Jn_, g_;              // addElasticForce scratch: Qᵀn per element,
+                                                              // J_r⁻¹m and J_l⁻¹m, dE/dℓ per node
 };
 
 }  // namespace rodsim

@@ -50,9 +50,13 @@ inline Mat3 expSO3(const Vec3& th) {
   return R;
 }
 
-// Coefficient c(θ) = 1/θ² - (1 + cosθ)/(2θ sinθ) of [θ]² in the inverse Jacobians (1/12 at 0).
+// Coefficient c(θ) = 1/θ² - (1 + cosθ)/(2θ sinθ) of [θ]² in the inverse Jacobians (1/12 at 0):
+// its Taylor polynomial in θ² for θ < 0.1 rad, and the closed form.
+inline double invJacobianCoefficientSmall(double t2) {
+  return 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0))));
+}
 inline double invJacobianCoefficient(double t2) {
-  if (t2 < 1e-2) return 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0))));
+  if (t2 < 1e-2) return invJacobianCoefficientSmall(t2);
   const double t = std::sqrt(t2);
   return 1.0 / t2 - (1.0 + std::cos(t)) / (2.0 * t * std::sin(t));
 }
@@ -61,19 +65,14 @@ inline double invJacobianCoefficient(double t2) {
 // sin²θ < 1e-2) the factor θ / sinθ = arcsin(s)/s is a polynomial in s² = sin²θ (truncation < 2e-18),
 // so no atan2 and no sqrt; above, atan2; near π the axis comes from the symmetric part. If `jc` is
 // given it receives invJacobianCoefficient(θ²).
-inline Vec3 logSO3(const Mat3& R, double* jc = nullptr) {
-  const Vec3 w(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));  // 2 sinθ u
-  const double s2 = 0.25 * w.squaredNorm();                               // sin²θ
-  const double tr = R(0, 0) + R(1, 1) + R(2, 2);
-  if (s2 < 1e-2 && tr > 1.0) {
-    // arcsin(s)/s = Σ (2k)! / (4^k (k!)² (2k+1)) s^{2k}
-    const double f = 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0)))))));
-    if (jc) {
-      const double t2 = s2 * f * f;  // θ²
-      *jc = 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0))));
-    }
-    return (0.5 * f) * w;
-  }
+// arcsin(s)/s = θ / sinθ for sinθ = s < 0.1 and cosθ > 0, as a polynomial in s² (the small-angle
+// branch of logSO3): Σ (2k)! / (4^k (k!)² (2k+1)) s^{2k}, truncated below 2e-18.
+inline double asinOverSin(double s2) {
+  return 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0)))))));
+}
+
+// The large-angle branch of logSO3 (out of line: the hot loops inline only the polynomial).
+[[gnu::noinline]] inline Vec3 logSO3Large(const Mat3& R, const Vec3& w, double s2, double tr, double* jc) {
   const double c = std::clamp(0.5 * (tr - 1.0), -1.0, 1.0);
   const double s = std::sqrt(s2);  // sinθ >= 0
   const double t = std::atan2(s, c);
@@ -87,6 +86,18 @@ inline Vec3 logSO3(const Mat3& R, double* jc = nullptr) {
   u.normalize();
   if (u.dot(w) < 0) u = -u;
   return t * u;
+}
+
+[[gnu::always_inline]] inline Vec3 logSO3(const Mat3& R, double* jc = nullptr) {
+  const Vec3 w(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));  // 2 sinθ u
+  const double s2 = 0.25 * w.squaredNorm();                               // sin²θ
+  const double tr = R(0, 0) + R(1, 1) + R(2, 2);
+  if (s2 < 1e-2 && tr > 1.0) [[likely]] {
+    const double f = asinOverSin(s2);
+    if (jc) *jc = invJacobianCoefficientSmall(s2 * f * f);  // s2 f² = θ²
+    return (0.5 * f) * w;
+  }
+  return logSO3Large(R, w, s2, tr, jc);
 }
 
 // Inverse right Jacobian applied to m: J_r^{-1}(θ) m = m + ½ θ×m + c θ×(θ×m), with

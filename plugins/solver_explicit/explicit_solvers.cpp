@@ -11,15 +11,79 @@
 namespace rodsim::explicit_solver {
 
 namespace {
-// No NaN or infinity in x[0..n): a branch-free integer reduction on the exponent bits (vectorizes).
-bool allFinite(const double* __restrict x, int n) {
+
+// The per-DOF passes of step() below are the solver's whole cost (a few flops per DOF, memory
+// bound): they are compiled twice, for AVX2 machines and for generic x86-64, and the loader picks
+// one at run time (as plugins/fluid_rss/far_field.cpp). This file is compiled with
+// -ffp-contract=off (CMakeLists.txt), so both clones round exactly as the scalar code did: the
+// trajectories are bitwise those of the unvectorized loops.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define EXPLICIT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EXPLICIT_SIMD_CLONES
+#endif
+
+// Exponent bits of a double: all ones for NaN and ±Inf. Adding 2^52 to them carries into the sign
+// bit exactly in that case, so an OR-reduction of the sums has bit 63 set iff some value is not
+// finite (64-bit AND, ADD and OR only: this vectorizes even with SSE2, unlike a 64-bit compare).
+constexpr std::uint64_t kExponent = 0x7ff0000000000000ull, kExponentLsb = 0x0010000000000000ull;
+inline std::uint64_t nonFiniteBit(double x) { return (std::bit_cast<std::uint64_t>(x) & kExponent) + kExponentLsb; }
+
+// The start-of-step copies q = q_world, v = v0 = v_world, in one pass.
+EXPLICIT_SIMD_CLONES void startOfStep(double* __restrict q, double* __restrict v, double* __restrict v0,
+                                      const double* __restrict qw, const double* __restrict vw, int n) {
+  for (int i = 0; i < n; ++i) {
+    q[i] = qw[i];
+    v[i] = v0[i] = vw[i];
+  }
+}
+
+// Drift of the free DOFs: q += a v (fr = 1 on free DOFs, 0 on fixed ones).
+EXPLICIT_SIMD_CLONES void drift(double* __restrict q, const double* __restrict v, const double* __restrict fr,
+                                double a, int n) {
+  for (int i = 0; i < n; ++i) q[i] += a * v[i] * fr[i];
+}
+
+// Start-of-evaluation configuration qs = q - dt v, so that ctx.velocity(i) = (q - qs)/dt = v.
+EXPLICIT_SIMD_CLONES void startConfiguration(double* __restrict qs, const double* __restrict q,
+                                             const double* __restrict v, double dt, int n) {
+  for (int i = 0; i < n; ++i) qs[i] = q[i] - dt * v[i];
+}
+
+// Kick v += b dt M⁻¹ f (m_inv = 0 on fixed DOFs) and the step-averaged force acc (+)= b f, fused
+// with the finiteness check of f (one pass). Returns false if f holds a NaN or an infinity.
+EXPLICIT_SIMD_CLONES bool kick(double* __restrict acc, double* __restrict v, const double* __restrict f,
+                               const double* __restrict minv, double b, double dt, bool first, int n) {
+  const double bdt = b * dt;
+  std::uint64_t bad = 0;
+  if (first)
+    for (int i = 0; i < n; ++i) {
+      acc[i] = b * f[i];
+      v[i] += bdt * f[i] * minv[i];
+      bad |= nonFiniteBit(f[i]);
+    }
+  else
+    for (int i = 0; i < n; ++i) {
+      acc[i] += b * f[i];
+      v[i] += bdt * f[i] * minv[i];
+      bad |= nonFiniteBit(f[i]);
+    }
+  return (bad >> 63) == 0;
+}
+
+// M a - F with a = (v - v0)/dt and F the step-averaged force, fused with the finiteness check of
+// the end-of-step q and v. Returns false if q or v holds a NaN or an infinity.
+EXPLICIT_SIMD_CLONES bool residual(double* __restrict res, const double* __restrict M, const double* __restrict q,
+                                   const double* __restrict v, const double* __restrict v0,
+                                   const double* __restrict acc, double dt, int n) {
   std::uint64_t bad = 0;
   for (int i = 0; i < n; ++i) {
-    const std::uint64_t e = std::bit_cast<std::uint64_t>(x[i]) & 0x7ff0000000000000ull;
-    bad |= std::uint64_t(e == 0x7ff0000000000000ull);
+    res[i] = M[i] * (v[i] - v0[i]) / dt - acc[i];
+    bad |= nonFiniteBit(q[i]) | nonFiniteBit(v[i]);
   }
-  return bad == 0;
+  return (bad >> 63) == 0;
 }
+
 }  // namespace
 
 Scheme positionVerletScheme() { return {{0.5, 0.5}, {1.0}}; }
@@ -159,9 +223,10 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   }
   const double t0 = world.time();
   world.beginStep(dt);
-  q_ = world.q();
-  v_ = world.v();
-  v0_ = v_;
+  q_.resize(n);
+  v_.resize(n);
+  v0_.resize(n);
+  startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
   q0_fixed_.resize(fixed_list_.size());
   for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = q_[fixed_list_[j]];
 
@@ -186,8 +251,8 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     checked_dt_ = dt;  // warn once per larger dt
   }
 
-  // One pass over the DOF vectors per drift and per kick (the loops are fused: drift with the
-  // start-of-evaluation configuration, kick with the averaged force and the finiteness check).
+  // One vectorized pass over the DOF vectors per drift, per start-of-evaluation configuration and
+  // per kick (the kick fused with the averaged force and the finiteness check of f).
   double* __restrict q = q_.data();
   double* __restrict v = v_.data();
   double* __restrict qs = qs_.data();
@@ -198,26 +263,14 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   double tau = t0;
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
-    const double ad = scheme_.drift[k] * dt;
-    for (int i = 0; i < n; ++i) q[i] += ad * v[i] * fr[i];  // drift of the free DOFs
+    drift(q, v, fr, scheme_.drift[k] * dt, n);
     tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
     if (k == K) break;
-    for (int i = 0; i < n; ++i) qs[i] = q[i] - dt * v[i];  // ctx.velocity(i) = v_i
+    startConfiguration(qs, q, v, dt, n);
     qs_fresh_ = true;
     evaluate(world, tau, dt);
-    const double b = scheme_.kick[k], bdt = b * dt;
-    if (k == 0)
-      for (int i = 0; i < n; ++i) {
-        acc[i] = b * f[i];             // step-averaged force, for the residual
-        v[i] += bdt * f[i] * minv[i];  // kick (m_inv_ = 0 on fixed DOFs)
-      }
-    else
-      for (int i = 0; i < n; ++i) {
-        acc[i] += b * f[i];
-        v[i] += bdt * f[i] * minv[i];
-      }
-    if (!allFinite(f, n)) {
+    if (!kick(acc, v, f, minv, scheme_.kick[k], dt, k == 0, n)) {
       report.ok = false;
       report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
                        " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
@@ -230,11 +283,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  const double* __restrict M0 = M.data();
-  const double* __restrict v0 = v0_.data();
-  double* __restrict res = residual_.data();
-  for (int i = 0; i < n; ++i) res[i] = M0[i] * (v[i] - v0[i]) / dt - acc[i];
-  if (!allFinite(q, n) || !allFinite(v, n)) {
+  if (!residual(residual_.data(), M.data(), q, v, v0_.data(), acc, dt, n)) {
     report.ok = false;
     report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
     return report;

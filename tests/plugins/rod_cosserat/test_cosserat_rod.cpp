@@ -153,6 +153,34 @@ TEST_CASE("rebaseDofs folds the rotation vectors into the frames without changin
   CHECK((rod.frame(3) - Q3).norm() < 1e-14);
 }
 
+TEST_CASE("the vectorized frame and curvature passes match expSO3 and logSO3 below and above 0.1 rad") {
+  // rotateFrames and nodeCurvatures take the small-angle polynomials for every element and node and
+  // redo the ones at 0.1 rad or more; both kinds occur here (φ amplitudes 1e-3 and 0.5, a coarse
+  // helix with large curvatures, and a mildly deformed fine one with small curvatures).
+  for (const int nodes : {7, 200}) {
+    CosseratRod rod(helixParams(nodes));
+    Vec q = deformed(rod, nodes == 7 ? 1.0 : 0.01);
+    for (int e = 0; e < rod.numElements(); e += 2) q.segment<3>(rod.rotationDof(e)) *= 1e-3 / 0.3;
+    rod.setConfiguration(q);
+    bool small = false, large = false;
+    for (int e = 0; e < rod.numElements(); ++e) {
+      const Vec3 phi = q.segment<3>(rod.rotationDof(e));
+      (phi.squaredNorm() < 1e-2 ? small : large) = true;
+      CHECK((rod.frame(e) - expSO3(-phi) * rod.committedFrame(e)).norm() < 1e-14);
+    }
+    CHECK(small);
+    if (nodes == 7) CHECK(large);
+    double kmin = INFINITY, kmax = 0;
+    for (int i = 1; i < rod.numElements(); ++i) {
+      const Vec3 th = logSO3(rod.frame(i - 1) * rod.frame(i).transpose());
+      CHECK((rod.curvature(i) * rod.restVoronoiLength(i) - th).norm() < 1e-13);
+      kmin = std::min(kmin, th.norm()), kmax = std::max(kmax, th.norm());
+    }
+    if (nodes == 7) CHECK(kmax > 0.1);
+    if (nodes == 200) CHECK(kmin < 0.1);
+  }
+}
+
 TEST_CASE("twistForDirector returns the d3 rotation that turns d1 onto a given director") {
   CosseratRod rod(helixParams(7));
   Vec q(rod.numDofs());
