@@ -3,6 +3,7 @@
 
     scripts/flagella_study.py trends     # Fp h^2/EI against omega-bar, head spacing, M (Fig. D.2 a-c)
     scripts/flagella_study.py friction   # Table 2: mu = 0.1 ... 1.0, M = 2, nu = 1e-4
+    scripts/flagella_study.py friction-short   # mu = 0.1, 0.3, 0.5, 0.7, 1.0, 4 revolutions each
     scripts/flagella_study.py all
 
 Each case writes a scene with scripts/make_flagella_scenes.py, runs build/bin/rodsim on it
@@ -119,10 +120,10 @@ def trends():
     print(f"wrote {OUT / 'appendix_d_trends.png'}")
 
 
-def friction():
+def friction(values=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), revolutions=8):
     rows = []
-    for mu in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]:
-        r = run(2, 0.00325, 15.0, 8, mu=mu, slip=1e-4, name=f"mu_{mu}")
+    for mu in values:
+        r = run(2, 0.00325, 15.0, revolutions, mu=mu, slip=1e-4, name=f"mu_{mu}")
         rows.append(r)
         print("mu", mu, r["status"], r["aipts_contact"], r["sim_end"], flush=True)
     write(rows, "table2_friction")
@@ -134,3 +135,5 @@ if __name__ == "__main__":
         trends()
     if what in ("friction", "all"):
         friction()
+    if what == "friction-short":  # the subset this session could afford: 5 values, 4 revolutions
+        friction((0.1, 0.3, 0.5, 0.7, 1.0), 4)
