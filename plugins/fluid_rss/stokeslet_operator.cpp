@@ -108,10 +108,9 @@ void StokesletOperator::assemble(const std::vector<Vec3>& x) {
   }
 }
 
-int StokesletOperator::solveLu(const Vec& rhs, Vec& F) {
+void StokesletOperator::solveLu(const Vec& rhs, Vec& F) {
   lu_.compute(A_);  // copies into column-major storage; the reference path, O(n³)
   F = lu_.solve(rhs);
-  return 0;
 }
 
 GmresResult StokesletOperator::solveGmres(const Vec& rhs, Vec& F, double tolerance, int max_iterations) {

@@ -34,8 +34,8 @@ class StokesletOperator {
   int numNodes() const { return nodes_; }
 
   // Solve A F = rhs: by dense LU with partial pivoting (the reference), or by GMRES from the
-  // initial guess in F (warm start). Returns GMRES iterations (0 for LU).
-  int solveLu(const Vec& rhs, Vec& F);
+  // initial guess in F (warm start; the result says how far it got).
+  void solveLu(const Vec& rhs, Vec& F);
   GmresResult solveGmres(const Vec& rhs, Vec& F, double tolerance, int max_iterations);
   // Refactor the GMRES preconditioner (each rod's self-interaction block) from the current A.
   void refreshPreconditioner() { gmres_.refreshPreconditioner(A_); }

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -41,6 +43,22 @@ inline CsvTable readCsv(const std::filesystem::path& file) {
     first = false;
   }
   return t;
+}
+
+// The data rows of a CSV file as numbers (the header skipped; an empty cell is NaN), for tests
+// that address columns by position.
+inline std::vector<std::vector<double>> readNumericCsv(const std::filesystem::path& file) {
+  std::istringstream in(readText(file));
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::istringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) row.push_back(cell.empty() ? NAN : std::atof(cell.c_str()));
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 }  // namespace rodsim::test

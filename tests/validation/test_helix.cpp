@@ -1,4 +1,5 @@
 // A helix with its natural curvature is stress free: zero residual, it stays put.
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -9,31 +10,12 @@
 
 using namespace rodsim::test;
 
-namespace {
-
-std::vector<std::vector<double>> readCsv(const std::filesystem::path& file) {
-  std::vector<std::vector<double>> rows;
-  std::istringstream in(readText(file));
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<double> row;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) row.push_back(cell.empty() ? NAN : std::atof(cell.c_str()));
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-}  // namespace
-
 TEST_CASE("a helix in its rest shape stays put without a single linear solve") {
   auto dir = scratchDir("helix-stress-free");
   CommandResult r = runRodsim("run scenes/validation/helix_stress_free.toml --quiet --output " + dir.string());
   INFO(r.output);
   REQUIRE(r.status == 0);
-  auto series = readCsv(dir / "timeseries.csv");
+  auto series = readNumericCsv(dir / "timeseries.csv");
   REQUIRE(series.size() == 101);
   const double e2e0 = series.front()[8];
   for (const auto& row : series) {

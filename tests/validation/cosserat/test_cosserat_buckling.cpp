@@ -1,6 +1,7 @@
 // Cosserat rods with position-verlet, end to end through the rodsim command: localized helical
 // buckling (the Cosserat seed, Sec. IV.1, Fig. 3, Eqs. 25-26) and Euler buckling with pinned ends
 // (Appendix E.1, Eq. E2). Numbers and their origin: docs/validation/cosserat.md.
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -16,19 +17,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::vector<std::vector<double>> readCsv(const std::filesystem::path& file) {
-  std::istringstream in(readText(file));
-  std::string line;
-  std::getline(in, line);  // header
-  std::vector<std::vector<double>> rows;
-  while (std::getline(in, line)) {
-    std::vector<double> row;
-    std::istringstream ls(line);
-    for (std::string cell; std::getline(ls, cell, ',');) row.push_back(cell.empty() ? NAN : std::atof(cell.c_str()));
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 // ------------------------------------------------------------------ localized helical buckling
 // Fig. 3 settings
@@ -147,9 +135,9 @@ TEST_CASE("Localized helical buckling: semi-finite system, envelope against Eqs.
                                             dir.string()));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto nodes = readCsv(dir / "final.csv");  // rod,node,x,y,z
+  const auto nodes = readNumericCsv(dir / "final.csv");  // rod,node,x,y,z
   REQUIRE(nodes.size() == 101);
-  const auto rows = readCsv(dir / "timeseries.csv");  // step,t,iterations,wall_ms,contacts,min_gap,K,U,mid_x
+  const auto rows = readNumericCsv(dir / "timeseries.csv");  // step,t,iterations,wall_ms,contacts,min_gap,K,U,mid_x
   const double K = rows.back()[6], U = rows.back()[7];
   const EnvelopeError e = envelopeError(nodes, h.a);
   MESSAGE(fmt::format("n = 100: envelope error L_inf {:.4e}, L1 {:.4e}, L2 {:.4e}; elastic energy {:.6f} J = {:.6f} E_F, "
@@ -180,7 +168,7 @@ TEST_CASE("Localized helical buckling: position-verlet conserves the energy with
       dir.string()));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto rows = readCsv(dir / "timeseries.csv");
+  const auto rows = readNumericCsv(dir / "timeseries.csv");
   double E0 = NAN, worst = 0, kmax = 0;
   for (const auto& row : rows) {
     if (row[1] < 200.0) continue;
@@ -212,7 +200,7 @@ Growth eulerPinned(double F) {
       dir.string(), -F));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto rows = readCsv(dir / "timeseries.csv");  // ..., mid_x, mid_y
+  const auto rows = readNumericCsv(dir / "timeseries.csv");  // ..., mid_x, mid_y
   REQUIRE(rows.size() > 1000);
   auto lateral = [](const std::vector<double>& r) { return std::hypot(r[r.size() - 2], r[r.size() - 1]); };
   Growth g{0, 0};

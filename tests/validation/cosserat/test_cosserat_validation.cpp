@@ -1,6 +1,7 @@
 // Cosserat rods with position-verlet, end to end through the rodsim command:
 // the Timoshenko cantilever of the Cosserat seed (Fig. 5, Eq. 29), energy conservation, vertical
 // oscillations (Fig. 4), Euler buckling (Eq. E1) and twist waves in a stretched rod (Fig. 15, Eq. E5).
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -22,19 +23,6 @@ const double shear_part = F * L / (alpha * G * A), bend_part = F * L * L * L / (
 const double timoshenko = shear_part + bend_part;  // Eq. 29 at s = L
 const double euler_bernoulli = bend_part;          // Eq. 30 at s = L
 
-std::vector<std::vector<double>> readCsv(const std::filesystem::path& file) {
-  std::istringstream in(readText(file));
-  std::string line;
-  std::getline(in, line);  // header
-  std::vector<std::vector<double>> rows;
-  while (std::getline(in, line)) {
-    std::vector<double> row;
-    std::istringstream ls(line);
-    for (std::string cell; std::getline(ls, cell, ',');) row.push_back(cell.empty() ? NAN : std::atof(cell.c_str()));
-    rows.push_back(row);
-  }
-  return rows;
-}
 
 double tipDeflection(int elements) {
   auto dir = scratchDir(fmt::format("cosserat-timoshenko-{}", elements));
@@ -43,7 +31,7 @@ double tipDeflection(int elements) {
                                             dir.string(), elements + 1));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto rows = readCsv(dir / "timeseries.csv");
+  const auto rows = readNumericCsv(dir / "timeseries.csv");
   REQUIRE(rows.size() > 100);
   const double tip = -rows.back().back(), earlier = -rows[rows.size() * 5 / 6].back();
   CHECK(std::abs(tip - earlier) < 1e-4 * tip);  // static: unchanged over the last sixth (100x below the 1% budget)
@@ -82,7 +70,7 @@ TEST_CASE("position-verlet conserves the energy of a freely vibrating Cosserat c
       dir.string()));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto rows = readCsv(dir / "timeseries.csv");  // step,t,iterations,wall_ms,contacts,min_gap,K,U,tip
+  const auto rows = readNumericCsv(dir / "timeseries.csv");  // step,t,iterations,wall_ms,contacts,min_gap,K,U,tip
   REQUIRE(rows.size() >= 20000);
   const double E0 = rows.front()[6] + rows.front()[7];
   double worst = 0, kmax = 0;
@@ -116,7 +104,7 @@ Oscillation verticalOscillation(double E, int elements) {
       dir.string(), E, elements + 1, T / 1000, 2 * T));
   INFO(res.output);
   REQUIRE(res.status == 0);
-  const auto rows = readCsv(dir / "timeseries.csv");  // ..., tip_z last
+  const auto rows = readNumericCsv(dir / "timeseries.csv");  // ..., tip_z last
   REQUIRE(rows.size() > 1900);
   Oscillation o{dL, T, 0, 0, 0};
   std::vector<double> up;
@@ -166,7 +154,7 @@ TEST_CASE("Euler buckling (clamped-free, Eq. E1 b = 2): a seeded rod stays strai
     INFO(res.output);
     REQUIRE(res.status == 0);
     double m = 0;
-    for (const auto& row : readCsv(dir / "timeseries.csv")) m = std::max(m, std::abs(row.back()));
+    for (const auto& row : readNumericCsv(dir / "timeseries.csv")) m = std::max(m, std::abs(row.back()));
     return m;
   };
   const double below = maxTip(0.95 * Fd), at_theory = maxTip(Fc), above = maxTip(1.05 * Fd);
@@ -238,7 +226,7 @@ TwistWave twistWave(int n) {
   INFO(res.output);
   REQUIRE(res.status == 0);
   TwistWave out;
-  for (const auto& row : readCsv(dir / "timeseries.csv"))
+  for (const auto& row : readNumericCsv(dir / "timeseries.csv"))
     if (std::abs(row[1] - start) < 1e-9) out.stretch = row.back() / length;
   out.in_phase.assign(n, 0.0);
   out.quadrature.assign(n, 0.0);
