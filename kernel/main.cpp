@@ -57,6 +57,10 @@ Args parseArgs(int argc, char** argv) {
       if (i + 1 >= argc) throw InputError(fmt::format("option {} needs a value\n{}", opt, kUsage));
       return argv[++i];
     };
+    if (arg == "--help" || arg == "-h") {  // `rodsim VERB --help` as well as `rodsim --help`
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
     if (arg == "--set") a.sets.push_back(value("--set"));
     else if (arg.rfind("--set=", 0) == 0) a.sets.push_back(arg.substr(6));
     else if (arg == "--output") a.output = value("--output");

@@ -103,3 +103,11 @@ TEST_CASE("bad command lines exit with status 2") {
   CHECK(runRodsim("describe no-such-type").status == 2);
   CHECK(runRodsim("run x.toml --bogus").status == 2);
 }
+
+TEST_CASE("--help after any command prints the usage and exits 0") {
+  for (const char* args : {"--help", "compare --help", "run -h", "describe --help"}) {
+    const auto r = runRodsim(args);
+    CHECK_MESSAGE(r.status == 0, args);
+    CHECK(r.output.find("rodsim compare SCENE.toml") != std::string::npos);
+  }
+}
