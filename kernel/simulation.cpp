@@ -42,6 +42,16 @@ struct Probe {
       for (int d : constraint->positionDofs()) f += w.residual().segment<3>(d);
       return component(f, spec->component);
     }
+    if (spec->type == "kinetic-energy") {  // translational, of the rod's nodes (e.g. E_T of the Cosserat seed, Fig. 14)
+      const int k0 = spec->component == "norm" ? 0 : spec->component == "x" ? 0 : spec->component == "y" ? 1 : 2;
+      const int k1 = spec->component == "norm" ? 3 : k0 + 1;
+      double E = 0;
+      for (int i = 0; i < rod->numNodes(); ++i) {
+        const int d = rod->globalPositionDof(i);
+        for (int k = k0; k < k1; ++k) E += 0.5 * w.mass()[d + k] * w.v()[d + k] * w.v()[d + k];
+      }
+      return E;
+    }
     const int d = rod->globalPositionDof(node);
     if (spec->type == "node-position") return component(w.q().segment<3>(d), spec->component);
     if (spec->type == "node-velocity") return component(w.v().segment<3>(d), spec->component);

@@ -1,6 +1,7 @@
 #include "loads.h"
 
 #include <cmath>
+#include <limits>
 
 namespace rodsim::loads {
 
@@ -154,11 +155,18 @@ Schema Damping::schema() {
   s.required<double>("coefficient", "Damping coefficient c per unit rod length.")
       .unit("N s/m^2").atLeast(0);
   s.optional<std::vector<std::string>>("rods", "Rods it acts on (default: all rods).");
+  s.optional<double>("stop",
+                     "Dynamics: the damping acts only while t < stop (t: the time of the evaluation), e.g. to settle a "
+                     "prestressed initial state before an undamped run. Default: always.")
+      .unit("s");
   return s;
 }
 
 Damping::Damping(const Params& p)
-    : Force(p), c_(p.real("coefficient")), rod_names_(optionalStrings(p, "rods")) {}
+    : Force(p),
+      c_(p.real("coefficient")),
+      stop_(p.has("stop") ? p.real("stop") : std::numeric_limits<double>::infinity()),
+      rod_names_(optionalStrings(p, "rods")) {}
 
 void Damping::bind(World& world) {
   dofs_.clear();
@@ -174,13 +182,13 @@ void Damping::bind(World& world) {
 }
 
 void Damping::addForce(const EvalContext& ctx, Vec& f) {
-  if (ctx.quasi_static || !(ctx.dt > 0)) return;
+  if (ctx.quasi_static || !(ctx.dt > 0) || !(ctx.t < stop_)) return;
   for (std::size_t i = 0; i < dofs_.size(); ++i) f[dofs_[i]] -= coef_[i] * ctx.velocity(dofs_[i]);
 }
 
 void Damping::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   // Same entries in every call (zero when quasi-static) so the pattern stays cached.
-  const double dvdq = (ctx.quasi_static || !(ctx.dt > 0)) ? 0.0 : ctx.velocityDerivative();
+  const double dvdq = (ctx.quasi_static || !(ctx.dt > 0) || !(ctx.t < stop_)) ? 0.0 : ctx.velocityDerivative();
   for (std::size_t i = 0; i < dofs_.size(); ++i) K.add(dofs_[i], dofs_[i], coef_[i] * dvdq);
 }
 

@@ -66,6 +66,7 @@ class Damping : public Force {
 
  private:
   double c_;
+  double stop_;  // no damping from this time on (infinity: always)
   std::optional<std::vector<std::string>> rod_names_;
   std::vector<int> dofs_;      // global position DOFs
   std::vector<double> coef_;   // c * lbar_i for each of them, N s/m

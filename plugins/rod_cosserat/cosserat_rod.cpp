@@ -70,15 +70,28 @@ Schema CosseratRod::schema() {
                 "state stays untwisted, so the rod starts with a uniform twist couple (e.g. the localized helix of "
                 "the seed's Fig. 3, started on Eq. 25).")
       .unit("rad/m");
+  s.add<bool>("closed", false,
+              "A closed rod (ring): n nodes and n elements, element n-1 joins node n-1 to node 0, and node 0 carries "
+              "the curvature and bending couple between element n-1 and element 0 (Voronoi lengths and masses wrap "
+              "around). With geometry `circle` the nodes go once round the circle; with `polyline` or `points` a last "
+              "point equal to the first is dropped. Frames are parallel-transported and then twisted uniformly so "
+              "that they close at the junction: initial_twist * L (L the rest length of the ring) is taken as a whole "
+              "number k of turns 2 pi k (it must be within 0.05 turn of one), and the twist density is (2 pi k - "
+              "holonomy)/L, the holonomy of the parallel transport round the centreline (0 for a plane ring). Used for "
+              "Mitchell's twisted ring (Appendix E.2, Eq. E3).");
   der::declareCenterlineParams(s);
   return s;
 }
 
 CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   x_init_ = der::buildCenterline(p);
+  closed_ = p.boolean("closed");
+  // A closed polyline may repeat its first point at the end: the ring has that node once.
+  if (closed_ && x_init_.size() > 3 && (x_init_.back() - x_init_.front()).norm() <= 1e-12 * std::max(1.0, x_init_.front().norm()))
+    x_init_.pop_back();
   nn_ = static_cast<int>(x_init_.size());
   if (nn_ < 3) throw ParamError("nodes", "a cosserat rod needs at least 3 nodes (2 elements); got " + std::to_string(nn_));
-  ne_ = nn_ - 1;
+  ne_ = closed_ ? nn_ : nn_ - 1;
   r_ = p.real("radius");
   rho_ = p.real("density");
   E_ = p.real("youngs_modulus");
@@ -117,24 +130,27 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   voronoi_.assign(nn_, 0.0);
   Dhat_.assign(nn_, 0.0);
   for (int e = 0; e < ne_; ++e) {
-    lhat_[e] = (x_init_[e + 1] - x_init_[e]).norm();
+    const int b = next(e);  // e + 1, or 0 for the closing element of a ring
+    lhat_[e] = (x_init_[b] - x_init_[e]).norm();
     if (!(lhat_[e] > 0))
-      throw ParamError("geometry.shape", "nodes " + std::to_string(e) + " and " + std::to_string(e + 1) +
+      throw ParamError("geometry.shape", "nodes " + std::to_string(e) + " and " + std::to_string(b) +
                                              " coincide: every element needs a positive rest length");
     voronoi_[e] += 0.5 * lhat_[e];
-    voronoi_[e + 1] += 0.5 * lhat_[e];
+    voronoi_[b] += 0.5 * lhat_[e];
   }
   for (int i = 1; i + 1 < nn_; ++i) Dhat_[i] = voronoi_[i];  // Eq. 19 at rest
+  if (closed_) Dhat_[0] = voronoi_[0], Dhat_[nn_ - 1] = voronoi_[nn_ - 1];  // every node of a ring is interior
 
   // Initial frames: d3 along the tangent (no shear), d1 parallel-transported along the rod (no twist).
   // With initial_twist, d1 is then turned about t by initial_twist * s_e (s_e: rest arc length of the
   // element centre from the centre of element 0).
   Qc_.assign(9 * static_cast<std::size_t>(ne_), 0.0);
-  const double tw = p.real("initial_twist");
+  double tw = p.real("initial_twist");
+  if (closed_) tw = closedTwistRate(tw);
   Vec3 d1 = Vec3::Zero(), tprev = Vec3::Zero();
   double s_e = 0;
   for (int e = 0; e < ne_; ++e) {
-    const Vec3 t = (x_init_[e + 1] - x_init_[e]).normalized();
+    const Vec3 t = (x_init_[next(e)] - x_init_[e]).normalized();
     d1 = e == 0 ? perpendicular(t) : transport(d1, tprev, t);
     d1 = (d1 - d1.dot(t) * t).normalized();
     if (e > 0) s_e += 0.5 * (lhat_[e - 1] + lhat_[e]);
@@ -172,6 +188,36 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
     theta0_ = theta_;  // intrinsic curvature D̂ κ̂°
     setConfiguration(q0);
   }
+}
+
+// The twist density of a ring's initial frames. Frames glued at the junction close only if the twist
+// plus the rotation of the parallel transport round the ring (its holonomy, -writhe mod 2 pi by
+// Calugareanu-White-Fuller; 0 for a plane ring) is a whole number of turns: the requested total
+// initial_twist * L is rounded to 2 pi k and the density is (2 pi k - holonomy)/L, so that the relative
+// twist across the junction (element n-1 to element 0) is that across every other node.
+double CosseratRod::closedTwistRate(double requested) const {
+  const double twoPi = 2.0 * std::numbers::pi;
+  double L = 0;
+  for (int e = 0; e < ne_; ++e) L += lhat_[e];
+  const double turns = requested * L / twoPi, k = std::round(turns);
+  if (std::abs(turns - k) > 0.05)
+    throw ParamError("initial_twist",
+                     "a closed rod's frames close only after a whole number of turns: initial_twist * L = " +
+                         std::to_string(requested * L) + " rad is " + std::to_string(turns) +
+                         " turns (L = " + std::to_string(L) + " m); use initial_twist = 2 pi k / L, e.g. " +
+                         std::to_string(twoPi * k / L) + " rad/m");
+  // Transport d1 of element 0 round the ring (elements 1 .. n-1 and back to 0), as the frame loop does.
+  const auto tangent = [&](int e) { return Vec3((x_init_[next(e)] - x_init_[e]).normalized()); };
+  const Vec3 t0 = tangent(0), d0 = perpendicular(t0);
+  Vec3 d1 = d0, tprev = t0;
+  for (int e = 1; e <= ne_; ++e) {
+    const Vec3 t = tangent(e % ne_);
+    d1 = transport(d1, tprev, t);
+    d1 = (d1 - d1.dot(t) * t).normalized();
+    tprev = t;
+  }
+  const double holonomy = std::atan2(d0.cross(d1).dot(t0), d0.dot(d1));  // d1 = rotation of d0 about t0
+  return (twoPi * k - holonomy) / L;
 }
 
 void CosseratRod::initialDofs(VecRef q) const {
@@ -350,38 +396,49 @@ namespace {
 
 // Strains of every element (Eqs. 9, 11): ℓ, t, e, Q d, σ_L = Q d / ℓ̂ - (0, 0, 1), n_L = Ŝ(σ - σ°).
 // Q: SoA frames with stride ns (CosseratRod::gather); x: node positions; Vec3 outputs 3 per element.
+// One element e from node xa to node xb (xb = xa + 3 inside the arrays; node 0 for a ring's closing
+// element, which computeStrains does apart so that the loop below keeps its unit stride).
+[[gnu::always_inline]] inline void elementStrain(int e, const double* __restrict xa, const double* __restrict xb,
+                                                 const double* __restrict Q, std::size_t ns,
+                                                 const double* __restrict lhat, const double* __restrict sigma0,
+                                                 double S0, double S1, double S2, double* __restrict l,
+                                                 double* __restrict t, double* __restrict e_out, double* __restrict qd,
+                                                 double* __restrict sigma, double* __restrict n) {
+  const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
+  const double dx = xb[0] - xa[0], dy = xb[1] - xa[1], dz = xb[2] - xa[2];
+  const double le = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / le, ilh = 1.0 / lhat[e];
+  l[e] = le;
+  t[3 * e] = dx * il, t[3 * e + 1] = dy * il, t[3 * e + 2] = dz * il;
+  e_out[e] = le * ilh;
+  const double ax = F[0] * dx + F[3 * ns] * dy + F[6 * ns] * dz;
+  const double ay = F[ns] * dx + F[4 * ns] * dy + F[7 * ns] * dz;
+  const double az = F[2 * ns] * dx + F[5 * ns] * dy + F[8 * ns] * dz;
+  qd[3 * e] = ax, qd[3 * e + 1] = ay, qd[3 * e + 2] = az;
+  const double sx = ax * ilh, sy = ay * ilh, sz = az * ilh - 1.0;
+  sigma[3 * e] = sx, sigma[3 * e + 1] = sy, sigma[3 * e + 2] = sz;
+  const double* s0 = sigma0 + 3 * e;
+  n[3 * e] = S0 * (sx - s0[0]), n[3 * e + 1] = S1 * (sy - s0[1]), n[3 * e + 2] = S2 * (sz - s0[2]);
+}
+
+// Elements 0 .. ne-1, element e from node e to node e+1.
 COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const double* __restrict Q, std::size_t ns,
                                          const double* __restrict lhat, const double* __restrict sigma0,
                                          const double* __restrict S, double* __restrict l, double* __restrict t,
                                          double* __restrict e_out, double* __restrict qd, double* __restrict sigma,
                                          double* __restrict n, int ne) {
   const double S0 = S[0], S1 = S[1], S2 = S[2];
-  for (int e = 0; e < ne; ++e) {
-    const double* xe = x + 3 * e;
-    const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
-    const double dx = xe[3] - xe[0], dy = xe[4] - xe[1], dz = xe[5] - xe[2];
-    const double le = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / le, ilh = 1.0 / lhat[e];
-    l[e] = le;
-    t[3 * e] = dx * il, t[3 * e + 1] = dy * il, t[3 * e + 2] = dz * il;
-    e_out[e] = le * ilh;
-    const double ax = F[0] * dx + F[3 * ns] * dy + F[6 * ns] * dz;
-    const double ay = F[ns] * dx + F[4 * ns] * dy + F[7 * ns] * dz;
-    const double az = F[2 * ns] * dx + F[5 * ns] * dy + F[8 * ns] * dz;
-    qd[3 * e] = ax, qd[3 * e + 1] = ay, qd[3 * e + 2] = az;
-    const double sx = ax * ilh, sy = ay * ilh, sz = az * ilh - 1.0;
-    sigma[3 * e] = sx, sigma[3 * e + 1] = sy, sigma[3 * e + 2] = sz;
-    const double* s0 = sigma0 + 3 * e;
-    n[3 * e] = S0 * (sx - s0[0]), n[3 * e + 1] = S1 * (sy - s0[1]), n[3 * e + 2] = S2 * (sz - s0[2]);
-  }
+  for (int e = 0; e < ne; ++e)
+    elementStrain(e, x + 3 * e, x + 3 * e + 3, Q, ns, lhat, sigma0, S0, S1, S2, l, t, e_out, qd, sigma, n);
 }
 
 // Bending couple m = dE/dθ and energy of interior node i from θ_i (Eqs. 8, 10, 20: τ_L D̂-scaled,
 // the 1/E³ rescaling with E = D/D̂ of the node's Voronoi domain).
-[[gnu::always_inline]] inline void bendCouple(int i, double thx, double thy, double thz, const double* __restrict l,
-                                              const double* __restrict Dhat, const double* __restrict theta0,
-                                              const double* __restrict B, double* __restrict m,
-                                              double* __restrict Ebend) {
-  const double Dh = Dhat[i], Ei = 0.5 * (l[i - 1] + l[i]) / Dh;
+// lprev: the length of the element before the node (l[i - 1]; that of element n-1 at a ring's node 0).
+[[gnu::always_inline]] inline void bendCouple(int i, double thx, double thy, double thz, double lprev,
+                                              const double* __restrict l, const double* __restrict Dhat,
+                                              const double* __restrict theta0, const double* __restrict B,
+                                              double* __restrict m, double* __restrict Ebend) {
+  const double Dh = Dhat[i], Ei = 0.5 * (lprev + l[i]) / Dh;
   const double k = 1.0 / (Dh * Ei * Ei * Ei);
   const double* t0 = theta0 + 3 * i;
   const double ux = thx - t0[0], uy = thy - t0[1], uz = thz - t0[2];
@@ -414,7 +471,7 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
     jc[i] = cosserat::invJacobianCoefficientSmall(s2 * f * f);
     const double h = 0.5 * f, thx = h * wx, thy = h * wy, thz = h * wz;
     theta[3 * i] = thx, theta[3 * i + 1] = thy, theta[3 * i + 2] = thz;
-    bendCouple(i, thx, thy, thz, l, Dhat, theta0, B, m, Ebend);
+    bendCouple(i, thx, thy, thz, l[i - 1], l, Dhat, theta0, B, m, Ebend);
   }
   return large;
 }
@@ -424,8 +481,11 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
 void CosseratRod::computeStrains() const {
   ensureFrames();  // Q = exp(-[φ]) Q_committed, a vectorized pass of its own
   const std::size_t ns = static_cast<std::size_t>(ne_);
+  // A ring's closing element (its second node is node 0) is done by closeStrains below.
   elementStrains(q_.data(), Q_.data(), ns, lhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
-                 t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(), n_.front().data(), ne_);
+                 t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(), n_.front().data(),
+                 closed_ ? ne_ - 1 : ne_);
+  if (closed_) closeStrains();
   const int large = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
                                    theta_.front().data(), jc_.data(), m_.front().data(), Ebend_.data(), ne_);
   if (large) {
@@ -440,11 +500,28 @@ void CosseratRod::computeStrains() const {
       if (s2 < 1e-2 && R(0, 0) + R(1, 1) + R(2, 2) > 1.0) continue;  // done by nodeCurvatures
       const Vec3 th = cosserat::logSO3(R, &jc_[i]);
       theta_[i] = th;
-      bendCouple(i, th.x(), th.y(), th.z(), l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+      bendCouple(i, th.x(), th.y(), th.z(), l_[i - 1], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
                  m_.front().data(), Ebend_.data());
     }
   }
   frames_ok_ = strains_ok_ = true;
+}
+
+// A ring: strains of the closing element n-1 (node n-1 to node 0) and the curvature at the junction
+// node 0 between element n-1 and element 0, θ_0 = log(Q_{n-1} Q_0ᵀ) (Eq. 20), with the bending couple
+// of Eqs. 8, 10 on the Voronoi length of node 0 (the two wrapped half elements). The same formulas as
+// the vectorized loops, for one element and one node; logSO3 in full (any angle).
+void CosseratRod::closeStrains() const {
+  const std::size_t ns = static_cast<std::size_t>(ne_);
+  const int e = ne_ - 1;
+  elementStrain(e, q_.data() + 3 * e, q_.data(), Q_.data(), ns, lhat_.data(), sigma0_.front().data(), S_[0], S_[1],
+                S_[2], l_.data(), t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(),
+                n_.front().data());
+  const Mat3 P = gather(Q_, e), F = gather(Q_, 0);
+  const Vec3 th = cosserat::logSO3(P * F.transpose(), &jc_[0]);
+  theta_[0] = th;
+  bendCouple(0, th.x(), th.y(), th.z(), l_[e], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+             m_.front().data(), Ebend_.data());
 }
 
 void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
@@ -462,7 +539,7 @@ void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
 }
 
 Vec3 CosseratRod::curvature(int i) const {
-  if (i < 1 || i >= ne_) throw std::out_of_range("CosseratRod::curvature: node " + std::to_string(i) + " is not interior");
+  if (i < (closed_ ? 0 : 1) || i >= ne_) throw std::out_of_range("CosseratRod::curvature: node " + std::to_string(i) + " is not interior");
   ensureStrains();
   return theta_[i] / Dhat_[i];
 }
@@ -493,6 +570,7 @@ double CosseratRod::elasticEnergy() const {
   double E = 0;
   for (int e = 0; e < ne_; ++e) E += 0.5 * lhat_[e] * (sigma_[e] - sigma0_[e]).dot(n_[e]);
   for (int i = 1; i < ne_; ++i) E += Ebend_[i];
+  if (closed_) E += Ebend_[0];  // the junction of a ring
   return E;
 }
 
@@ -510,7 +588,7 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t 
                                         const double* __restrict Ebend, const double* __restrict l,
                                         const double* __restrict t, double* __restrict Nf, double* __restrict Jp,
                                         double* __restrict Jn, double* __restrict g, double* __restrict couple,
-                                        double* __restrict f, double* __restrict fr, int ne) {
+                                        double* __restrict f, double* __restrict fr, int ne, bool closed) {
   // Shear/stretch: force Δh(Qᵀ n) on the nodes (Eq. 23), couple (Q d) × n on the element (Eq. 24).
   for (int e = 0; e < ne; ++e) {
     const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
@@ -526,7 +604,7 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t 
   // i-1 and -J_l⁻¹(θ) m on element i, J_{r,l}⁻¹ m = m ± ½ θ×m + c θ×(θ×m).
   // The 1/E³ rescaling of Eq. 10 makes the bending energy depend on the Voronoi length D_i:
   // g = dE/dℓ of each adjacent element.
-  for (int i = 1; i < ne; ++i) {
+  auto inverseJacobians = [&](int i, double lprev) {  // node i; lprev: length of the element before it
     const double thx = theta[3 * i], thy = theta[3 * i + 1], thz = theta[3 * i + 2];
     const double mx = m[3 * i], my = m[3 * i + 1], mz = m[3 * i + 2];
     const double c = jc[i];
@@ -535,13 +613,25 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t 
     const double Ax = mx + c * ux, Ay = my + c * uy, Az = mz + c * uz;
     Jp[3 * i] = Ax + 0.5 * tx, Jp[3 * i + 1] = Ay + 0.5 * ty, Jp[3 * i + 2] = Az + 0.5 * tz;
     Jn[3 * i] = Ax - 0.5 * tx, Jn[3 * i + 1] = Ay - 0.5 * ty, Jn[3 * i + 2] = Az - 0.5 * tz;
-    g[i] = -3.0 * Ebend[i] / (l[i - 1] + l[i]);
+    g[i] = -3.0 * Ebend[i] / (lprev + l[i]);
+  };
+  for (int i = 1; i < ne; ++i) inverseJacobians(i, l[i - 1]);
+  // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1. On an open rod the first
+  // element has no node 0 term and the last no node ne term; on a ring (closed) node 0 is the
+  // junction: the first element takes its -J_l⁻¹m, the last element its J_r⁻¹m.
+  if (closed) {
+    inverseJacobians(0, l[ne - 1]);
+    for (int k = 0; k < 3; ++k) couple[k] = (couple[k] - Jn[k]) + Jp[3 + k];
+  } else {
+    for (int k = 0; k < 3; ++k) couple[k] += Jp[3 + k];
   }
-  // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1.
-  for (int k = 0; k < 3; ++k) couple[k] += Jp[3 + k];
   for (int e = 1; e + 1 < ne; ++e)
     for (int k = 0; k < 3; ++k) couple[3 * e + k] = (couple[3 * e + k] - Jn[3 * e + k]) + Jp[3 * e + 3 + k];
-  for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] -= Jn[3 * (ne - 1) + k];
+  if (closed) {
+    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = (couple[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k]) + Jp[k];
+  } else {
+    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] -= Jn[3 * (ne - 1) + k];
+  }
   for (int k = 0; k < 3 * ne; ++k) fr[k] += couple[k];
   // Forces: node j takes -Qᵀn of element j-1, Qᵀn of element j, then the bending terms of nodes
   // j-1 (-g t_{j-1}), j (-g (t_{j-1} - t_j)) and j+1 (g t_j).
@@ -556,13 +646,31 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t 
       f[3 * j + k] = v;
     }
   };
+  auto interior = [&](int j0, int j1) {  // nodes j0 .. j1-1 with all their neighbours
+    for (int j = j0; j < j1; ++j)
+      for (int k = 0; k < 3; ++k)
+        f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * (j - 1) + k]) + Nf[3 * j + k]) - g[j - 1] * t[3 * (j - 1) + k]) -
+                        g[j] * (t[3 * (j - 1) + k] - t[3 * j + k])) +
+                       g[j + 1] * t[3 * j + k];
+  };
+  if (closed) {
+    // A ring has ne nodes, each between elements j-1 and j (indices mod ne), with curvature nodes
+    // j-1, j and j+1 around it: the loop does nodes 1 .. ne-2, the two next to the junction wrap.
+    auto wrapped = [&](int j) {
+      const int jm = (j + ne - 1) % ne, jp = (j + 1) % ne;
+      for (int k = 0; k < 3; ++k)
+        f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * jm + k]) + Nf[3 * j + k]) - g[jm] * t[3 * jm + k]) -
+                        g[j] * (t[3 * jm + k] - t[3 * j + k])) +
+                       g[jp] * t[3 * j + k];
+    };
+    wrapped(0);
+    interior(1, ne - 1);
+    wrapped(ne - 1);
+    return;
+  }
   node(0);
   node(1);
-  for (int j = 2; j + 1 < ne; ++j)
-    for (int k = 0; k < 3; ++k)
-      f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * (j - 1) + k]) + Nf[3 * j + k]) - g[j - 1] * t[3 * (j - 1) + k]) -
-                      g[j] * (t[3 * (j - 1) + k] - t[3 * j + k])) +
-                     g[j + 1] * t[3 * j + k];
+  interior(2, ne - 1);
   if (ne - 1 > 1) node(ne - 1);
   node(ne);
 }
@@ -574,7 +682,8 @@ void CosseratRod::addElasticForce(VecRef fv) const {
   double* f = fv.data();
   elasticForces(Q_.data(), static_cast<std::size_t>(ne_), n_.front().data(), qd_.front().data(),
                 theta_.front().data(), m_.front().data(), jc_.data(), Ebend_.data(), l_.data(), t_.front().data(),
-                Nf_.data(), Jp_.data(), Jn_.data(), g_.data(), couple_.front().data(), f, f + rotationDof(0), ne_);
+                Nf_.data(), Jp_.data(), Jn_.data(), g_.data(), couple_.front().data(), f, f + rotationDof(0), ne_,
+                closed_);
 }
 
 void CosseratRod::addStiffness(StiffnessSink&) const {
@@ -587,29 +696,39 @@ namespace {
 
 // The per-element loop of addVelocityForce (one pass, vectorized across elements). q, qs: the rod's
 // DOFs now and at the start of the evaluation (x from index 0, φ from r0); f: the rotation DOFs.
+// Element e from the node at DOF a to the node at DOF b (b = a + 3, or 0 for a ring's closing element,
+// which addVelocityForce does apart so that the loop below keeps its unit stride).
+[[gnu::always_inline]] inline void velocityCouple(int e, int a, int b, const double* __restrict q,
+                                                  const double* __restrict qs, int r0, double idt, double J0,
+                                                  double J1, double J2, double gamma_r, const double* __restrict lhat,
+                                                  const double* __restrict ee_, const double* __restrict t,
+                                                  const double* __restrict couple, double* __restrict f) {
+  const int r = r0 + 3 * e;
+  const double wx = (q[r] - qs[r]) * idt, wy = (q[r + 1] - qs[r + 1]) * idt, wz = (q[r + 2] - qs[r + 2]) * idt;
+  const double dvx = ((q[b] - qs[b]) - (q[a] - qs[a])) * idt;
+  const double dvy = ((q[b + 1] - qs[b + 1]) - (q[a + 1] - qs[a + 1])) * idt;
+  const double dvz = ((q[b + 2] - qs[b + 2]) - (q[a + 2] - qs[a + 2])) * idt;
+  const double lh = lhat[e], ee = ee_[e];
+  const double tx = t[3 * e], ty = t[3 * e + 1], tz = t[3 * e + 2];
+  const double edot = (tx * dvx + ty * dvy + tz * dvz) / lh;
+  const double Jx = lh * J0 * wx, Jy = lh * J1 * wy, Jz = lh * J2 * wz;  // Ĵ ω
+  const double cd = edot / ee, gr = gamma_r * lh * ee * ee, em1 = ee - 1.0;
+  const double Cx = couple[3 * e], Cy = couple[3 * e + 1], Cz = couple[3 * e + 2];
+  double* fe = f + 3 * e;
+  fe[0] += em1 * Cx + (Jy * wz - Jz * wy) + cd * Jx - gr * wx;
+  fe[1] += em1 * Cy + (Jz * wx - Jx * wz) + cd * Jy - gr * wy;
+  fe[2] += em1 * Cz + (Jx * wy - Jy * wx) + cd * Jz - gr * wz;
+}
+
+// Elements 0 .. ne-1, element e from node e to node e+1.
 COSSERAT_SIMD_CLONES void velocityCouples(const double* __restrict q, const double* __restrict qs, int r0,
                                           double idt, const double* __restrict J, double gamma_r,
                                           const double* __restrict lhat, const double* __restrict ee_,
                                           const double* __restrict t, const double* __restrict couple,
                                           double* __restrict f, int ne) {
   const double J0 = J[0], J1 = J[1], J2 = J[2];
-  for (int e = 0; e < ne; ++e) {
-    const int r = r0 + 3 * e, a = 3 * e;
-    const double wx = (q[r] - qs[r]) * idt, wy = (q[r + 1] - qs[r + 1]) * idt, wz = (q[r + 2] - qs[r + 2]) * idt;
-    const double dvx = ((q[a + 3] - qs[a + 3]) - (q[a] - qs[a])) * idt;
-    const double dvy = ((q[a + 4] - qs[a + 4]) - (q[a + 1] - qs[a + 1])) * idt;
-    const double dvz = ((q[a + 5] - qs[a + 5]) - (q[a + 2] - qs[a + 2])) * idt;
-    const double lh = lhat[e], ee = ee_[e];
-    const double tx = t[3 * e], ty = t[3 * e + 1], tz = t[3 * e + 2];
-    const double edot = (tx * dvx + ty * dvy + tz * dvz) / lh;
-    const double Jx = lh * J0 * wx, Jy = lh * J1 * wy, Jz = lh * J2 * wz;  // Ĵ ω
-    const double cd = edot / ee, gr = gamma_r * lh * ee * ee, em1 = ee - 1.0;
-    const double Cx = couple[3 * e], Cy = couple[3 * e + 1], Cz = couple[3 * e + 2];
-    double* fe = f + 3 * e;
-    fe[0] += em1 * Cx + (Jy * wz - Jz * wy) + cd * Jx - gr * wx;
-    fe[1] += em1 * Cy + (Jz * wx - Jx * wz) + cd * Jy - gr * wy;
-    fe[2] += em1 * Cz + (Jx * wy - Jy * wx) + cd * Jz - gr * wz;
-  }
+  for (int e = 0; e < ne; ++e)
+    velocityCouple(e, 3 * e, 3 * e + 3, q, qs, r0, idt, J0, J1, J2, gamma_r, lhat, ee_, t, couple, f);
 }
 
 }  // namespace
@@ -623,8 +742,13 @@ void CosseratRod::addVelocityForce(const EvalContext& ctx, VecRef fv) const {
   ensureStrains();
   // ctx.velocity(i) = (q_i - q_start_i) / dt, read in place.
   const int off = dofOffset(), r0 = rotationDof(0);
-  velocityCouples(ctx.q->data() + off, ctx.q_start->data() + off, r0, 1.0 / ctx.dt, J_.data(), gamma_r_,
-                  lhat_.data(), e_.data(), t_.front().data(), couple_.front().data(), fv.data() + r0, ne_);
+  const double* q = ctx.q->data() + off;
+  const double* qs = ctx.q_start->data() + off;
+  velocityCouples(q, qs, r0, 1.0 / ctx.dt, J_.data(), gamma_r_, lhat_.data(), e_.data(), t_.front().data(),
+                  couple_.front().data(), fv.data() + r0, closed_ ? ne_ - 1 : ne_);
+  if (closed_)  // the closing element of a ring, node n-1 to node 0
+    velocityCouple(ne_ - 1, 3 * (ne_ - 1), 0, q, qs, r0, 1.0 / ctx.dt, J_[0], J_[1], J_[2], gamma_r_, lhat_.data(),
+                   e_.data(), t_.front().data(), couple_.front().data(), fv.data() + r0);
 }
 
 // ------------------------------------------------------------------------ frames and torques

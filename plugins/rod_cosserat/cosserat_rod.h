@@ -14,7 +14,8 @@ class CosseratRod : public Rod {
   static Schema schema();
   explicit CosseratRod(const Params& p);
 
-  // --- layout: [x_0 .. x_{N}] (3 per node), then [φ_0 .. φ_{n-1}] (3 per element)
+  // --- layout: [x_0 .. x_{N}] (3 per node), then [φ_0 .. φ_{n-1}] (3 per element); an open rod has
+  // n = N elements on N + 1 nodes, a closed one (`closed`) n = N + 1 (element N joins node N to node 0).
   int numNodes() const override { return nn_; }
   int numDofs() const override { return 3 * nn_ + 3 * ne_; }
   int positionDof(int node) const override { return 3 * node; }
@@ -54,7 +55,8 @@ class CosseratRod : public Rod {
   Mat3 committedFrame(int e) const { return gather(Qc_, e); }
   double dilatation(int e) const { ensureStrains(); return e_[e]; }
   const Vec3& shearStrain(int e) const { ensureStrains(); return sigma_[e]; }  // σ_L = Q(e t - d3)
-  Vec3 curvature(int node) const;                                               // κ̂_L at interior node, 1/m
+  Vec3 curvature(int node) const;  // κ̂_L at an interior node (every node of a ring), 1/m
+  bool closed() const { return closed_; }
   double restLength(int e) const { return lhat_[e]; }
   const Vec3& shearStiffness() const { return S_; }  // diag Ŝ, N
   const Vec3& bendStiffness() const { return B_; }   // diag B̂, N m²
@@ -80,8 +82,13 @@ class CosseratRod : public Rod {
     for (int k = 0; k < 9; ++k) A[static_cast<std::size_t>(k) * ne_ + e] = M.data()[k];
   }
   void computeStrains() const;  // frames first (their own pass) if they are stale
+  void closeStrains() const;    // a ring's closing element n-1 and junction node 0 (computeStrains)
+  // The node after node e along element e: e + 1, or 0 for the closing element of a ring.
+  int next(int e) const { return closed_ && e + 1 == nn_ ? 0 : e + 1; }
+  double closedTwistRate(double requested) const;  // constructor: a ring's initial twist density
 
   int nn_ = 0, ne_ = 0;
+  bool closed_ = false;  // a ring: ne_ = nn_, element nn_-1 joins node nn_-1 to node 0
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
   Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length
   std::vector<Vec3> x_init_;

@@ -91,6 +91,17 @@ std::vector<Vec3> helixCenterline(const HelixSpec& h, int nodes) {
   return x;
 }
 
+std::vector<Vec3> circleCenterline(const Vec3& center, const Vec3& axis, double radius, int nodes) {
+  const Vec3 a = axis.normalized();
+  const Vec3 b1 = anyPerpendicular(a), b2 = a.cross(b1);
+  std::vector<Vec3> x(nodes);
+  for (int k = 0; k < nodes; ++k) {
+    const double phi = 2.0 * std::numbers::pi * k / nodes;
+    x[k] = center + radius * (std::cos(phi) * b1 + std::sin(phi) * b2);
+  }
+  return x;
+}
+
 std::vector<Vec3> resamplePolyline(const std::vector<Vec3>& pts, int nodes) {
   std::vector<double> s(pts.size(), 0.0);
   for (std::size_t i = 1; i < pts.size(); ++i) s[i] = s[i - 1] + (pts[i] - pts[i - 1]).norm();
@@ -150,7 +161,7 @@ std::vector<Vec3> buildCenterline(const Params& p) {
       {"geometry.start", "straight"},       {"geometry.end", "straight"},
       {"geometry.helix_radius", "helix"},   {"geometry.pitch", "helix"},
       {"geometry.axial_length", "helix"},   {"geometry.points", "polyline"},
-      {"geometry.file", "points"}};
+      {"geometry.file", "points"},          {"geometry.circle_radius", "circle"}};
   for (const auto& k : optional_keys)
     if (p.has(k[0]) && shape != k[1])
       throw ParamError(k[0], std::string("'") + k[0] + "' is used by geometry shape '" + k[1] +
@@ -177,6 +188,13 @@ std::vector<Vec3> buildCenterline(const Params& p) {
     h.lead = p.real("geometry.lead");
     if (h.lead < 0) throw ParamError("geometry.lead", "'geometry.lead' must be >= 0, got " + fmt(h.lead));
     x = helixCenterline(h, n);
+  } else if (shape == "circle") {
+    const int n = requireNodes(p, shape);
+    if (n < 3) throw ParamError("nodes", "geometry shape 'circle' needs at least 3 nodes, got " + std::to_string(n));
+    const double R = requireReal(p, "geometry.circle_radius", shape);
+    const Vec3 axis = p.vec3("geometry.axis");
+    if (!(axis.norm() > 0)) throw ParamError("geometry.axis", "'geometry.axis' must be a nonzero vector");
+    x = circleCenterline(p.vec3("geometry.origin"), axis, R, n);
   } else if (shape == "polyline" || shape == "points") {
     const std::string key = shape == "polyline" ? "geometry.points" : "geometry.file";
     std::vector<Vec3> pts;
@@ -186,7 +204,7 @@ std::vector<Vec3> buildCenterline(const Params& p) {
     x = p.has("nodes") ? resamplePolyline(pts, requireNodes(p, shape)) : pts;
   } else {
     throw ParamError("geometry.shape", "unknown geometry shape '" + shape +
-                                           "' (valid: helix, points, polyline, straight)");
+                                           "' (valid: circle, helix, points, polyline, straight)");
   }
   checkDistinct(x, "geometry.shape");
   return x;
@@ -205,14 +223,16 @@ void declareMaterialParams(Schema& s) {
 
 void declareCenterlineParams(Schema& s) {
   s.required<std::string>("geometry.shape", "Initial centerline.")
-      .choices({"straight", "helix", "polyline", "points"});
+      .choices({"straight", "helix", "circle", "polyline", "points"});
   s.optional<Vec3>("geometry.start", "straight: position of the first node.").unit("m");
   s.optional<Vec3>("geometry.end", "straight: position of the last node.").unit("m");
   s.add<Vec3>("geometry.origin", Vec3(0, 0, 0),
               "helix: point on the axis where the rod starts (the lead starts here; without a lead the helix "
-              "starts at this axial position).")
+              "starts at this axial position). circle: the centre.")
       .unit("m");
-  s.add<Vec3>("geometry.axis", Vec3(0, 0, 1), "helix: axis direction, pointing from the start to the end.");
+  s.add<Vec3>("geometry.axis", Vec3(0, 0, 1),
+              "helix: axis direction, pointing from the start to the end. circle: normal of its plane (the nodes "
+              "go round it counterclockwise).");
   s.optional<double>("geometry.helix_radius", "helix: radius of the helix.").unit("m").greater(0);
   s.optional<double>("geometry.pitch", "helix: axial advance per turn.").unit("m").greater(0);
   s.optional<double>("geometry.axial_length", "helix: axial extent of the helical part.").unit("m").greater(0);
@@ -222,6 +242,12 @@ void declareCenterlineParams(Schema& s) {
                 "helix start by a straight 45-degree hook; 0: no lead, no hook.")
       .unit("m")
       .atLeast(0);
+  s.optional<double>("geometry.circle_radius",
+                     "circle: radius. The `nodes` nodes are equally spaced on it (angles 2 pi k / nodes, k = 0 .. "
+                     "nodes - 1, no node repeated): a closed rod joins the last node to the first, an open rod leaves "
+                     "that gap.")
+      .unit("m")
+      .greater(0);
   s.optional<std::vector<Vec3>>("geometry.points", "polyline: the points [[x, y, z], ...].").unit("m");
   s.optional<std::string>("geometry.file", "points: CSV file of x,y,z rows (optional header line).").path();
   s.add<std::string>("rest_shape", "initial",

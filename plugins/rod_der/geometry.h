@@ -1,4 +1,4 @@
-// Centerline builders for rod models: straight, helix (with an optional lead on the axis),
+// Centerline builders for rod models: straight, helix, circle (with an optional lead on the axis),
 // polyline and CSV point files. Errors are rodsim::ParamError naming the offending key.
 #pragma once
 
@@ -29,6 +29,11 @@ std::vector<Vec3> straightCenterline(const Vec3& a, const Vec3& b, int nodes);
 // over `axial_length`. Nodes are spaced about uniformly by arc length (each straight piece gets at
 // least one edge; the helix is uniform in arc length).
 std::vector<Vec3> helixCenterline(const HelixSpec& h, int nodes);
+
+// `nodes` points equally spaced on the circle of `radius` about `center` in the plane normal to
+// `axis` (angles 2 pi k / nodes, k = 0 .. nodes - 1: the first point is not repeated at the end),
+// counterclockwise about axis, starting at center + radius * anyPerpendicular(axis).
+std::vector<Vec3> circleCenterline(const Vec3& center, const Vec3& axis, double radius, int nodes);
 
 // `nodes` points uniformly spaced by arc length along the polyline through `points`.
 std::vector<Vec3> resamplePolyline(const std::vector<Vec3>& points, int nodes);

@@ -250,3 +250,32 @@ TEST_CASE("load schemas: type names, units and docs") {
     for (const auto& p : s.params()) CHECK_FALSE(p.doc.empty());
   }
 }
+
+TEST_CASE("damping with stop: acts while t < stop, nothing (same stiffness pattern, zero values) from stop on") {
+  FakeWorld w;
+  w.addRod<SpringChain>("beam", chain(4, Vec3(0, 0, 0), Vec3(1, 0, 0)));
+  auto& damp = w.addForce<Damping>(makeParams(Damping::schema(), {{"coefficient", toValue(2.0)}, {"stop", toValue(0.5)}}));
+  w.finalize();
+  const int n = w.numDofs();
+  const Vec q0 = w.q();
+  const Vec q = q0 + Vec::Constant(n, 1e-3);
+  EvalContext ctx;
+  ctx.dt = 1e-2;
+  ctx.q = &q;
+  ctx.q_start = &q0;
+  std::size_t pattern = 0;
+  for (double t : {0.0, 0.49, 0.5, 1.0}) {
+    ctx.t = t;
+    Vec f = Vec::Zero(n);
+    damp.addForce(ctx, f);
+    StiffnessSink K;
+    damp.addStiffness(ctx, K);
+    double kmax = 0;
+    for (const auto& e : K.entries()) kmax = std::max(kmax, std::abs(e.value()));
+    if (pattern == 0) pattern = K.entries().size();
+    CAPTURE(t);
+    CHECK(K.entries().size() == pattern);
+    CHECK((f.norm() > 0) == (t < 0.5));
+    CHECK((kmax > 0) == (t < 0.5));
+  }
+}

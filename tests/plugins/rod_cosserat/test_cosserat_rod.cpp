@@ -253,7 +253,11 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
 }
 
 TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates nothing") {
-  CosseratRod rod(helixParams(101));
+ for (const bool closed : {false, true}) {  // an open helix, and the same points as a ring
+  Params p = helixParams(101);
+  p.set("closed", closed);
+  CosseratRod rod(p);
+  CAPTURE(closed);
   Vec q = deformed(rod, 0.5), qs = q, f = Vec::Zero(rod.numDofs());
   qs.array() -= 1e-6;
   EvalContext ctx;
@@ -269,6 +273,7 @@ TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates 
     (void)rod.elasticEnergy();
   }
   CHECK(g_allocations.load() - before == 0);
+ }
 }
 
 TEST_CASE("cosserat-clamp rigid motion: positions and frames follow R = exp(omega tau), translation v tau; held after stop") {
