@@ -5,6 +5,7 @@
 // equilibrium once its two symmetric unknowns (stretch, shear tilt) are solved for.
 #include "cosserat_rod.h"
 #include "fake_world.h"
+#include "finite_differences.h"
 #include "so3.h"
 
 #include <doctest/doctest.h>
@@ -68,17 +69,12 @@ double totalLength(const CosseratRod& rod) {
 
 // -dU/dq by central differences (positions in m, rotations about the current frames: fold φ first).
 Vec centralDifferences(CosseratRod& rod, const Vec& q, double h = 1e-6) {
-  Vec g(rod.numDofs());
-  for (int j = 0; j < rod.numDofs(); ++j) {
-    Vec qp = q, qm = q;
-    qp[j] += h;
-    qm[j] -= h;
-    rod.setConfiguration(qp);
-    const double Ep = rod.elasticEnergy();
-    rod.setConfiguration(qm);
-    const double Em = rod.elasticEnergy();
-    g[j] = -(Ep - Em) / (2 * h);
-  }
+  const Vec g = -rodsim::test::fdGradient(
+      [&](const Vec& x) {
+        rod.setConfiguration(x);
+        return rod.elasticEnergy();
+      },
+      q, h);
   rod.setConfiguration(q);
   return g;
 }

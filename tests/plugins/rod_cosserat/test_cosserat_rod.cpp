@@ -5,6 +5,7 @@
 #include "cosserat_clamp.h"
 #include "cosserat_rod.h"
 #include "fake_world.h"
+#include "finite_differences.h"
 #include "loads.h"
 #include "so3.h"
 
@@ -94,18 +95,12 @@ TEST_CASE("internal forces and couples are minus the gradient of the discrete el
       rod.setConfiguration(q);
       Vec f = Vec::Zero(rod.numDofs());
       rod.addElasticForce(f);
-      Vec g(rod.numDofs());
-      for (int j = 0; j < rod.numDofs(); ++j) {
-        const double h = 1e-6;
-        Vec qp = q, qm = q;
-        qp[j] += h;
-        qm[j] -= h;
-        rod.setConfiguration(qp);
-        const double Ep = rod.elasticEnergy();
-        rod.setConfiguration(qm);
-        const double Em = rod.elasticEnergy();
-        g[j] = -(Ep - Em) / (2 * h);
-      }
+      const Vec g = -rodsim::test::fdGradient(
+          [&](const Vec& x) {
+            rod.setConfiguration(x);
+            return rod.elasticEnergy();
+          },
+          q, 1e-6);
       rod.setConfiguration(q);
       CAPTURE(amp);
       CAPTURE(rest);
