@@ -164,6 +164,16 @@ void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* st
   }
 }
 
+void KernelWorld::evaluateVelocityForces(const EvalContext& ctx, Vec& force) {
+  force.setZero(q_.size());
+  for (auto& r : rods_) {
+    Rod& rod = *r.object;
+    guarded(r, [&] { rod.addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs())); });
+  }
+  for (auto& f : forces_)
+    if (f.object->velocityDependent()) guarded(f, [&] { f.object->addForce(ctx, force); });
+}
+
 double KernelWorld::potentialEnergy(const EvalContext& ctx) {
   double e = 0;
   const Vec& q = *ctx.q;

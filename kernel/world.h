@@ -47,6 +47,7 @@ class KernelWorld final : public World {
   void beginStep(double dt) override;
   void prescribe(double t, Vec& q) override;
   void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) override;
+  void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override;
   double potentialEnergy(const EvalContext& ctx) override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;

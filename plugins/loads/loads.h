@@ -63,6 +63,7 @@ class Damping : public Force {
   void bind(World& world) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  bool velocityDependent() const override { return true; }
 
  private:
   double c_;

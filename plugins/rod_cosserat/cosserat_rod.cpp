@@ -538,6 +538,20 @@ void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
   strains_ok_ = false;  // on demand, from the rebased frames
 }
 
+void CosseratRod::drift(VecRef q, ConstVecRef v, const double* free, double h) const {
+  const int r0 = rotationDof(0);
+  for (int k = 0; k < r0; ++k) q[k] += h * v[k] * free[k];
+  for (int e = 0; e < ne_; ++e) {
+    const int r = r0 + 3 * e;
+    if (free[r] == 0 || free[r + 1] == 0 || free[r + 2] == 0) {  // partly held: per component
+      for (int k = r; k < r + 3; ++k) q[k] += h * v[k] * free[k];
+      continue;
+    }
+    const Vec3 phi = q.segment<3>(r), dphi = h * v.segment<3>(r);
+    q.segment<3>(r) = cosserat::logSO3(cosserat::expSO3(phi) * cosserat::expSO3(dphi));
+  }
+}
+
 Vec3 CosseratRod::curvature(int i) const {
   if (i < (closed_ ? 0 : 1) || i >= ne_) throw std::out_of_range("CosseratRod::curvature: node " + std::to_string(i) + " is not interior");
   ensureStrains();

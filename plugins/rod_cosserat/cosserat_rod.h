@@ -36,6 +36,10 @@ class CosseratRod : public Rod {
   void setConfiguration(ConstVecRef q) override;
   void commitConfiguration() override;
   void rebaseDofs(VecRef q_local, VecRef v_local) override;
+  // Positions drift by h v; the rotation vector φ of a free element composes with the drift of its
+  // angular velocity, exp(-[φ']) = exp(-h[ω]) exp(-[φ]) (Eq. 16 after the earlier drifts of the
+  // step), i.e. φ' = log(exp([φ]) exp(h[ω])).
+  void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const override;
   double elasticEnergy() const override;
   void addElasticForce(VecRef f_local) const override;
   void addStiffness(StiffnessSink& K) const override;

@@ -22,7 +22,9 @@ double stabilityBound(const Scheme& s);
 
 class ExplicitSolver : public Solver {
  public:
-  ExplicitSolver(const Params& p, Scheme scheme, std::string type);
+  // compose_rotations: drift through Rod::drift (Cosserat rotations composed on SO(3)) instead of
+  // adding h v to every DOF.
+  ExplicitSolver(const Params& p, Scheme scheme, std::string type, bool compose_rotations);
   StepReport step(World& world, double dt) override;
 
   // Highest angular frequency sqrt(λ_max(M⁻¹K)) of the free DOFs at the current state, by power
@@ -33,10 +35,15 @@ class ExplicitSolver : public Solver {
   double schemeBound() const { return bound_; }
 
  protected:
-  static void declareCommon(Schema& s);
+  // velocity_default: the default of `velocity_forces` (explicit, midpoint or rk4).
+  static void declareCommon(Schema& s, const std::string& velocity_default);
 
  private:
   void evaluate(World& world, double t, double dt);
+  void driftRods(World& world, double h);
+  // f += the change that integrating the velocity-dependent forces over a kick of length tau
+  // (midpoint rule or RK4) makes to the force frozen at the velocity before the kick.
+  void integrateVelocityForces(World& world, double t, double dt, double tau);
 
   Scheme scheme_;
   std::string type_;
@@ -52,6 +59,10 @@ class ExplicitSolver : public Solver {
   std::vector<int> fixed_list_;
   std::vector<double> q0_fixed_;  // start-of-step values of the fixed DOFs
   bool qs_fresh_ = false;         // step() has just written qs_ = q_ - dt v_
+  bool compose_rotations_ = false;
+  enum class VelocityForces { Explicit, Midpoint, Rk4 } velocity_forces_ = VelocityForces::Explicit;
+  Vec outside_rods_;                  // free_ on DOFs no rod owns (they drift by h v), 0 elsewhere
+  Vec g0_, g_, vstage_, gsum_;        // velocity-dependent forces and stage velocities of a kick
 };
 
 class PositionVerlet : public ExplicitSolver {

@@ -314,6 +314,12 @@ class FakeWorld : public World {
       if (K) c->addStiffness(ctx, *K);
     }
   }
+  void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override {
+    force.setZero(numDofs());
+    for (auto& r : rods_) r->addVelocityForce(ctx, force.segment(r->dofOffset(), r->numDofs()));
+    for (auto& f : forces_)
+      if (f->velocityDependent()) f->addForce(ctx, force);
+  }
   double potentialEnergy(const EvalContext& ctx) override {
     const Vec& q = *ctx.q;
     double e = 0;

@@ -98,6 +98,10 @@ class World {
   // Generalized force F(q) (N, N m) of rods, forces and penalty/barrier contacts at ctx.q, and,
   // if `stiffness` is given, K = -dF/dq. Rod frames are updated to ctx.q first.
   virtual void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) = 0;
+  // Only the velocity-dependent part of evaluate(): the rods' addVelocityForce and the forces whose
+  // velocityDependent() is true, at the velocities ctx.velocity(i), for the configuration of the
+  // last evaluate() (ctx.q must be the same). For explicit kicks that integrate these terms.
+  virtual void evaluateVelocityForces(const EvalContext& ctx, Vec& force) = 0;
   // Total potential energy (J) at ctx.q: elastic energy of the rods, potentials of the forces
   // (scaled loads included) and contact energies. A merit function for static solves.
   virtual double potentialEnergy(const EvalContext& ctx) = 0;

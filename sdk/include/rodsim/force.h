@@ -16,6 +16,10 @@ class Force : public Component {
   virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}  // K -= dF/dq
   // Potential energy (J) for forces that have one (gravity, point load); 0 otherwise.
   virtual double potentialEnergy(const EvalContext& /*ctx*/) const { return 0.0; }
+  // True when addForce reads the velocities of the step (ctx.velocity(i)), like a damping.
+  // Explicit solvers then integrate it over each kick instead of freezing it at the velocity
+  // before the kick (World::evaluateVelocityForces).
+  virtual bool velocityDependent() const { return false; }
 };
 
 }  // namespace rodsim

@@ -62,6 +62,15 @@ class Rod : public Component {
   // Generalized forces (local slice) equivalent to a torque (N m) applied at `node`.
   virtual void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const = 0;
 
+  // One drift of an explicit splitting scheme: the local DOFs move for a time h at the velocities
+  // v, on the DOFs with free_local[i] = 1 (0: a constraint sets the DOF). The default adds h v. A
+  // model whose DOFs are rotation vectors relative to a committed frame overrides it to compose
+  // the rotations: adding rotation vectors is exact only for rotations about one axis, and the
+  // O(h^2) commutator error of each drift would hold a fourth-order scheme at second order.
+  virtual void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const {
+    for (Eigen::Index i = 0; i < q_local.size(); ++i) q_local[i] += h * v_local[i] * free_local[i];
+  }
+
   int dofOffset() const { return dof_offset_; }
   void setDofOffset(int offset) { dof_offset_ = offset; }
   // Global index of the x coordinate of `node`.
