@@ -92,6 +92,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   nn_ = static_cast<int>(x_init_.size());
   if (nn_ < 3) throw ParamError("nodes", "a cosserat rod needs at least 3 nodes (2 elements); got " + std::to_string(nn_));
   ne_ = closed_ ? nn_ : nn_ - 1;
+  point_masses_ = der::readPointMasses(p, nn_);
   r_ = p.real("radius");
   rho_ = p.real("density");
   E_ = p.real("youngs_modulus");
@@ -233,6 +234,7 @@ void CosseratRod::initialVelocity(VecRef v) const {
 void CosseratRod::lumpedMass(VecRef m) const {
   const double rhoA = rho_ * std::numbers::pi * r_ * r_;
   for (int i = 0; i < nn_; ++i) m.segment<3>(positionDof(i)).setConstant(rhoA * voronoi_[i]);  // m_i
+  for (const auto& [node, mass] : point_masses_) m.segment<3>(positionDof(node)).array() += mass;
   for (int e = 0; e < ne_; ++e) m.segment<3>(rotationDof(e)) = J_ * lhat_[e];                  // Ĵ_e = ρ Î ℓ̂
 }
 

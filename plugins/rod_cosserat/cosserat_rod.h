@@ -96,6 +96,7 @@ class CosseratRod : public Rod {
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
   Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length
   std::vector<Vec3> x_init_;
+  std::vector<std::pair<int, double>> point_masses_;  // (node, kg): added to the lumped mass
   Vec3 v_init_ = Vec3::Zero();
   std::vector<double> lhat_, voronoi_, Dhat_;  // rest edge, node Voronoi (ends: half edge), interior D̂
   std::vector<Vec3> sigma0_, theta0_;          // rest strains: σ°_L per element, D̂ κ̂°_L per node

@@ -34,6 +34,7 @@ Schema DerRod::schema() {
 DerRod::DerRod(const Params& p) : Rod(p) {
   x_init_ = der::buildCenterline(p);
   n_ = static_cast<int>(x_init_.size());
+  point_masses_ = der::readPointMasses(p, n_);
 
   r_ = p.real("radius");
   rho_ = p.real("density");
@@ -115,6 +116,7 @@ void DerRod::initialVelocity(VecRef v) const {
 void DerRod::lumpedMass(VecRef m) const {
   m.setZero();
   for (int i = 0; i < n_; ++i) m.segment<3>(positionDof(i)).setConstant(rho_ * A_ * voronoi_[i]);
+  for (const auto& [node, mass] : point_masses_) m.segment<3>(positionDof(node)).array() += mass;
   // Twist DOF: polar moment of inertia of the edge about its axis, ρ J |ē| = ½ m_edge r².
   for (int e = 0; e + 1 < n_; ++e) m[twistDof(e)] = rho_ * J_ * rest_len_[e];
 }

@@ -67,6 +67,7 @@ class DerRod : public Rod {
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0;
   double A_ = 0, I_ = 0, J_ = 0, EA_ = 0, EI_ = 0, GJ_ = 0;
   std::vector<Vec3> x_init_;
+  std::vector<std::pair<int, double>> point_masses_;  // (node, kg): added to the lumped mass
   Vec3 v_init_ = Vec3::Zero();
   std::vector<double> rest_len_;   // |ē^e|
   std::vector<double> voronoi_;    // rest Voronoi length of each node (ends: half edge)

@@ -5,6 +5,7 @@
 #include <rodsim/params.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rodsim::der {
@@ -48,6 +49,11 @@ std::vector<Vec3> buildCenterline(const Params& p);
 // Parameters every rod model shares: radius, density, youngs_modulus, poisson_ratio,
 // shear_modulus; and geometry.*, rest_shape, initial_velocity.
 void declareMaterialParams(Schema& s);
+
+// The point masses of `point_mass_nodes` / `point_masses` (declared by declareMaterialParams):
+// (node index, kg), negative nodes resolved from the end; ParamError on a length mismatch, a node
+// out of range or a negative mass. Empty when the rod has none.
+std::vector<std::pair<int, double>> readPointMasses(const Params& p, int nodes);
 void declareCenterlineParams(Schema& s);
 
 }  // namespace rodsim::der

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "der_rod.h"
+#include "expect_param_error.h"
 #include "geometry.h"
 
 #include <atomic>
@@ -662,4 +663,30 @@ TEST_CASE("der geometry: bad inputs throw ParamError naming the key") {
         "geometry.file");
   CHECK(build({{"geometry.shape", toValue("straight")}, {"nodes", toValue(1)}, {"geometry.start", a},
                {"geometry.end", b}}) == "nodes");
+}
+
+TEST_CASE("point masses add to the lumped mass of their nodes; bad lists are ParamErrors") {
+  auto with = [](std::vector<int> nodes, std::vector<double> masses) {
+    Params p = straightParams(5);
+    p.set("point_mass_nodes", toValue(nodes));
+    p.set("point_masses", toValue(masses));
+    return p;
+  };
+  DerRod plain(straightParams(5)), loaded(with({-1, 1}, {0.25, 0.5}));
+  Vec m0(plain.numDofs()), m1(loaded.numDofs());
+  plain.lumpedMass(m0);
+  loaded.lumpedMass(m1);
+  const Vec dm = m1 - m0;
+  for (int k = 0; k < 3; ++k) {
+    CHECK(dm[loaded.positionDof(4) + k] == doctest::Approx(0.25));
+    CHECK(dm[loaded.positionDof(1) + k] == doctest::Approx(0.5));
+  }
+  CHECK(dm.sum() == doctest::Approx(3 * 0.75));  // nothing else changes, twist inertia included
+  using rodsim::test::checkParamError;
+  checkParamError([&] { DerRod r(with({0, 1}, {1.0})); }, "point_masses", "has 1 entries");
+  checkParamError([&] { DerRod r(with({5}, {1.0})); }, "point_mass_nodes", "out of range");
+  checkParamError([&] { DerRod r(with({0}, {-1.0})); }, "point_masses", ">= 0");
+  Params half = straightParams(5);
+  half.set("point_masses", toValue(std::vector<double>{1.0}));
+  checkParamError([&] { DerRod r(half); }, "point_masses", "go together");
 }

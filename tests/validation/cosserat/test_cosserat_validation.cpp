@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <sstream>
@@ -93,15 +94,20 @@ struct Oscillation {
   double dL, T, mean, max, period;
 };
 
-Oscillation verticalOscillation(double E, int elements) {
+// mp: tip mass (kg). Eq. 27: dL* = g (m_p + m_r/2) / k; Eq. 28: T* = 2 pi sqrt((m_p + m_r/xi) / k) with
+// xi = pi^2/4 for m_p = 0 and xi = 3 (Rayleigh) for m_p >> m_r (exact to O((m_r/m_p)^2)).
+Oscillation verticalOscillation(double E, int elements, double mp = 0) {
   const double g = 9.81, rho = 1000.0, Lr = 1.0, A = 1e-3, mr = 1.0;
-  const double k = E * A / Lr, dL = g * mr / (2 * k), T = 2 * kPi * std::sqrt(mr / (kPi * kPi / 4 * k));  // Eqs. 27-28
-  (void)rho;
-  auto dir = scratchDir(fmt::format("cosserat-vertical-{:g}-{}", E, elements));
+  const double xi = mp > 0 ? 3.0 : kPi * kPi / 4;
+  const double k = E * A / Lr, dL = g * (mp + mr / 2) / k, T = 2 * kPi * std::sqrt((mp + mr / xi) / k);
+  // T/1000, but within the explicit limit of the bar's axial waves (c = sqrt(E/rho), element L/n)
+  const double dt = std::min(T / 1000, 0.3 * Lr / elements / std::sqrt(E / rho));
+  auto dir = scratchDir(fmt::format("cosserat-vertical-{:g}-{}-{:g}", E, elements, mp));
   CommandResult res = runRodsim(fmt::format(
       "run scenes/validation/cosserat_vertical_oscillation.toml --quiet --output {} --set rod.bar.youngs_modulus={} "
-      "--set rod.bar.nodes={} --set simulation.dt={} --set simulation.duration={}",
-      dir.string(), E, elements + 1, T / 1000, 2 * T));
+      "--set rod.bar.nodes={} --set simulation.dt={} --set simulation.duration={}{}",
+      dir.string(), E, elements + 1, dt, 2 * T,
+      mp > 0 ? fmt::format(" --set rod.bar.point_mass_nodes=[-1] --set rod.bar.point_masses=[{}]", mp) : ""));
   INFO(res.output);
   REQUIRE(res.status == 0);
   const auto rows = readNumericCsv(dir / "timeseries.csv");  // ..., tip_z last
@@ -139,6 +145,17 @@ TEST_CASE("Vertical oscillations under gravity: extension and period against Eqs
     CHECK(o.period / o.T == doctest::Approx(1.0).epsilon(2e-3)); // Eq. 28, xi = pi^2/4 (n = 25: 6e-4)
   }
   CHECK(std::abs(normalized[0] - normalized[1]) < 1e-6);  // the same normalized motion at 50 % and 0.05 % stretch
+}
+
+TEST_CASE("Vertical oscillations with a tip mass m_p = 100 m_r (Fig. 4a-c): Eqs. 27-28 with xi = 3") {
+  for (double E : {1e7, 1e9}) {
+    const Oscillation o = verticalOscillation(E, 25, 100.0);
+    MESSAGE(fmt::format("E = {:g}, m_p = 100 kg: mean/dL* = {:.5f}, max/dL* = {:.5f}, T/T* = {:.5f}", E,
+                        o.mean / o.dL, o.max / o.dL, o.period / o.T));
+    CHECK(o.mean / o.dL == doctest::Approx(1.0).epsilon(1e-3));
+    CHECK(o.max / o.dL == doctest::Approx(2.0).epsilon(1e-3));
+    CHECK(o.period / o.T == doctest::Approx(1.0).epsilon(1e-3));  // Rayleigh's xi = 3: exact to ~(m_r/m_p)^2
+  }
 }
 
 TEST_CASE("Euler buckling (clamped-free, Eq. E1 b = 2): a seeded rod stays straight below the threshold, buckles above") {
