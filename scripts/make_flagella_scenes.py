@@ -37,7 +37,7 @@ name = "flagellum{k}"
 model = "der"
 nodes = 68
 radius = 1e-3
-density = 1000.0
+density = {rho}
 youngs_modulus = 3e6
 poisson_ratio = 0.5
 geometry = {{ shape = "helix", origin = [{x:.9f}, {y:.9f}, 0], axis = [0, 0, -1], helix_radius = 0.01, pitch = 0.05, axial_length = 0.2, handedness = "right", lead = 0.005 }}
@@ -85,12 +85,12 @@ def corners(M, side):
     return [(radius * math.cos(2 * math.pi * k / M), radius * math.sin(2 * math.pi * k / M)) for k in range(M)]
 
 
-def scene(M, side, duration, contact, mu, omega, eta, every, name, slip_tolerance=None):
+def scene(M, side, duration, contact, mu, omega, eta, every, name, slip_tolerance=None, rho=1000.0):
     text = HEADER.format(M=M, side=side, eta=eta, revolutions=duration * omega / (2 * math.pi), omega=omega,
                          name=name, duration=duration)
     pts = corners(M, side)
     for k, (x, y) in enumerate(pts):
-        text += ROD.format(k=k, x=x, y=y)
+        text += ROD.format(k=k, x=x, y=y, rho=rho)
     for k, (x, y) in enumerate(pts):
         text += MOTOR.format(k=k, x=x, y=y, omega=omega)
     slip = f"\nslip_tolerance = {slip_tolerance}" if slip_tolerance else ""
@@ -109,6 +109,7 @@ def main():
     ap.add_argument("--mu", type=float, default=0.0)
     ap.add_argument("--omega", type=float, default=15.0)
     ap.add_argument("--eta", type=float, default=0.1)
+    ap.add_argument("--density", type=float, default=1000.0, help="rod density (kg/m^3)")
     ap.add_argument("--every", type=float, default=0.1, help="simulated seconds between frames")
     ap.add_argument("--slip-tolerance", type=float, help="imc slip tolerance nu (m/s); default: the model's")
     ap.add_argument("--out", help="output file (one M only); default scenes/flagella/m{M}.toml")
@@ -119,7 +120,7 @@ def main():
         rel = path.relative_to(root) if path.is_relative_to(root) else path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(scene(M, args.spacing, args.duration, args.contact, args.mu, args.omega, args.eta,
-                              args.every, rel, args.slip_tolerance))
+                              args.every, rel, args.slip_tolerance, args.density))
         print(f"wrote {path}")
 
 
