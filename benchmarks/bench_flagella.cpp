@@ -5,9 +5,12 @@
 //
 //   bench_flagella                      # M = 2 in contact (m2_close), M = 3, 5, 10 before contact
 //   bench_flagella --steps 100 --scene scenes/flagella/m5.toml --warmup 10
+//   bench_flagella --scene scenes/flagella/m2_close_authors_code.toml --set contact.type=ipc \
+//       --set contact.d_hat=1e-5 --set force.fluid.threads=2 --clock wall
 //
-// CPU time (not wall time) per step, medians over the timed steps, so that other processes on a
-// shared machine disturb the figures less. The rss force's threads default to 1: single core.
+// CPU time per step by default, medians over the timed steps, so that other processes on a shared
+// machine disturb the figures less; `--clock wall` for runs that use both cores (the rss force's
+// `threads`, default 1), where CPU time adds up the threads. `--set` as for `rodsim run`.
 #include "registry.h"
 #include "scene.h"
 #include "stokeslet_operator.h"
@@ -35,6 +38,15 @@ double cpuMs() {
   return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
 }
 
+bool g_wall = false;  // --clock wall
+
+double nowMs() {
+  if (!g_wall) return cpuMs();
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -44,6 +56,7 @@ double median(std::vector<double> v) {
 
 struct Case {
   std::string scene;
+  std::vector<std::string> sets;
   int warmup, steps;
   double reference_ms;  // the authors' code, same kind of machine; 0 if none
   const char* reference_what;
@@ -83,11 +96,11 @@ class RssShare {
       x_[i] = world_.q().segment<3>(dofs_[i]);
       rhs_.segment<3>(3 * i) = world_.v().segment<3>(dofs_[i]);
     }
-    const double c0 = cpuMs();
+    const double c0 = nowMs();
     op_.assemble(x_);
-    const double c1 = cpuMs();
+    const double c1 = nowMs();
     iterations = op_.solveGmres(rhs_, F_, 1e-6, 500).iterations;
-    solve_ms = cpuMs() - c1;
+    solve_ms = nowMs() - c1;
     assembly_ms = c1 - c0;
   }
 
@@ -100,7 +113,7 @@ class RssShare {
 };
 
 Row run(const TypeRegistry& registry, const Case& c) {
-  Scene scene = loadScene(c.scene, {}, registry);
+  Scene scene = loadScene(c.scene, c.sets, registry);
   KernelWorld world(scene, registry);
   Solver& solver = world.solver();
   const double dt = scene.dt;
@@ -110,9 +123,9 @@ Row run(const TypeRegistry& registry, const Case& c) {
   long long its = 0, contact_its = 0, rss_its = 0;
   RssShare rss(world);
   for (int k = 0; k < c.warmup + c.steps; ++k) {
-    const double c0 = cpuMs();
+    const double c0 = nowMs();
     const StepReport r = solver.step(world, dt);
-    const double ms = cpuMs() - c0;
+    const double ms = nowMs() - c0;
     if (!r.ok) {
       std::fprintf(stderr, "bench_flagella: %s: step %d failed: %s\n", c.scene.c_str(), k + 1, r.message.c_str());
       std::exit(3);
@@ -148,18 +161,28 @@ Row run(const TypeRegistry& registry, const Case& c) {
 int main(int argc, char** argv) {
   try {
     std::vector<Case> cases = {
-        {"scenes/flagella/m2_close.toml", 50, 450, 5.8, "IMC, M = 2, contact step"},  // contact from step 54
-        {"scenes/flagella/m3.toml", 5, 40, 0, ""},
-        {"scenes/flagella/m5.toml", 5, 30, 0, ""},
-        {"scenes/flagella/m10.toml", 5, 20, 144.0, "M = 10, before contact"},
+        {"scenes/flagella/m2_close.toml", {}, 50, 450, 5.8, "IMC, M = 2, contact step"},  // contact from step 54
+        {"scenes/flagella/m3.toml", {}, 5, 40, 0, ""},
+        {"scenes/flagella/m5.toml", {}, 5, 30, 0, ""},
+        {"scenes/flagella/m10.toml", {}, 5, 20, 144.0, "M = 10, before contact"},
     };
+    std::vector<std::string> sets;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       auto value = [&]() -> std::string {
         if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
         return argv[++i];
       };
-      if (a == "--scene") cases = {{value(), 5, 20, 0, ""}};
+      if (a == "--scene") cases = {{value(), {}, 5, 20, 0, ""}};
+      else if (a == "--set") sets.push_back(value());
+      else if (a == "--clock") {
+        const std::string v = value();
+        if (v != "wall" && v != "cpu") throw std::runtime_error("--clock wall|cpu, not '" + v + "'");
+        g_wall = v == "wall";
+      } else if (a == "--reference") {  // ms per contact step of the code we compare with
+        const double ms = std::atof(value().c_str());
+        for (auto& c : cases) c.reference_ms = ms, c.reference_what = "contact step";
+      }
       else if (a == "--steps") {
         const int n = std::max(1, std::atoi(value().c_str()));
         for (auto& c : cases) c.steps = n;
@@ -168,10 +191,12 @@ int main(int argc, char** argv) {
         for (auto& c : cases) c.warmup = n;
       }
       else if (a == "--help" || a == "-h") {
-        std::printf("usage: bench_flagella [--scene FILE] [--steps S] [--warmup W] (run from the repository root)\n");
+        std::printf("usage: bench_flagella [--scene FILE] [--set KEY=VALUE]... [--steps S] [--warmup W] [--clock cpu|wall]\n"
+                    "                      [--reference MS]   (run from the repository root)\n");
         return 0;
       } else throw std::runtime_error("unknown argument '" + a + "' (try --help)");
     }
+    for (auto& c : cases) c.sets = sets;
     TypeRegistry registry;
     loadPlugins(registry, {});
     std::printf("%-30s %3s %5s %6s %8s %7s %10s %9s %9s %7s  %s\n", "scene", "M", "steps", "AIPTS", "ms/step",

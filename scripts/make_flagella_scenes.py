@@ -63,7 +63,7 @@ viscosity = {eta}
 [[contact]]
 name = "contact"
 type = "{contact}"
-delta = 1e-5
+{band} = 1e-5
 friction = {mu}{slip}
 
 [output]
@@ -94,7 +94,8 @@ def scene(M, side, duration, contact, mu, omega, eta, every, name, slip_toleranc
     for k, (x, y) in enumerate(pts):
         text += MOTOR.format(k=k, x=x, y=y, omega=omega)
     slip = f"\nslip_tolerance = {slip_tolerance}" if slip_tolerance else ""
-    text += FLUID_AND_CONTACT.format(eta=eta, contact=contact, mu=mu, every=every, slip=slip)
+    band = "d_hat" if contact == "ipc" else "delta"  # the seed's one distance tolerance, per model
+    text += FLUID_AND_CONTACT.format(eta=eta, contact=contact, mu=mu, every=every, slip=slip, band=band)
     for k in range(M):
         text += PROBE.format(k=k)
     return text
