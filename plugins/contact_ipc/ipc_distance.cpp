@@ -89,8 +89,10 @@ double edgeCrossSquared(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Ve
 
 void pairBarrier(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double R, double d_hat,
                  double eps_x, int order, PairBarrier& out) {
+  // The distance alone first: most candidate pairs lie beyond d_hat, and for them the derivatives
+  // of the distance (a 12 x 12 Hessian) would be thrown away.
   imc::EdgeDistance dist;
-  imc::edgeDistance(p0, p1, q0, q1, order, dist);
+  imc::edgeDistance(p0, p1, q0, q1, 0, dist);
   out.gap = dist.D - R;
   out.type = dist.type;
   out.E = 0;
@@ -101,6 +103,7 @@ void pairBarrier(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1,
     out.mollifier = 1;
     return;
   }
+  if (order >= 1) imc::edgeDistance(p0, p1, q0, q1, order, dist);
   // Edge-edge (full segment distance) term: b(D - R), grad b' dD, Hess b'' dD dD^T + b' d2D.
   const Scalar2 bf = barrier(out.gap, d_hat);
   Vec12 cross_grad;
