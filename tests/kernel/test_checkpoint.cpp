@@ -50,15 +50,20 @@ TEST_CASE("restart from a mid-run checkpoint continues bit for bit") {
 TEST_CASE("SIGTERM writes a checkpoint and stops cleanly; the restart finishes the run identically") {
   auto dir = scratchDir("checkpoint-sigterm");
   std::string scene = sceneWithLine(28, "every = 0.5");
-  scene.replace(scene.find("duration = 0.02"), 15, "duration = 8.0");
+  // Long enough (about 2 s in Release) that the run is still going when the signal arrives.
+  scene.replace(scene.find("duration = 0.02"), 15, "duration = 40.0");
   scene.replace(scene.find("nodes = 11"), 10, "nodes = 200");
   auto file = writeText(dir / "scene.toml", scene);
   // Uninterrupted reference.
   CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "full").string());
   REQUIRE(r.status == 0);
-  // Interrupted run: SIGTERM after a moment.
-  const std::string cmd = std::string(RODSIM_EXECUTABLE) + " run " + file.string() + " --quiet --output " +
-                          (dir / "cut").string() + " & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid";
+  // Interrupted run: SIGTERM once the run has written its first rows (polling, not a fixed sleep:
+  // a fixed delay was longer than the whole run once the DER rod got faster).
+  const std::string cut = (dir / "cut").string();
+  const std::string cmd = std::string(RODSIM_EXECUTABLE) + " run " + file.string() + " --quiet --output " + cut +
+                          " & pid=$!; while [ ! -s " + cut + "/timeseries.csv ] && kill -0 $pid 2>/dev/null; do sleep 0.02; done;" +
+                          " sleep 0.1;" +
+                          " kill -TERM $pid; wait $pid";
   r = runCommand(cmd);
   INFO(r.output);
   REQUIRE(r.status == 3);
