@@ -1,6 +1,8 @@
 #include "far_field.h"
 
 #include <cmath>
+#include <cstddef>
+#include <type_traits>
 
 namespace rodsim::rss {
 
@@ -46,8 +48,10 @@ void FarFieldPoints::set(int s, const Vec3& start, const Vec3& end, double eps2_
 
 namespace {
 
-// Adds Gauss point α (weight |e| w in gw) of every segment to the 12 sums (see far_field.h).
-// One restrict pointer per output array (out + j S), so that the loop vectorizes across segments.
+// Adds Gauss point α (weight |e| w in gw) of every segment to the 12 sums (see far_field.h); the
+// first point assigns them (no separate zeroing pass). One restrict pointer per output array
+// (out + j S), so that the loop vectorizes across segments.
+template <bool kFirst>
 inline void addGaussPoint(int S, double alpha, double tx, double ty, double tz, const double* __restrict gx,
                           const double* __restrict gy, const double* __restrict gz,
                           const double* __restrict gw, const double* __restrict pe, double* __restrict o0,
@@ -63,18 +67,13 @@ inline void addGaussPoint(int S, double alpha, double tx, double ty, double tz, 
     const double diag = iR + eps2 * iR3;  // Eq. A.1
     const double Kxx = diag + iR3 * rx * rx, Kyy = diag + iR3 * ry * ry, Kzz = diag + iR3 * rz * rz;
     const double Kxy = iR3 * rx * ry, Kxz = iR3 * rx * rz, Kyz = iR3 * ry * rz;
-    o0[s] += w * Kxx;
-    o1[s] += w * Kyy;
-    o2[s] += w * Kzz;
-    o3[s] += w * Kxy;
-    o4[s] += w * Kxz;
-    o5[s] += w * Kyz;
-    o6[s] += we * Kxx;
-    o7[s] += we * Kyy;
-    o8[s] += we * Kzz;
-    o9[s] += we * Kxy;
-    o10[s] += we * Kxz;
-    o11[s] += we * Kyz;
+    if constexpr (kFirst) {
+      o0[s] = w * Kxx, o1[s] = w * Kyy, o2[s] = w * Kzz, o3[s] = w * Kxy, o4[s] = w * Kxz, o5[s] = w * Kyz;
+      o6[s] = we * Kxx, o7[s] = we * Kyy, o8[s] = we * Kzz, o9[s] = we * Kxy, o10[s] = we * Kxz, o11[s] = we * Kyz;
+    } else {
+      o0[s] += w * Kxx, o1[s] += w * Kyy, o2[s] += w * Kzz, o3[s] += w * Kxy, o4[s] += w * Kxz, o5[s] += w * Kyz;
+      o6[s] += we * Kxx, o7[s] += we * Kyy, o8[s] += we * Kzz, o9[s] += we * Kxy, o10[s] += we * Kxz, o11[s] += we * Kyz;
+    }
   }
 }
 
@@ -86,24 +85,29 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out, char* __restrict near) {
   const int S = points.segments;
-  {
-    const double tx = target.x(), ty = target.y(), tz = target.z();
-    const double* __restrict mx = points.mx.data();
-    const double* __restrict my = points.my.data();
-    const double* __restrict mz = points.mz.data();
-    const double* __restrict n2 = points.near2.data();
-    for (int s = 0; s < S; ++s) {
-      const double dx = tx - mx[s], dy = ty - my[s], dz = tz - mz[s];
-      near[s] = dx * dx + dy * dy + dz * dz < n2[s];  // the complement of isFarField
-    }
+  const double tx = target.x(), ty = target.y(), tz = target.z();
+  const double* __restrict mx = points.mx.data();
+  const double* __restrict my = points.my.data();
+  const double* __restrict mz = points.mz.data();
+  const double* __restrict n2 = points.near2.data();
+  for (int s = 0; s < S; ++s) {
+    const double dx = tx - mx[s], dy = ty - my[s], dz = tz - mz[s];
+    near[s] = dx * dx + dy * dy + dz * dz < n2[s];  // the complement of isFarField
   }
-  for (int j = 0; j < 12 * S; ++j) out[j] = 0.0;  // (a separate pass: cheaper than a first-point branch)
   // Gauss point outermost, segments innermost: unit-stride loads that vectorize across segments.
-  for (int g = 0; g < kGaussPoints; ++g)
-    addGaussPoint(S, kGaussAlpha[g], target.x(), target.y(), target.z(), points.x.data() + g * S,
-                  points.y.data() + g * S, points.z.data() + g * S, points.weight.data() + g * S,
-                  points.eps2.data(), out, out + S, out + 2 * S, out + 3 * S, out + 4 * S, out + 5 * S,
-                  out + 6 * S, out + 7 * S, out + 8 * S, out + 9 * S, out + 10 * S, out + 11 * S);
+  for (int g = 0; g < kGaussPoints; ++g) {
+    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(g) * S;
+    auto add = [&](auto first) {
+      addGaussPoint<decltype(first)::value>(
+          S, kGaussAlpha[g], tx, ty, tz, points.x.data() + o, points.y.data() + o, points.z.data() + o,
+          points.weight.data() + o, points.eps2.data(), out, out + S, out + 2 * S, out + 3 * S, out + 4 * S,
+          out + 5 * S, out + 6 * S, out + 7 * S, out + 8 * S, out + 9 * S, out + 10 * S, out + 11 * S);
+    };
+    if (g == 0)
+      add(std::true_type{});
+    else
+      add(std::false_type{});
+  }
 }
 
 }  // namespace rodsim::rss

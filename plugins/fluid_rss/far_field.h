@@ -1,7 +1,14 @@
-// The far field of the segment blocks: 6-point Gauss-Legendre quadrature of the regularized
+// The far field of the segment blocks: 4-point Gauss-Legendre quadrature of the regularized
 // Stokeslet times each node's hat function, used past a midpoint distance of 4 |e| (accuracy in
 // segment_integrals.cpp). farFieldRow evaluates it for one target and every segment at once over
 // structure-of-arrays data, so that the compiler vectorizes across segments.
+//
+// Why 4 points: the integrand is analytic with its nearest complex singularity about the target's
+// distance away, so an n-point rule converges like (|e| / 4 D)^(2n). Measured against a 20-point
+// rule over 64 directions (blob 0.2 |e|, the flagella's): at D = 4 |e| the worst relative error of
+// a block is 7.7e-7 with 3 points, 3.5e-9 with 4, 6e-14 with 6. Four points keep the operator a
+// thousand times more accurate than the GMRES tolerance (1e-6) and RSS itself (about 1%), for
+// two thirds of the cost of six (tests/plugins/fluid_rss checks the blocks to 1e-9).
 #pragma once
 
 #include <rodsim/linalg.h>
@@ -11,14 +18,13 @@
 
 namespace rodsim::rss {
 
-constexpr int kGaussPoints = 6;
+constexpr int kGaussPoints = 4;
 // Nodes and weights on [0, 1].
 constexpr std::array<double, kGaussPoints> kGaussAlpha{
-    0.5 - 0.5 * 0.9324695142031521, 0.5 - 0.5 * 0.6612093864662645, 0.5 - 0.5 * 0.2386191860831969,
-    0.5 + 0.5 * 0.2386191860831969, 0.5 + 0.5 * 0.6612093864662645, 0.5 + 0.5 * 0.9324695142031521};
-constexpr std::array<double, kGaussPoints> kGaussWeight{0.5 * 0.1713244923791704, 0.5 * 0.3607615730481386,
-                                                        0.5 * 0.4679139345726910, 0.5 * 0.4679139345726910,
-                                                        0.5 * 0.3607615730481386, 0.5 * 0.1713244923791704};
+    0.5 - 0.5 * 0.8611363115940526, 0.5 - 0.5 * 0.3399810435848563, 0.5 + 0.5 * 0.3399810435848563,
+    0.5 + 0.5 * 0.8611363115940526};
+constexpr std::array<double, kGaussPoints> kGaussWeight{0.5 * 0.3478548451374538, 0.5 * 0.6521451548625461,
+                                                        0.5 * 0.6521451548625461, 0.5 * 0.3478548451374538};
 constexpr double kFarField2 = 16.0;  // far when |x̂ - midpoint|² >= 16 |e|²
 // Target at r0 = x̂ - x_k from a segment with vector e: is the quadrature accurate there?
 inline bool isFarField(const Vec3& r0, const Vec3& e) {

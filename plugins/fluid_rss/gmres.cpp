@@ -28,14 +28,7 @@ void matVec(const double* __restrict A, int n, const double* __restrict x, doubl
 void Gmres::resize(int n, int restart, std::vector<int> blocks) {
   n_ = n;
   blocks_ = std::move(blocks);
-  const std::size_t nb = blocks_.size() - 1;
-  block_lu_.resize(nb);
-  block_in_.resize(nb);
-  block_out_.resize(nb);
-  for (std::size_t b = 0; b < nb; ++b) {
-    block_in_[b].resize(blocks_[b + 1] - blocks_[b]);
-    block_out_[b].resize(blocks_[b + 1] - blocks_[b]);
-  }
+  block_inverse_.resize(blocks_.size() - 1);
   has_preconditioner_ = false;
   m_ = restart;
   V_.resize(n, m_ + 1);
@@ -50,9 +43,12 @@ void Gmres::resize(int n, int restart, std::vector<int> blocks) {
 }
 
 void Gmres::refreshPreconditioner(const RowMatrix& A) {
+  // The explicit inverse, not the LU factors: applying it is one dense product per block, which
+  // vectorizes, where two triangular solves do not (4x fewer instructions for a 204 x 204 block).
+  // Inverting costs about twice a factorization, paid only at a refresh.
   for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
     const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
-    block_lu_[b].compute(A.block(first, first, size, size));
+    block_inverse_[b] = Eigen::PartialPivLU<Eigen::MatrixXd>(A.block(first, first, size, size)).inverse();
   }
   has_preconditioner_ = true;
 }
@@ -60,9 +56,7 @@ void Gmres::refreshPreconditioner(const RowMatrix& A) {
 void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
   for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
     const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
-    block_in_[b] = in.segment(first, size);
-    block_out_[b].noalias() = block_lu_[b].solve(block_in_[b]);
-    out.segment(first, size) = block_out_[b];
+    matVec(block_inverse_[b].data(), size, in.data() + first, out.data() + first);
   }
 }
 

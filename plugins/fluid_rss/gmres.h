@@ -1,6 +1,6 @@
 // Restarted GMRES (Saad and Schultz) for the dense RSS system, right-preconditioned by a
-// block-diagonal preconditioner: the LU factors of each rod's self-interaction block (the
-// diagonal block of A over that rod's nodes), computed from the operator of some earlier step.
+// block-diagonal preconditioner: the inverse of each rod's self-interaction block (the diagonal
+// block of A over that rod's nodes), computed from the operator of some earlier step.
 // Between refreshes the factors are stale; GMRES still meets its residual test exactly, it only
 // needs more iterations as the geometry drifts, and the caller refreshes when it does (the
 // error bound of reusing A lies in the residual check itself). All workspace is sized once;
@@ -27,7 +27,7 @@ class Gmres {
   using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // n unknowns; blocks: the first unknown of each diagonal block, plus n at the end.
   void resize(int n, int restart, std::vector<int> blocks);
-  // Factor the diagonal blocks of A (O(Σ b³)).
+  // Invert the diagonal blocks of A (O(Σ b³)).
   void refreshPreconditioner(const RowMatrix& A);
   bool hasPreconditioner() const { return has_preconditioner_; }
   // Solves A x = b to |b - A x| <= tol |b|, starting from x.
@@ -37,8 +37,7 @@ class Gmres {
   void applyPreconditioner(const Vec& in, Vec& out);
   int n_ = 0, m_ = 0;
   std::vector<int> blocks_;
-  std::vector<Eigen::PartialPivLU<Eigen::MatrixXd>> block_lu_;
-  std::vector<Vec> block_in_, block_out_;
+  std::vector<RowMatrix> block_inverse_;  // of each diagonal block
   bool has_preconditioner_ = false;
   Eigen::MatrixXd V_;  // Krylov basis, n x (m + 1)
   Eigen::MatrixXd H_;  // Hessenberg, (m + 1) x m

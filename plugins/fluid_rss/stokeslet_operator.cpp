@@ -39,12 +39,14 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
     r.near.assign(segments_.size(), 0);
     r.node.assign(6 * nodes, 0.0);
   }
-  segment_starting_at_.assign(nodes, -1);
-  segment_ending_at_.assign(nodes, -1);
-  for (std::size_t s = 0; s < segments_.size(); ++s) {
-    segment_starting_at_[segments_[s].start] = static_cast<int>(s);
-    segment_ending_at_[segments_[s].end] = static_cast<int>(s);
-  }
+  // The assembly relies on the layout RssForce builds: each rod's segments in order, segment
+  // (first node of rod r) - r + k joining its nodes k and k + 1.
+  rod_first_node_ = rod_first_node;
+  for (std::size_t r = 0; r + 1 < rod_first_node.size(); ++r)
+    for (int j = rod_first_node[r]; j + 1 < rod_first_node[r + 1]; ++j) {
+      const Segment& seg = segments_.at(static_cast<std::size_t>(j) - r);
+      if (seg.start != j || seg.end != j + 1) throw std::logic_error("StokesletOperator: segments out of order");
+    }
   std::vector<int> blocks;
   for (int first : rod_first_node) blocks.push_back(3 * first);
   gmres_.resize(3 * nodes, std::min(3 * nodes, 40), std::move(blocks));
@@ -84,14 +86,17 @@ void StokesletOperator::assemble(const std::vector<Vec3>& x) {
     }
     // Node j's block collects its hat function on both adjacent segments (Eq. A.6): the end share
     // of the segment before it plus the start share (whole minus end) of the segment after it.
+    // Along rod r, node j sits between segments j - r - 1 and j - r.
     double* node = scratch.node.data();  // 6 x nodes, symmetric entries
     for (int k = 0; k < 6; ++k) {
       const double* __restrict whole = far + k * S;
       const double* __restrict end = far + (6 + k) * S;
       double* __restrict out = node + k * nodes_;
-      for (int j = 0; j < nodes_; ++j) {
-        const int before = segment_ending_at_[j], after = segment_starting_at_[j];
-        out[j] = (before >= 0 ? end[before] : 0.0) + (after >= 0 ? whole[after] - end[after] : 0.0);
+      for (std::size_t r = 0; r + 1 < rod_first_node_.size(); ++r) {
+        const int first = rod_first_node_[r], last = rod_first_node_[r + 1] - 1, shift = static_cast<int>(r);
+        out[first] = whole[first - shift] - end[first - shift];
+        for (int j = first + 1; j < last; ++j) out[j] = end[j - shift - 1] + whole[j - shift] - end[j - shift];
+        out[last] = end[last - shift - 1];
       }
     }
     for (int p = 0; p < 3; ++p) {

@@ -52,7 +52,7 @@ class StokesletOperator {
     std::vector<double> node;  // the row's node blocks, 6 symmetric entries x nodes
   };
   std::vector<RowScratch> scratch_;
-  std::vector<int> segment_starting_at_, segment_ending_at_;  // per node, -1 at a rod's ends
+  std::vector<int> rod_first_node_;  // first node of each rod, then the node count
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Gmres gmres_;
 };
