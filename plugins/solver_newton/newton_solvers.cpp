@@ -36,11 +36,16 @@ Schema ImplicitEulerSolver::schema() {
            "Backward Euler on M q'' = F (IMC seed Eq. 7) solved by Newton on the free DOFs with "
            "the Goldstein-Price line search of SI Algorithm 1; v = (q_{n+1} - q_n)/dt."};
   NewtonOptions::declare(s);
+  s.add<std::string>("predictor", "velocity",
+                     "Newton's first iterate: velocity = q_n + dt v_n (free flight), position = q_n "
+                     "(the previous positions, as the IMC authors' code starts). Prescribed DOFs "
+                     "take their values at t_{n+1} either way.")
+      .choices({"velocity", "position"});
   return s;
 }
 
 ImplicitEulerSolver::ImplicitEulerSolver(const Params& p)
-    : Solver(p), core_(NewtonOptions::fromParams(p)) {}
+    : Solver(p), core_(NewtonOptions::fromParams(p)), velocity_predictor_(p.string("predictor") == "velocity") {}
 
 StepReport ImplicitEulerSolver::step(World& world, double dt) {
   StepReport rep;
@@ -55,7 +60,10 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
 
   world.beginStep(dt);
   core_.prepare(world);
-  q_ = q_n_ + dt * v_n_;  // predictor; prescribe() overwrites the fixed DOFs
+  if (velocity_predictor_)  // prescribe() overwrites the fixed DOFs
+    q_ = q_n_ + dt * v_n_;
+  else
+    q_ = q_n_;
   world.prescribe(t, q_);
   if (!q_.allFinite())
     return fail(rep, "implicit-euler: prescribed values at t = " + num(t) + " are not finite");

@@ -17,6 +17,7 @@ class ImplicitEulerSolver : public Solver {
 
  private:
   NewtonCore core_;
+  bool velocity_predictor_ = true;
   Vec q_n_, v_n_, q_, v_;
 };
 
