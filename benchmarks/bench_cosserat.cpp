@@ -7,7 +7,11 @@
 // blocks and prints the median CPU ns per element-step, the ratio to PyElastica, and the number of
 // heap allocations during the timed steps (counted by a replaced operator new; must be 0).
 //
-// Usage: bench_cosserat [--steps S] [--blocks B] [--elements N]
+// With --scene FILE it times that scene instead (its solver, dt and forces; elements: all rods'),
+// e.g. scenes/snake.toml against PyElastica's continuum snake with an anisotropic friction plane,
+// 880 ns per element-step (anchors.md; --reference NS sets the figure compared with).
+//
+// Usage: bench_cosserat [--steps S] [--blocks B] [--elements N] [--scene FILE] [--reference NS]
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -49,23 +53,59 @@ std::string timoshenko(int elements, double dt) {
   return s.str();
 }
 
+// --scene mode: the scene's own solver and dt; ns per element-step over all rods.
+int timeScene(TypeRegistry& registry, const std::string& file, int steps, int blocks, double reference) {
+  Scene scene = loadScene(file, {}, registry);
+  KernelWorld world(scene, registry);
+  Solver& solver = world.solver();
+  const double dt = scene.dt;
+  int elements = 0;
+  for (int r = 0; r < world.numRods(); ++r) elements += world.rod(r).numEdges();
+  for (int k = 0; k < 100; ++k)
+    if (!solver.step(world, dt).ok) throw std::runtime_error("warm-up step failed");
+  std::vector<double> per;
+  per.reserve(blocks);
+  const long alloc0 = g_allocations.load();
+  for (int b = 0; b < blocks; ++b) {
+    const double c0 = cpuNs();
+    for (int k = 0; k < steps; ++k)
+      if (!solver.step(world, dt).ok) throw std::runtime_error("step failed at t = " + std::to_string(world.time()));
+    per.push_back((cpuNs() - c0) / (double(steps) * elements));
+  }
+  const long allocs = g_allocations.load() - alloc0;
+  std::sort(per.begin(), per.end());
+  const double ns = per[per.size() / 2];
+  std::printf("%s: %d elements, dt = %g s, %d x %d steps (to t = %.2f s)\n", file.c_str(), elements, dt, blocks, steps,
+              world.time());
+  std::printf("  %.1f ns per element-step (median of %d blocks; min %.1f, max %.1f), %.2f us per step\n", ns, blocks,
+              per.front(), per.back(), ns * elements * 1e-3);
+  std::printf("  reference %.0f ns per element-step -> %.1fx faster\n", reference, reference / ns);
+  std::printf("  heap allocations during the timed steps: %ld\n", allocs);
+  return allocs == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int steps = 20000, blocks = 7, elements = 100;
+  std::string scene_file;
+  double reference = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--steps") steps = std::max(1, std::atoi(argv[i + 1]));
     else if (a == "--blocks") blocks = std::max(1, std::atoi(argv[i + 1]));
     else if (a == "--elements") elements = std::max(2, std::atoi(argv[i + 1]));
+    else if (a == "--scene") scene_file = argv[i + 1];
+    else if (a == "--reference") reference = std::atof(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: bench_cosserat [--steps S] [--blocks B] [--elements N]\n");
+      std::fprintf(stderr, "usage: bench_cosserat [--steps S] [--blocks B] [--elements N] [--scene FILE] [--reference NS]\n");
       return 2;
     }
   }
   try {
     TypeRegistry registry;
     loadPlugins(registry, {});
+    if (!scene_file.empty()) return timeScene(registry, scene_file, steps, blocks, reference > 0 ? reference : 880.0);
     const double dt = 1e-4;
     Scene scene = parseScene(timoshenko(elements, dt), "bench_cosserat.toml", {}, registry);
     KernelWorld world(scene, registry);
