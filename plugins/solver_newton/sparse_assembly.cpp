@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace rodsim::newton {
@@ -248,12 +249,183 @@ class BandedLdlt {
   std::vector<double> storage_, y_;
 };
 
+// LDLT in the envelope (skyline) of a reverse Cuthill-McKee ordering, for the patterns the dense
+// band above does not take but that stay narrow once reordered: rods touching side by side (two
+// flagella in a bundle, a rod on a crossing rod, a tightening knot), where contact couples node i
+// of one rod to node j of another. RCM numbers the DOFs breadth first from a peripheral DOF, so
+// coupled DOFs get nearby numbers; every row i of L then fills only from its first nonzero column
+// first[i] to the diagonal (fill stays inside the envelope), and the factorization is a sequence of
+// contiguous dot products, Σ w_i²/2 multiply-adds for row widths w_i, with no elimination-tree
+// bookkeeping and no permuted copy of A: analyze() maps every stored entry of A's lower triangle
+// to its place in the envelope once per pattern. No pivoting (like SimplicialLDLT).
+class EnvelopeLdlt {
+ public:
+  // Orders A's pattern by RCM and lays out the envelope; returns the largest row width.
+  int analyze(const SpMat& A) {
+    if (!A.isCompressed()) return std::numeric_limits<int>::max();  // (the assembler's always is)
+    const int n = static_cast<int>(A.rows());
+    n_ = n;
+    // Symmetric adjacency of the pattern (either triangle may be stored).
+    std::vector<std::vector<int>> adj(n);
+    for (int j = 0; j < n; ++j)
+      for (SpMat::InnerIterator it(A, j); it; ++it) {
+        const int i = static_cast<int>(it.row());
+        if (i == j) continue;
+        adj[i].push_back(j);
+        adj[j].push_back(i);
+      }
+    for (auto& a : adj) {
+      std::sort(a.begin(), a.end());
+      a.erase(std::unique(a.begin(), a.end()), a.end());
+    }
+    // Cuthill-McKee per connected component, from a pseudo-peripheral DOF (the last DOF reached
+    // by repeated breadth-first searches, George and Liu), neighbours by increasing degree.
+    std::vector<int> order, level(n, -1);
+    order.reserve(n);
+    std::vector<char> placed(n, 0);
+    auto bfs = [&](int root, std::vector<int>& out) {  // the levels of root's component
+      out.clear();
+      out.push_back(root);
+      level[root] = 0;
+      for (std::size_t h = 0; h < out.size(); ++h)
+        for (int v : adj[out[h]])
+          if (level[v] < 0) level[v] = level[out[h]] + 1, out.push_back(v);
+      for (int v : out) level[v] = -1;
+    };
+    std::vector<int> comp;
+    for (int start = 0; start < n; ++start) {
+      if (placed[start]) continue;
+      int root = start;
+      for (int pass = 0; pass < 4; ++pass) {  // a few sweeps find a peripheral DOF
+        bfs(root, comp);
+        const int far = comp.back();
+        if (far == root) break;
+        root = far;
+      }
+      const std::size_t first = order.size();
+      order.push_back(root);
+      placed[root] = 1;
+      for (std::size_t h = first; h < order.size(); ++h) {
+        std::vector<int>& next = adj[order[h]];
+        std::sort(next.begin(), next.end(), [&](int a, int b) { return adj[a].size() < adj[b].size(); });
+        for (int v : next)
+          if (!placed[v]) placed[v] = 1, order.push_back(v);
+      }
+    }
+    std::reverse(order.begin(), order.end());
+    perm_ = order;  // new -> old
+    inv_.assign(n, 0);
+    for (int k = 0; k < n; ++k) inv_[perm_[k]] = k;
+    // Envelope: row k of L spans columns first_[k] .. k - 1.
+    first_.assign(n, 0);
+    for (int k = 0; k < n; ++k) {
+      int f = k;
+      for (int v : adj[perm_[k]]) f = std::min(f, inv_[v]);
+      first_[k] = f;
+    }
+    offset_.assign(n + 1, 0);
+    int widest = 0;
+    for (int k = 0; k < n; ++k) {
+      offset_[k + 1] = offset_[k] + (k - first_[k]);
+      widest = std::max(widest, k - first_[k]);
+    }
+    envelope_.assign(offset_[n], 0.0);
+    d_.assign(n, 0.0);
+    y_.assign(n, 0.0);
+    // Where each stored lower-triangle entry of A goes: >= 0 into envelope_, -1 - k onto D_k,
+    // kSkip for the upper triangle.
+    const int* outer = A.outerIndexPtr();
+    const int* inner = A.innerIndexPtr();
+    slot_.assign(outer[n], kSkip);
+    for (int j = 0; j < n; ++j)
+      for (int p = outer[j]; p < outer[j + 1]; ++p) {
+        const int i = inner[p];
+        if (i < j) continue;
+        const int a = inv_[i], b = inv_[j];
+        const int row = std::max(a, b), col = std::min(a, b);
+        slot_[p] = row == col ? -1 - row : offset_[row] + (col - first_[row]);
+      }
+    return widest;
+  }
+
+  bool factorize(const SpMat& A) {
+    if (A.rows() != n_ || !A.isCompressed() || A.outerIndexPtr()[n_] != static_cast<int>(slot_.size())) return false;
+    std::fill(envelope_.begin(), envelope_.end(), 0.0);
+    std::fill(d_.begin(), d_.end(), 0.0);
+    const double* val = A.valuePtr();
+    for (std::size_t k = 0; k < slot_.size(); ++k) {
+      const int s = slot_[k];
+      if (s >= 0)
+        envelope_[s] += val[k];
+      else if (s != kSkip)
+        d_[-1 - s] += val[k];
+    }
+    // Row by row: u_j = L(i, j) D_j = A(i, j) - Σ_{k < j} u_k L(j, k) over the overlap of the two
+    // rows' envelopes, then D_i = A(i, i) - Σ_j u_j² / D_j and L(i, j) = u_j / D_j.
+    double dmax = 0;
+    for (int i = 0; i < n_; ++i) {
+      double* li = envelope_.data() + offset_[i];
+      const int fi = first_[i];
+      double di = d_[i];
+      for (int j = fi; j < i; ++j) {
+        const int k0 = std::max(fi, first_[j]);
+        const double* lj = envelope_.data() + offset_[j] - first_[j];
+        const double* ui = li - fi;
+        double s = 0;
+        for (int k = k0; k < j; ++k) s += ui[k] * lj[k];
+        li[j - fi] -= s;
+      }
+      for (int j = fi; j < i; ++j) {
+        const double u = li[j - fi], l = u / d_[j];
+        di -= u * l;
+        li[j - fi] = l;
+      }
+      if (!std::isfinite(di) || di == 0.0) return false;
+      d_[i] = di;
+      dmax = std::max(dmax, std::abs(di));
+    }
+    for (int i = 0; i < n_; ++i)
+      if (!(std::abs(d_[i]) > 1e-14 * dmax)) return false;
+    return true;
+  }
+
+  // x = A⁻¹ rhs (x must have the size of rhs).
+  void solve(const Vec& rhs, Vec& x) {
+    double* y = y_.data();
+    for (int k = 0; k < n_; ++k) y[k] = rhs[perm_[k]];
+    for (int i = 0; i < n_; ++i) {  // L z = P rhs, row by row
+      const double* li = envelope_.data() + offset_[i] - first_[i];
+      double s = y[i];
+      for (int k = first_[i]; k < i; ++k) s -= li[k] * y[k];
+      y[i] = s;
+    }
+    for (int i = 0; i < n_; ++i) y[i] /= d_[i];
+    for (int i = n_ - 1; i >= 0; --i) {  // Lᵀ w = z: column i of Lᵀ is row i of L
+      const double* li = envelope_.data() + offset_[i] - first_[i];
+      const double yi = y[i];
+      for (int k = first_[i]; k < i; ++k) y[k] -= li[k] * yi;
+    }
+    for (int k = 0; k < n_; ++k) x[perm_[k]] = y[k];
+  }
+
+ private:
+  static constexpr int kSkip = std::numeric_limits<int>::min();
+  int n_ = 0;
+  std::vector<int> perm_, inv_, first_, offset_, slot_;
+  std::vector<double> envelope_, d_, y_;
+};
+
+// Envelopes wider than this go to SimplicialLDLT with AMD: past it the Σ w²/2 of the envelope
+// grows faster than AMD's fill (a pile of crossing rods, a dense knot core).
+constexpr int kEnvelopeMaxWidth = 64;
+
 struct LinearSolver::Impl {
   Eigen::UmfPackLU<SpMat> umfpack;
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt;
   BandedLdlt ldlt_banded;
-  bool banded = false;                       // the current pattern uses ldlt_banded
+  EnvelopeLdlt ldlt_envelope;
+  LinearSolver::LdltMethod method = LinearSolver::LdltMethod::Simplicial;  // for the current pattern
   bool analyzed[3] = {false, false, false};  // per concrete kind, for the current pattern
 };
 
@@ -280,9 +452,18 @@ void LinearSolver::analyzePattern(const SpMat& A) {
   int bandwidth = 0;
   for (int j = 0; j < A.outerSize(); ++j)
     for (SpMat::InnerIterator it(A, j); it; ++it) bandwidth = std::max(bandwidth, std::abs(int(it.row()) - j));
-  impl_->banded = bandwidth <= kBand && A.rows() == A.cols();
-  if (impl_->banded) impl_->ldlt_banded.resize(int(A.rows()));
+  using M = LdltMethod;
+  impl_->method = M::Simplicial;
+  if (A.rows() != A.cols()) return;
+  if (bandwidth <= kBand) {
+    impl_->method = M::Band;
+    impl_->ldlt_banded.resize(int(A.rows()));
+  } else if (impl_->ldlt_envelope.analyze(A) <= kEnvelopeMaxWidth) {
+    impl_->method = M::Envelope;
+  }
 }
+
+LinearSolver::LdltMethod LinearSolver::ldltMethod() const { return impl_->method; }
 
 bool isNumericallySymmetric(const SpMat& A) {
   double scale = 0;
@@ -314,7 +495,8 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
       impl_->sparselu.factorize(A);
       return impl_->sparselu.info() == Eigen::Success;
     case Kind::LDLT: {
-      if (impl_->banded) return impl_->ldlt_banded.factorize(A);
+      if (impl_->method == LdltMethod::Band) return impl_->ldlt_banded.factorize(A);
+      if (impl_->method == LdltMethod::Envelope) return impl_->ldlt_envelope.factorize(A);
       if (!analyzed) impl_->ldlt.analyzePattern(A), analyzed = true;
       impl_->ldlt.factorize(A);
       if (impl_->ldlt.info() != Eigen::Success) return false;
@@ -351,9 +533,12 @@ bool LinearSolver::solve(const Vec& b, Vec& x) {
       x = impl_->sparselu.solve(b);
       return impl_->sparselu.info() == Eigen::Success && x.allFinite();
     case Kind::LDLT:
-      if (impl_->banded) {
+      if (impl_->method != LdltMethod::Simplicial) {
         x.resize(b.size());  // no allocation when the size is right (the Newton loop's case)
-        impl_->ldlt_banded.solve(b, x);
+        if (impl_->method == LdltMethod::Band)
+          impl_->ldlt_banded.solve(b, x);
+        else
+          impl_->ldlt_envelope.solve(b, x);
         return x.allFinite();
       }
       x = impl_->ldlt.solve(b);

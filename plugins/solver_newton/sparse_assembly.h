@@ -86,10 +86,13 @@ class SparseAssembler {
 // symmetric, UMFPACK otherwise or when LDLT meets a zero pivot), "umfpack" (UmfPackLU;
 // unsymmetric-safe), "sparselu" (Eigen SparseLU with COLAMD), "ldlt". LDLT is a dense band
 // factorization in the natural order when analyzePattern finds a half-bandwidth of at most 10
-// (DER rods without contacts between them), SimplicialLDLT with AMD otherwise.
+// (DER rods without contacts between them), an envelope factorization in reverse Cuthill-McKee
+// order when that envelope is at most 64 wide (rods in contact side by side), SimplicialLDLT with
+// AMD otherwise.
 class LinearSolver {
  public:
   enum class Kind { Auto, UmfPack, SparseLU, LDLT };
+  enum class LdltMethod { Band, Envelope, Simplicial };  // what LDLT uses on the analysed pattern
   static Kind parse(const std::string& name);  // throws std::invalid_argument
   static const std::vector<std::string>& names();
 
@@ -111,6 +114,7 @@ class LinearSolver {
   // x = A^{-1} b with the last factorization; false when the solver reports a failure.
   bool solve(const Vec& b, Vec& x);
   int analyses() const { return analyses_; }
+  LdltMethod ldltMethod() const;
 
  private:
   bool factorizeWith(Kind kind, const SpMat& A);

@@ -536,12 +536,27 @@ TEST_CASE("linear solver auto: LDLT for a symmetric Jacobian, UMFPACK for an uns
   CHECK((u.matrix() * x - b).norm() < 1e-10 * b.norm());
 }
 
-TEST_CASE("ldlt: the dense band factorization (half-bandwidth <= 10) and AMD SimplicialLDLT agree with UMFPACK") {
-  // Random SPD matrices with half-bandwidth 10 (band path, a DER rod's) and 14 (AMD path), with
-  // structural zeros inside the band and duplicate triplets, over free DOFs.
-  for (int band : {10, 14}) {
+TEST_CASE("ldlt: the dense band, the RCM envelope and AMD SimplicialLDLT agree with UMFPACK") {
+  // Random SPD matrices with structural zeros and duplicate triplets, over free DOFs:
+  //  - half-bandwidth 10 in the natural order (a DER rod's): the dense band;
+  //  - half-bandwidth 14 with its DOFs shuffled (two rods side by side, numbered rod after rod):
+  //    reverse Cuthill-McKee recovers a narrow envelope;
+  //  - the same plus one DOF coupled to every other (a hub): the envelope is too wide, AMD.
+  using Method = LinearSolver::LdltMethod;
+  struct Case {
+    int band;
+    bool shuffle, hub;
+    Method expected;
+  };
+  for (const Case& cs : {Case{10, false, false, Method::Band}, Case{14, true, false, Method::Envelope},
+                         Case{14, true, true, Method::Simplicial}}) {
+    const int band = cs.band;
     CAPTURE(band);
-    const int n = 60;
+    CAPTURE(cs.shuffle);
+    CAPTURE(cs.hub);
+    const int n = 100;
+    std::vector<int> label(n);
+    for (int i = 0; i < n; ++i) label[i] = cs.shuffle ? (i % 2 ? n / 2 + i / 2 : i / 2) : i;  // interleave
     std::vector<Eigen::Triplet<double>> t;
     unsigned state = 12345u + band;
     auto rnd = [&] { return double((state = state * 1103515245u + 12345u) >> 8) / double(1u << 24) - 0.5; };
@@ -549,10 +564,19 @@ TEST_CASE("ldlt: the dense band factorization (half-bandwidth <= 10) and AMD Sim
       for (int i = j + 1; i <= std::min(n - 1, j + band); ++i) {
         if ((i + 2 * j) % 5 == 0) continue;  // a structural zero
         const double v = rnd();
-        t.emplace_back(i, j, v);
-        t.emplace_back(j, i, v);
+        t.emplace_back(label[i], label[j], v);
+        t.emplace_back(label[j], label[i], v);
       }
-    for (int i = 0; i < n; ++i) t.emplace_back(i, i, 2.0 * band);  // diagonally dominant: SPD
+    double diag = 2.0 * band;
+    if (cs.hub) {
+      for (int i = 0; i + 1 < n; ++i) {  // DOF n - 1 is the hub (0 and 1 are fixed below)
+        const double v = 0.1 * rnd();
+        t.emplace_back(label[n - 1], label[i], v);
+        t.emplace_back(label[i], label[n - 1], v);
+      }
+      diag += 10.0;
+    }
+    for (int i = 0; i < n; ++i) t.emplace_back(i, i, diag);  // diagonally dominant: SPD
     std::vector<char> fixed(n, 0);
     fixed[0] = fixed[1] = 1;
     Vec mass = Vec::Constant(n, 1.0);
@@ -566,6 +590,7 @@ TEST_CASE("ldlt: the dense band factorization (half-bandwidth <= 10) and AMD Sim
     LinearSolver lu(LinearSolver::Kind::UmfPack), ldlt(LinearSolver::Kind::LDLT);
     lu.analyzePattern(a.matrix());
     ldlt.analyzePattern(a.matrix());
+    CHECK(ldlt.ldltMethod() == cs.expected);
     REQUIRE(lu.factorize(a.matrix()));
     REQUIRE(lu.solve(b, x_lu));
     for (int k = 0; k < 2; ++k) {  // refactorization on the same pattern
