@@ -1,11 +1,12 @@
 // Flagella bundling (seed 002, Table 1): CPU milliseconds and Newton iterations (linear solves) per
 // step through the kernel, on the scenes of scenes/flagella/, with the ratio against the authors'
 // code measured on a machine like this one (../shared/anchors.md): 5.8 ms per contact step for
-// M = 2 with IMC (2 linear solves), 144 ms per step for M = 10 before contact.
+// M = 2 with IMC (2 linear solves), 144 ms per step for M = 10 before contact. The fluid columns
+// are the rss force's own report of each step (wall ms of its assembly and solve, GMRES iterations).
 //
 //   bench_flagella                      # M = 2 in contact (m2_close), M = 3, 5, 10 before contact
 //   bench_flagella --steps 100 --scene scenes/flagella/m5.toml --warmup 10
-//   bench_flagella --scene scenes/flagella/m2_close_authors_code.toml --set contact.type=ipc \
+//   bench_flagella --scene scenes/flagella/m2_close_authors_code.toml --set contact.type=ipc
 //       --set contact.d_hat=1e-5 --set force.fluid.threads=2 --clock wall
 //
 // CPU time per step by default, medians over the timed steps, so that other processes on a shared
@@ -13,7 +14,6 @@
 // `threads`, default 1), where CPU time adds up the threads. `--set` as for `rodsim run`.
 #include "registry.h"
 #include "scene.h"
-#include "stokeslet_operator.h"
 #include "world.h"
 
 #include <rodsim/rod.h>
@@ -68,48 +68,35 @@ struct Row {
   double rss_assembly_ms = 0, rss_solve_ms = 0, rss_iterations = 0;  // the fluid's share
 };
 
-// The rss force's work for the world's current state, repeated outside the plugin so that its
-// share of a step can be timed: the same operator, warm-started GMRES at the default tolerance.
-class RssShare {
+// The fluid's share of a step, as the rss force itself reports it (its timeseries.csv columns
+// "<name>.assembly_ms", ".solve_ms", ".gmres_iterations", wall clock): nothing is recomputed
+// between the timed steps, so the caches see what they see in a real run.
+class FluidShare {
  public:
-  explicit RssShare(KernelWorld& w) : world_(w) {
-    std::vector<rss::Segment> segments;
-    std::vector<double> blob;
-    std::vector<int> first;
-    for (int r = 0; r < w.numRods(); ++r) {
-      const Rod& rod = w.rod(r);
-      const int f = static_cast<int>(dofs_.size());
-      first.push_back(f);
-      for (int n = 0; n < rod.numNodes(); ++n) {
-        dofs_.push_back(rod.globalPositionDof(n));
-        blob.push_back(1.02 * rod.radius(0));
-      }
-      for (int e = 0; e < rod.numEdges(); ++e) segments.push_back({f + e, f + e + 1});
-    }
-    first.push_back(static_cast<int>(dofs_.size()));
-    op_.setTopology(static_cast<int>(dofs_.size()), segments, blob, first, 1);
-    x_.resize(dofs_.size());
-    rhs_ = F_ = Vec::Zero(3 * dofs_.size());
+  explicit FluidShare(const KernelWorld& w) : world_(w) {
+    const std::vector<std::string> cols = w.reportColumns();
+    auto find = [&](const std::string& suffix) {
+      for (std::size_t i = 0; i < cols.size(); ++i)
+        if (cols[i].size() > suffix.size() && cols[i].compare(cols[i].size() - suffix.size(), suffix.size(), suffix) == 0)
+          return static_cast<int>(i);
+      return -1;
+    };
+    assembly_ = find(".assembly_ms");
+    solve_ = find(".solve_ms");
+    iterations_ = find(".gmres_iterations");
   }
-  void measure(double& assembly_ms, double& solve_ms, int& iterations) {
-    for (std::size_t i = 0; i < dofs_.size(); ++i) {
-      x_[i] = world_.q().segment<3>(dofs_[i]);
-      rhs_.segment<3>(3 * i) = world_.v().segment<3>(dofs_[i]);
-    }
-    const double c0 = nowMs();
-    op_.assemble(x_);
-    const double c1 = nowMs();
-    iterations = op_.solveGmres(rhs_, F_, 1e-6, 500).iterations;
-    solve_ms = nowMs() - c1;
-    assembly_ms = c1 - c0;
+  void read(double& assembly_ms, double& solve_ms, int& iterations) {
+    values_.clear();
+    world_.reportValues(values_);
+    assembly_ms = assembly_ >= 0 ? values_[assembly_] : 0.0;
+    solve_ms = solve_ >= 0 ? values_[solve_] : 0.0;
+    iterations = iterations_ >= 0 ? static_cast<int>(values_[iterations_]) : 0;
   }
 
  private:
-  KernelWorld& world_;
-  rss::StokesletOperator op_;
-  std::vector<int> dofs_;
-  std::vector<Vec3> x_;
-  Vec rhs_, F_;
+  const KernelWorld& world_;
+  int assembly_ = -1, solve_ = -1, iterations_ = -1;
+  std::vector<double> values_;
 };
 
 Row run(const TypeRegistry& registry, const Case& c) {
@@ -121,7 +108,7 @@ Row run(const TypeRegistry& registry, const Case& c) {
   row.M = world.numRods();
   std::vector<double> all_ms, contact_ms, assembly_ms, solve_ms;
   long long its = 0, contact_its = 0, rss_its = 0;
-  RssShare rss(world);
+  FluidShare fluid(world);
   for (int k = 0; k < c.warmup + c.steps; ++k) {
     const double c0 = nowMs();
     const StepReport r = solver.step(world, dt);
@@ -132,7 +119,7 @@ Row run(const TypeRegistry& registry, const Case& c) {
     }
     double a_ms = 0, s_ms = 0;
     int rss_it = 0;
-    rss.measure(a_ms, s_ms, rss_it);  // keeps its warm start up to date during the warm-up too
+    fluid.read(a_ms, s_ms, rss_it);
     if (k < c.warmup) continue;
     assembly_ms.push_back(a_ms);
     solve_ms.push_back(s_ms);

@@ -223,7 +223,14 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
     c.a = a;
     c.b = b;
     pairNodes(q, c, p0, p1, q0, q1);
-    if (imc::segmentDistance(p0, p1, q0, q1) >= A.radius + B.radius + d_hat_ + margin_) continue;
+    const double gap = imc::segmentDistance(p0, p1, q0, q1) - (A.radius + B.radius);
+    if (gap >= d_hat_ + margin_) continue;
+    // The Jacobian's sparsity pattern holds the pairs that can reach d_hat within a step or so:
+    // emitting a zero 12 x 12 block for every candidate (there are hundreds along two flagella
+    // side by side, for a few active pairs) cost more than the barrier itself. A pair outside
+    // the band that does become active still adds its block; the pattern then changes and the
+    // solver re-analyses it, which is rare.
+    c.in_pattern = gap < d_hat_ + pattern_band_;
     c.eps_x = parallel_eps_ * edge_rest_length_[a] * edge_rest_length_[a] * edge_rest_length_[b] *
               edge_rest_length_[b];
     pairNodes(q_lag, c, p0, p1, q0, q1);
@@ -271,14 +278,11 @@ void IpcContact::maybeRefresh(const Vec& q, const Vec& q_lag) {
 
 void IpcContact::beginStep(const EvalContext& ctx) {
   const Vec& q = *ctx.q;
-  if (margin_param_) {
-    margin_ = *margin_param_;
-  } else {
-    double vmax = 0;
-    if (ctx.v_start && ctx.v_start->size() == q.size())
-      for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
-    margin_ = std::max(2 * h_max_, 2 * vmax * ctx.dt);
-  }
+  double vmax = 0;  // fastest node at the step start
+  if (ctx.v_start && ctx.v_start->size() == q.size())
+    for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
+  margin_ = margin_param_ ? *margin_param_ : std::max(2 * h_max_, 2 * vmax * ctx.dt);
+  pattern_band_ = std::min(margin_, std::max(d_hat_, 4 * vmax * ctx.dt));
   if (barrier_grad_.size() != q.size()) barrier_grad_.setZero(q.size());
   buildCandidates(q, q);
   // Minimum gap at the step start, for the stiffness growth rule.
@@ -453,11 +457,13 @@ void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
     pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 2, pb_);
+    const bool rubbing = fric && c.lag.lambda_unit > 0;
+    if (!pb_.active && !rubbing && !c.in_pattern) continue;
     if (pb_.active)
       block_ = kappa_ * pb_.hess;
     else
       block_.setZero();
-    if (fric && c.lag.lambda_unit > 0) {
+    if (rubbing) {
       const double w[4] = {1 - c.lag.s, c.lag.s, -(1 - c.lag.t), -c.lag.t};
       pairDisplacement(ctx, c, dx);
       frictionPotential<4>(w, dx, c.lag.n, mu_ * kappa_ * c.lag.lambda_unit, eps_u, 2, pf_);

@@ -60,6 +60,7 @@ class IpcContact final : public Contact {
     int a = 0, b = 0;       // edge indexes, a < b
     double eps_x = 0;       // mollifier threshold on |e_a x e_b|^2 (m^4), from rest lengths
     FrictionLag lag;        // closest points, normal, unit-kappa normal force at the step start
+    bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
   };
   struct PlaneCandidate {
     int x = 0;              // global x DOF of the node
@@ -100,6 +101,7 @@ class IpcContact final : public Contact {
   std::vector<PlaneCandidate> plane_cand_;
   Vec q_cand_;
   double margin_ = 0;
+  double pattern_band_ = 0;  // candidates with a gap below d_hat + this are in the Jacobian's pattern
 
   // barrier stiffness (N/m): adaptive as in IPC
   double kappa_ = 0, kappa_min_ = 0, prev_min_gap_ = -1;
