@@ -191,8 +191,12 @@ void ImcContact::buildCandidates(const Vec& q) {
       const double gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
       if (gap <= reach + delta_ + self_exclusion_) continue;
     }
-    if (segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) < reach + delta_ + margin_)
-      cand_.push_back({a, b});
+    const double gap = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - reach;
+    // The Jacobian's pattern holds the pairs that can reach the band within a step or so; the
+    // others add their block only once active (the pattern then changes and the solver
+    // re-analyses it, which is rare). A zero 12 x 12 block for each of the hundreds of
+    // candidates along rods side by side cost more than the contact terms themselves.
+    if (gap < delta_ + margin_) cand_.push_back({a, b, gap < delta_ + pattern_band_});
   }
   plane_cand_.clear();
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
@@ -222,14 +226,11 @@ void ImcContact::buildCandidates(const Vec& q) {
 
 void ImcContact::beginStep(const EvalContext& ctx) {
   const Vec& q = *ctx.q;
-  if (margin_param_) {
-    margin_ = *margin_param_;
-  } else {
-    double vmax = 0;
-    if (ctx.v_start && ctx.v_start->size() == q.size())
-      for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
-    margin_ = std::max(2 * h_max_, 2 * vmax * ctx.dt);
-  }
+  double vmax = 0;  // fastest node at the step start
+  if (ctx.v_start && ctx.v_start->size() == q.size())
+    for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
+  margin_ = margin_param_ ? *margin_param_ : std::max(2 * h_max_, 2 * vmax * ctx.dt);
+  pattern_band_ = std::min(margin_, std::max(delta_, 4 * vmax * ctx.dt));
   if (static_cast<int>(node_mark_.size()) != q.size()) node_mark_.assign(q.size(), 0);
   buildCandidates(q);
   need_k_ = !k_fixed_;
@@ -346,6 +347,7 @@ void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
     const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
     const double hs = 0.5 * (A.radius + B.radius);
     evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 2, pe_);
+    if (!pe_.e.active && !p.in_pattern) continue;
     if (pe_.e.active) {
       block_ = -pe_.dforce;
       if (fric) {

@@ -56,7 +56,8 @@ class ImcContact final : public Contact {
     double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
   };
   struct Pair {
-    int a, b;  // edge indexes, a < b
+    int a, b;                 // edge indexes, a < b
+    bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
   };
   struct PlaneCandidate {
     int x = 0;            // global x DOF of the node
@@ -93,6 +94,7 @@ class ImcContact final : public Contact {
   std::vector<char> node_mark_;       // per global DOF, scratch for cand_nodes_
   Vec q_cand_;                        // configuration the candidates were built at
   double margin_ = 0;                 // m, candidate margin of this step
+  double pattern_band_ = 0;  // candidates with a gap below delta + this are in the Jacobian's pattern
 
   // stiffness (SI B.3)
   double k_ = 0;
