@@ -7,8 +7,7 @@ namespace rodsim::rss {
 
 namespace {
 
-// y = A x for the dense row-major operator: the products that dominate a GMRES iteration. A dot
-// product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
+// y = A x for a dense row-major block of the preconditioner. A dot product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
 // AVX2 + FMA clone is picked at run time where the machine has it.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -42,13 +41,14 @@ void Gmres::resize(int n, int restart, std::vector<int> blocks) {
   z_.resize(n);
 }
 
-void Gmres::refreshPreconditioner(const RowMatrix& A) {
+void Gmres::refreshPreconditioner(const LinearOperator& A) {
   // The explicit inverse, not the LU factors: applying it is one dense product per block, which
   // vectorizes, where two triangular solves do not (4x fewer instructions for a 204 x 204 block).
   // Inverting costs about twice a factorization, paid only at a refresh.
   for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
     const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
-    block_inverse_[b] = Eigen::PartialPivLU<Eigen::MatrixXd>(A.block(first, first, size, size)).inverse();
+    A.diagonalBlock(first, size, block_);
+    block_inverse_[b] = Eigen::PartialPivLU<Eigen::MatrixXd>(block_).inverse();
   }
   has_preconditioner_ = true;
 }
@@ -60,7 +60,7 @@ void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
   }
 }
 
-GmresResult Gmres::solve(const RowMatrix& A, const Vec& b, Vec& x, double tol, int max_iterations) {
+GmresResult Gmres::solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations) {
   if (!has_preconditioner_) refreshPreconditioner(A);
   GmresResult result;
   const double bnorm = b.norm();
@@ -70,7 +70,7 @@ GmresResult Gmres::solve(const RowMatrix& A, const Vec& b, Vec& x, double tol, i
     return result;
   }
   while (true) {
-    matVec(A.data(), n_, x.data(), r_.data());
+    A.apply(x.data(), r_.data());
     r_ = b - r_;
     double beta = r_.norm();
     result.relative_residual = beta / bnorm;
@@ -86,7 +86,7 @@ GmresResult Gmres::solve(const RowMatrix& A, const Vec& b, Vec& x, double tol, i
     for (; k < m_ && result.iterations < max_iterations; ++k) {
       ++result.iterations;
       applyPreconditioner(V_.col(k), z_);
-      matVec(A.data(), n_, z_.data(), w_.data());
+      A.apply(z_.data(), w_.data());
       for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
         H_(i, k) = V_.col(i).dot(w_);
         w_ -= H_(i, k) * V_.col(i);

@@ -16,6 +16,15 @@
 
 namespace rodsim::rss {
 
+// What GMRES needs of a square operator of size n: y = A x, and a diagonal block as a dense matrix
+// (for the block-Jacobi preconditioner).
+class LinearOperator {
+ public:
+  virtual ~LinearOperator() = default;
+  virtual void apply(const double* x, double* y) const = 0;
+  virtual void diagonalBlock(int first, int size, Eigen::MatrixXd& out) const = 0;
+};
+
 struct GmresResult {
   int iterations = 0;            // Arnoldi steps (matrix-vector products)
   double relative_residual = 0;  // |b - A x| / |b| at the end
@@ -28,16 +37,17 @@ class Gmres {
   // n unknowns; blocks: the first unknown of each diagonal block, plus n at the end.
   void resize(int n, int restart, std::vector<int> blocks);
   // Invert the diagonal blocks of A (O(Σ b³)).
-  void refreshPreconditioner(const RowMatrix& A);
+  void refreshPreconditioner(const LinearOperator& A);
   bool hasPreconditioner() const { return has_preconditioner_; }
   // Solves A x = b to |b - A x| <= tol |b|, starting from x.
-  GmresResult solve(const RowMatrix& A, const Vec& b, Vec& x, double tol, int max_iterations);
+  GmresResult solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations);
 
  private:
   void applyPreconditioner(const Vec& in, Vec& out);
   int n_ = 0, m_ = 0;
   std::vector<int> blocks_;
   std::vector<RowMatrix> block_inverse_;  // of each diagonal block
+  Eigen::MatrixXd block_;                 // scratch for a diagonal block
   bool has_preconditioner_ = false;
   Eigen::MatrixXd V_;  // Krylov basis, n x (m + 1)
   Eigen::MatrixXd H_;  // Hessenberg, (m + 1) x m

@@ -36,7 +36,7 @@ Schema RssForce::schema() {
   s.add<int>("max_iterations", 300,
                    "GMRES iterations per solve before falling back to dense LU (counted).")
       .atLeast(1);
-  s.add<int>("threads", 1, "Threads assembling the operator (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
+  s.add<int>("threads", 1, "Threads assembling the operator and applying it in GMRES (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
   return s;
 }
 

@@ -20,7 +20,11 @@ struct Segment {
   int start = 0, end = 0;  // node indexes (into the operator's node list)
 };
 
-class StokesletOperator {
+// Storage: every 3x3 block of A is symmetric (the regularized Stokeslet is), so block (i, j) is
+// kept as its six entries xx yy zz xy xz yz, in six arrays per block row: entry k of block (i, j)
+// at [(6 i + k) nodes + j]. Two thirds of the memory a dense matrix takes, and the products that
+// dominate GMRES stream it (memory bound at M = 10: 2040 x 2040, 22 MB instead of 33).
+class StokesletOperator : public LinearOperator {
  public:
   // nodes: number of collocation nodes; blob: ε of every node (a segment uses its nodes' ε,
   // which belong to one rod); rod_first_node: the first node of each rod plus `nodes` at the end
@@ -30,26 +34,30 @@ class StokesletOperator {
 
   // A for the node positions x (size nodes). Rows 3i..3i+2 are node i's velocity.
   void assemble(const std::vector<Vec3>& x);
-  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>& matrix() const { return A_; }
   int numNodes() const { return nodes_; }
+  // y = A x (3 nodes entries each, node-major), on `threads` threads.
+  void apply(const double* x, double* y) const override;
+  // Rows and columns first .. first + size - 1 of A, dense (size and first multiples of 3).
+  void diagonalBlock(int first, int size, Eigen::MatrixXd& out) const override;
 
   // Solve A F = rhs: by dense LU with partial pivoting (the reference), or by GMRES from the
   // initial guess in F (warm start; the result says how far it got).
   void solveLu(const Vec& rhs, Vec& F);
   GmresResult solveGmres(const Vec& rhs, Vec& F, double tolerance, int max_iterations);
   // Refactor the GMRES preconditioner (each rod's self-interaction block) from the current A.
-  void refreshPreconditioner() { gmres_.refreshPreconditioner(A_); }
+  void refreshPreconditioner() { gmres_.refreshPreconditioner(*this); }
 
  private:
   int nodes_ = 0, threads_ = 1;
   std::vector<Segment> segments_;
   std::vector<double> eps2_;                       // ε² per node
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> A_;
+  std::vector<double> sym_;                     // A, six symmetric entries per block (see above)
+  mutable std::vector<double> x_split_;         // apply(): x as three arrays (x, y, z components)
+  Eigen::MatrixXd dense_;                       // solveLu(): A expanded
   FarFieldPoints far_;                          // Gauss points of every segment, this step
   struct RowScratch {  // per thread
     std::vector<double> far;   // farFieldRow's output, then the near field written over it
     std::vector<char> near;    // segment in the near field of this row's node
-    std::vector<double> node;  // the row's node blocks, 6 symmetric entries x nodes
   };
   std::vector<RowScratch> scratch_;
   std::vector<int> rod_first_node_;  // first node of each rod, then the node count
