@@ -279,7 +279,7 @@ TEST_CASE("balance: kappa minimizes |r + kappa grad B| when a load pushes the ro
   CHECK(c.kappa() < 1000.0);
 }
 
-TEST_CASE("sparsity pattern is constant within a step; errors name the bad rod or obstacle") {
+TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern band; errors name the bad rod or obstacle") {
   FakeWorld w;
   addCrossing(w, 0.5 * d_hat);
   auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"friction", 0.3}}));
@@ -291,7 +291,7 @@ TEST_CASE("sparsity pattern is constant within a step; errors name the bad rod o
   ctx.q_start = &q;
   ctx.v_start = &zero;
   Vec q1 = q;
-  shiftRod(w, q1, 1, Vec3(0, 0, 2 * d_hat));  // out of the barrier band: structural zeros
+  shiftRod(w, q1, 1, Vec3(0, 0, 2 * d_hat));  // out of the barrier band: structural zeros (the pair started in the pattern band)
   StiffnessSink K0, K1;
   force(c, ctx, q);
   ctx.q = &q;
