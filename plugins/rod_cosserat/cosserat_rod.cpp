@@ -139,6 +139,8 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
     voronoi_[e] += 0.5 * lhat_[e];
     voronoi_[b] += 0.5 * lhat_[e];
   }
+  ilhat_.resize(ne_);
+  for (int e = 0; e < ne_; ++e) ilhat_[e] = 1.0 / lhat_[e];
   for (int i = 1; i + 1 < nn_; ++i) Dhat_[i] = voronoi_[i];  // Eq. 19 at rest
   if (closed_) Dhat_[0] = voronoi_[0], Dhat_[nn_ - 1] = voronoi_[nn_ - 1];  // every node of a ring is interior
 
@@ -166,13 +168,12 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
 
   Q_ = Qc_;
   t_.assign(ne_, Vec3::Zero());
-  sigma_ = n_ = qd_ = couple_ = t_;
+  couple_ = cn_ = t_;
   l_.assign(ne_, 0.0);
   e_.assign(ne_, 1.0);
   theta_.assign(nn_, Vec3::Zero());
-  m_ = theta_;
+  big_.assign(nn_, 0.0);
   Ebend_.assign(nn_, 0.0);
-  jc_.assign(nn_, 1.0 / 12.0);
   Nf_.assign(3 * ne_, 0.0);
   Jp_.assign(3 * nn_, 0.0);
   Jn_.assign(3 * nn_, 0.0);
@@ -185,7 +186,9 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   setConfiguration(q0);
   if (p.string("rest_shape") == "initial") {
     ensureStrains();
-    sigma0_ = sigma_;  // zero up to round-off (d3 = t, e = 1)
+    std::vector<Vec3> sigma(ne_);
+    for (int e = 0; e < ne_; ++e) sigma[e] = shearStrain(e);
+    sigma0_ = sigma;  // zero up to round-off (d3 = t, e = 1)
     theta0_ = theta_;  // intrinsic curvature D̂ κ̂°
     setConfiguration(q0);
   }
@@ -294,9 +297,10 @@ inline void orthonormalizeRows(Mat3& Q) {
 // redone afterwards with rotateFrame's sin/cos. invNorm's two cases are both computed and selected
 // (a select, not a branch, thanks to -fno-trapping-math). The results are bitwise those of rotateFrame and
 // orthonormalizeRows one element at a time (same operations in the same order, no FMA contraction:
-// CMakeLists.txt). Compiled for AVX2 and for generic x86-64 (as plugins/fluid_rss/far_field.cpp).
+// CMakeLists.txt). Compiled for AVX-512 (x86-64-v4, 8 elements per vector),
+// AVX2 (x86-64-v3) and generic x86-64 (as plugins/fluid_rss/far_field.cpp); all round alike.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define COSSERAT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define COSSERAT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define COSSERAT_SIMD_CLONES
 #endif
@@ -373,7 +377,7 @@ COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const doubl
 }
 
 
-// The copy of q in setConfiguration (twice per step: evaluation and commit), as an AVX2/generic loop.
+// The copy of q in setConfiguration (twice per step: evaluation and commit), as a vector loop (clones).
 COSSERAT_SIMD_CLONES void copyDofs(double* __restrict to, const double* __restrict from, int n) {
   for (int i = 0; i < n; ++i) to[i] = from[i];
 }
@@ -384,69 +388,90 @@ void CosseratRod::setConfiguration(ConstVecRef q) {
     throw std::invalid_argument("CosseratRod::setConfiguration: expected " + std::to_string(numDofs()) +
                                 " DOFs, got " + std::to_string(q.size()));
   if (q.data() != q_.data()) copyDofs(q_.data(), q.data(), numDofs());
-  frames_ok_ = strains_ok_ = false;
+  frames_ok_ = strains_ok_ = frames_committed_ = false;
 }
 
 void CosseratRod::commitConfiguration() {}
 
 void CosseratRod::computeFrames() const {
-  rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false);
+  if (frames_committed_)  // right after rebaseDofs (φ = 0): the committed frames themselves
+    copyDofs(Q_.data(), Qc_.data(), static_cast<int>(Qc_.size()));
+  else
+    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false);
   frames_ok_ = true;
 }
 
 namespace {
 
-// Strains of every element (Eqs. 9, 11): ℓ, t, e, Q d, σ_L = Q d / ℓ̂ - (0, 0, 1), n_L = Ŝ(σ - σ°).
-// Q: SoA frames with stride ns (CosseratRod::gather); x: node positions; Vec3 outputs 3 per element.
-// One element e from node xa to node xb (xb = xa + 3 inside the arrays; node 0 for a ring's closing
-// element, which computeStrains does apart so that the loop below keeps its unit stride).
+// Strains of every element (Eqs. 9, 11): ℓ, t, e, Q d, σ_L = Q d / ℓ̂ - (0, 0, 1), n_L = Ŝ(σ - σ°),
+// and straight away the element's shear/stretch terms of the elastic forces (Eqs. 23-24): Qᵀn (the
+// force on its nodes) and the couple (Q d) × n, so that Q d and n are never stored (elasticEnergy and
+// shearStrain recompute them, shearOf). Q: SoA frames with stride ns (CosseratRod::gather); x: node
+// positions; Vec3 outputs 3 per element. One element e from node xa to node xb (xb = xa + 3 inside the
+// arrays; node 0 for a ring's closing element, which computeStrains does apart so that the loop below
+// keeps its unit stride).
 [[gnu::always_inline]] inline void elementStrain(int e, const double* __restrict xa, const double* __restrict xb,
                                                  const double* __restrict Q, std::size_t ns,
-                                                 const double* __restrict lhat, const double* __restrict sigma0,
+                                                 const double* __restrict ilhat, const double* __restrict sigma0,
                                                  double S0, double S1, double S2, double* __restrict l,
-                                                 double* __restrict t, double* __restrict e_out, double* __restrict qd,
-                                                 double* __restrict sigma, double* __restrict n) {
+                                                 double* __restrict t, double* __restrict e_out, double* __restrict Nf,
+                                                 double* __restrict cn) {
   const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
   const double dx = xb[0] - xa[0], dy = xb[1] - xa[1], dz = xb[2] - xa[2];
-  const double le = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / le, ilh = 1.0 / lhat[e];
+  const double le = std::sqrt(dx * dx + dy * dy + dz * dz), il = 1.0 / le, ilh = ilhat[e];  // 1 / ℓ̂
   l[e] = le;
   t[3 * e] = dx * il, t[3 * e + 1] = dy * il, t[3 * e + 2] = dz * il;
   e_out[e] = le * ilh;
   const double ax = F[0] * dx + F[3 * ns] * dy + F[6 * ns] * dz;
   const double ay = F[ns] * dx + F[4 * ns] * dy + F[7 * ns] * dz;
   const double az = F[2 * ns] * dx + F[5 * ns] * dy + F[8 * ns] * dz;
-  qd[3 * e] = ax, qd[3 * e + 1] = ay, qd[3 * e + 2] = az;
   const double sx = ax * ilh, sy = ay * ilh, sz = az * ilh - 1.0;
-  sigma[3 * e] = sx, sigma[3 * e + 1] = sy, sigma[3 * e + 2] = sz;
   const double* s0 = sigma0 + 3 * e;
-  n[3 * e] = S0 * (sx - s0[0]), n[3 * e + 1] = S1 * (sy - s0[1]), n[3 * e + 2] = S2 * (sz - s0[2]);
+  const double nx = S0 * (sx - s0[0]), ny = S1 * (sy - s0[1]), nz = S2 * (sz - s0[2]);
+  // Shear/stretch: force Δh(Qᵀ n) on the nodes (Eq. 23), couple (Q d) × n on the element (Eq. 24).
+  Nf[3 * e] = F[0] * nx + F[ns] * ny + F[2 * ns] * nz;
+  Nf[3 * e + 1] = F[3 * ns] * nx + F[4 * ns] * ny + F[5 * ns] * nz;
+  Nf[3 * e + 2] = F[6 * ns] * nx + F[7 * ns] * ny + F[8 * ns] * nz;
+  cn[3 * e] = ay * nz - az * ny, cn[3 * e + 1] = az * nx - ax * nz, cn[3 * e + 2] = ax * ny - ay * nx;
 }
 
 // Elements 0 .. ne-1, element e from node e to node e+1.
 COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const double* __restrict Q, std::size_t ns,
-                                         const double* __restrict lhat, const double* __restrict sigma0,
+                                         const double* __restrict ilhat, const double* __restrict sigma0,
                                          const double* __restrict S, double* __restrict l, double* __restrict t,
-                                         double* __restrict e_out, double* __restrict qd, double* __restrict sigma,
-                                         double* __restrict n, int ne) {
+                                         double* __restrict e_out, double* __restrict Nf, double* __restrict cn,
+                                         int ne) {
   const double S0 = S[0], S1 = S[1], S2 = S[2];
   for (int e = 0; e < ne; ++e)
-    elementStrain(e, x + 3 * e, x + 3 * e + 3, Q, ns, lhat, sigma0, S0, S1, S2, l, t, e_out, qd, sigma, n);
+    elementStrain(e, x + 3 * e, x + 3 * e + 3, Q, ns, ilhat, sigma0, S0, S1, S2, l, t, e_out, Nf, cn);
 }
 
-// Bending couple m = dE/dθ and energy of interior node i from θ_i (Eqs. 8, 10, 20: τ_L D̂-scaled,
-// the 1/E³ rescaling with E = D/D̂ of the node's Voronoi domain).
+// Everything the elastic forces need from node i's curvature θ_i (with c = c(θ), the coefficient of
+// the inverse Jacobians): the bending couple m = dE/dθ and energy (Eqs. 8, 10, 20: τ_L D̂-scaled, the
+// 1/E³ rescaling with E = D/D̂ of the node's Voronoi domain), and at once (m is not stored) the
+// couples of Eq. 24 on its two elements, exact to all orders through the inverse Jacobians of the
+// exponential map (the seed's κ × Bκ terms are their first order): J_r⁻¹(θ) m on element i-1 and
+// -J_l⁻¹(θ) m on element i, J_{r,l}⁻¹ m = m ± ½ θ×m + c θ×(θ×m), and g = dE/dℓ of each adjacent
+// element (the bending energy depends on the Voronoi length D_i through the 1/E³ rescaling of Eq. 10).
 // lprev: the length of the element before the node (l[i - 1]; that of element n-1 at a ring's node 0).
-[[gnu::always_inline]] inline void bendCouple(int i, double thx, double thy, double thz, double lprev,
-                                              const double* __restrict l, const double* __restrict Dhat,
-                                              const double* __restrict theta0, const double* __restrict B,
-                                              double* __restrict m, double* __restrict Ebend) {
+[[gnu::always_inline]] inline void nodeTerms(int i, double thx, double thy, double thz, double c, double lprev,
+                                             const double* __restrict l, const double* __restrict Dhat,
+                                             const double* __restrict theta0, const double* __restrict B,
+                                             double* __restrict Ebend, double* __restrict Jp, double* __restrict Jn,
+                                             double* __restrict g) {
   const double Dh = Dhat[i], Ei = 0.5 * (lprev + l[i]) / Dh;
   const double k = 1.0 / (Dh * Ei * Ei * Ei);
   const double* t0 = theta0 + 3 * i;
   const double ux = thx - t0[0], uy = thy - t0[1], uz = thz - t0[2];
   const double mx = k * B[0] * ux, my = k * B[1] * uy, mz = k * B[2] * uz;
-  m[3 * i] = mx, m[3 * i + 1] = my, m[3 * i + 2] = mz;
-  Ebend[i] = 0.5 * (ux * mx + uy * my + uz * mz);
+  const double E = 0.5 * (ux * mx + uy * my + uz * mz);
+  Ebend[i] = E;
+  const double tx = thy * mz - thz * my, ty = thz * mx - thx * mz, tz = thx * my - thy * mx;  // θ × m
+  const double vx = thy * tz - thz * ty, vy = thz * tx - thx * tz, vz = thx * ty - thy * tx;
+  const double Ax = mx + c * vx, Ay = my + c * vy, Az = mz + c * vz;
+  Jp[3 * i] = Ax + 0.5 * tx, Jp[3 * i + 1] = Ay + 0.5 * ty, Jp[3 * i + 2] = Az + 0.5 * tz;
+  Jn[3 * i] = Ax - 0.5 * tx, Jn[3 * i + 1] = Ay - 0.5 * ty, Jn[3 * i + 2] = Az - 0.5 * tz;
+  g[i] = -3.0 * E / (lprev + l[i]);
 }
 
 // Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), with
@@ -455,8 +480,9 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
 // then redoes. Same operations in the same order as logSO3: bitwise its results.
 COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t ns, const double* __restrict l,
                                         const double* __restrict Dhat, const double* __restrict theta0,
-                                        const double* __restrict B, double* __restrict theta, double* __restrict jc,
-                                        double* __restrict m, double* __restrict Ebend, int ne) {
+                                        const double* __restrict B, double* __restrict theta,
+                                        double* __restrict Ebend, double* __restrict Jp, double* __restrict Jn,
+                                        double* __restrict g, double* __restrict big, int ne) {
   int large = 0;
   for (int i = 1; i < ne; ++i) {
     const double* P = Q + (i - 1);  // P(a, c) = P[ns (a + 3 c)], element i-1
@@ -468,12 +494,14 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
     const double wx = R[7] - R[5], wy = R[2] - R[6], wz = R[3] - R[1];  // 2 sinθ u
     const double s2 = 0.25 * (wx * wx + wy * wy + wz * wz);              // sin²θ
     const double tr = R[0] + R[4] + R[8];
-    large |= !((s2 < 1e-2) & (tr > 1.0));
+    const bool b = !((s2 < 1e-2) & (tr > 1.0));
+    large |= b;
+    big[i] = b ? 1.0 : 0.0;  // the caller redoes these nodes
     const double f = cosserat::asinOverSin(s2);
-    jc[i] = cosserat::invJacobianCoefficientSmall(s2 * f * f);
+    const double c = cosserat::invJacobianCoefficientSmall(s2 * f * f);
     const double h = 0.5 * f, thx = h * wx, thy = h * wy, thz = h * wz;
     theta[3 * i] = thx, theta[3 * i + 1] = thy, theta[3 * i + 2] = thz;
-    bendCouple(i, thx, thy, thz, l[i - 1], l, Dhat, theta0, B, m, Ebend);
+    nodeTerms(i, thx, thy, thz, c, l[i - 1], l, Dhat, theta0, B, Ebend, Jp, Jn, g);
   }
   return large;
 }
@@ -484,26 +512,25 @@ void CosseratRod::computeStrains() const {
   ensureFrames();  // Q = exp(-[φ]) Q_committed, a vectorized pass of its own
   const std::size_t ns = static_cast<std::size_t>(ne_);
   // A ring's closing element (its second node is node 0) is done by closeStrains below.
-  elementStrains(q_.data(), Q_.data(), ns, lhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
-                 t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(), n_.front().data(),
-                 closed_ ? ne_ - 1 : ne_);
+  elementStrains(q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
+                 t_.front().data(), e_.data(), Nf_.data(), cn_.front().data(), closed_ ? ne_ - 1 : ne_);
   if (closed_) closeStrains();
   const int large = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
-                                   theta_.front().data(), jc_.data(), m_.front().data(), Ebend_.data(), ne_);
+                                   theta_.front().data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(), big_.data(),
+                                   ne_);
   if (large) {
     // Curvatures of 0.1 rad or more per node (a coarse or strongly bent rod): logSO3 in full.
     for (int i = 1; i < ne_; ++i) {
+      if (big_[i] == 0.0) continue;  // done by nodeCurvatures
       const Mat3 P = gather(Q_, i - 1), F = gather(Q_, i);
       Mat3 R;  // as nodeCurvatures sums it
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * F(b, 0) + P(a, 1) * F(b, 1) + P(a, 2) * F(b, 2);
-      const double wx = R(2, 1) - R(1, 2), wy = R(0, 2) - R(2, 0), wz = R(1, 0) - R(0, 1);
-      const double s2 = 0.25 * (wx * wx + wy * wy + wz * wz);
-      if (s2 < 1e-2 && R(0, 0) + R(1, 1) + R(2, 2) > 1.0) continue;  // done by nodeCurvatures
-      const Vec3 th = cosserat::logSO3(R, &jc_[i]);
+      double c;
+      const Vec3 th = cosserat::logSO3(R, &c);
       theta_[i] = th;
-      bendCouple(i, th.x(), th.y(), th.z(), l_[i - 1], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
-                 m_.front().data(), Ebend_.data());
+      nodeTerms(i, th.x(), th.y(), th.z(), c, l_[i - 1], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+                Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
     }
   }
   frames_ok_ = strains_ok_ = true;
@@ -516,28 +543,30 @@ void CosseratRod::computeStrains() const {
 void CosseratRod::closeStrains() const {
   const std::size_t ns = static_cast<std::size_t>(ne_);
   const int e = ne_ - 1;
-  elementStrain(e, q_.data() + 3 * e, q_.data(), Q_.data(), ns, lhat_.data(), sigma0_.front().data(), S_[0], S_[1],
-                S_[2], l_.data(), t_.front().data(), e_.data(), qd_.front().data(), sigma_.front().data(),
-                n_.front().data());
+  elementStrain(e, q_.data() + 3 * e, q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_[0], S_[1],
+                S_[2], l_.data(), t_.front().data(), e_.data(), Nf_.data(), cn_.front().data());
   const Mat3 P = gather(Q_, e), F = gather(Q_, 0);
-  const Vec3 th = cosserat::logSO3(P * F.transpose(), &jc_[0]);
+  double c;
+  const Vec3 th = cosserat::logSO3(P * F.transpose(), &c);
   theta_[0] = th;
-  bendCouple(0, th.x(), th.y(), th.z(), l_[e], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
-             m_.front().data(), Ebend_.data());
+  nodeTerms(0, th.x(), th.y(), th.z(), c, l_[e], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+            Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
 }
 
 void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
   // The committed frames become the current ones, re-orthonormalized against round-off drift, and
   // φ = 0. (The kernel calls setConfiguration(q) right before, so the frames are stale: computing
-  // them here again, in the same vectorized pass as the Gram-Schmidt, costs nothing extra.)
+  // them here again, in the same vectorized pass as the Gram-Schmidt, costs nothing extra.) The new
+  // frames are swapped into Qc_ instead of copied; the current frames, equal to them while φ = 0, are
+  // copied from them only if something asks before the next setConfiguration (computeFrames).
   const int r0 = rotationDof(0);
   rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ne_, true);
-  std::copy(Q_.begin(), Q_.end(), Qc_.begin());
+  Qc_.swap(Q_);
   double* __restrict phi = q.data() + r0;
   double* __restrict mine = q_.data() + r0;
   for (int k = 0; k < 3 * ne_; ++k) phi[k] = mine[k] = 0.0;
-  frames_ok_ = true;
-  strains_ok_ = false;  // on demand, from the rebased frames
+  frames_ok_ = strains_ok_ = false;
+  frames_committed_ = true;
 }
 
 void CosseratRod::drift(VecRef q, ConstVecRef v, const double* free, double h) const {
@@ -576,15 +605,43 @@ void CosseratRod::loadState(const std::vector<double>& in) {
     std::copy(in.begin() + 9 * e, in.begin() + 9 * e + 9, Q.data());
     scatter(Qc_, e, Q);
   }
-  frames_ok_ = strains_ok_ = false;
+  frames_ok_ = strains_ok_ = frames_committed_ = false;
 }
 
 // ------------------------------------------------------------------------ energy and forces
 
+// σ_L and n_L of element e, with the operations of elementStrain (bitwise its values).
+void CosseratRod::shearOf(int e, Vec3& sigma, Vec3& n) const {
+  ensureStrains();
+  const std::size_t ns = static_cast<std::size_t>(ne_);
+  const double* F = Q_.data() + e;
+  const double* xa = q_.data() + 3 * e;
+  const double* xb = q_.data() + 3 * next(e);
+  const double dx = xb[0] - xa[0], dy = xb[1] - xa[1], dz = xb[2] - xa[2];
+  const double ilh = ilhat_[e];
+  const double ax = F[0] * dx + F[3 * ns] * dy + F[6 * ns] * dz;
+  const double ay = F[ns] * dx + F[4 * ns] * dy + F[7 * ns] * dz;
+  const double az = F[2 * ns] * dx + F[5 * ns] * dy + F[8 * ns] * dz;
+  const double sx = ax * ilh, sy = ay * ilh, sz = az * ilh - 1.0;
+  const Vec3& s0 = sigma0_[e];
+  sigma = Vec3(sx, sy, sz);
+  n = Vec3(S_[0] * (sx - s0[0]), S_[1] * (sy - s0[1]), S_[2] * (sz - s0[2]));
+}
+
+Vec3 CosseratRod::shearStrain(int e) const {
+  Vec3 sigma, n;
+  shearOf(e, sigma, n);
+  return sigma;
+}
+
 double CosseratRod::elasticEnergy() const {
   ensureStrains();
   double E = 0;
-  for (int e = 0; e < ne_; ++e) E += 0.5 * lhat_[e] * (sigma_[e] - sigma0_[e]).dot(n_[e]);
+  for (int e = 0; e < ne_; ++e) {
+    Vec3 sigma, n;
+    shearOf(e, sigma, n);
+    E += 0.5 * lhat_[e] * (sigma - sigma0_[e]).dot(n);
+  }
   for (int i = 1; i < ne_; ++i) E += Ebend_[i];
   if (closed_) E += Ebend_[0];  // the junction of a ring
   return E;
@@ -598,55 +655,27 @@ namespace {
 // (element e's terms before element e+1's, then node i's before node i+1's), so bitwise as before.
 // The end nodes and elements, which lack some neighbours, are done apart (adding a zero instead
 // would turn -0 into +0).
-COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t ns, const double* __restrict n,
-                                        const double* __restrict qd, const double* __restrict theta,
-                                        const double* __restrict m, const double* __restrict jc,
-                                        const double* __restrict Ebend, const double* __restrict l,
-                                        const double* __restrict t, double* __restrict Nf, double* __restrict Jp,
-                                        double* __restrict Jn, double* __restrict g, double* __restrict couple,
-                                        double* __restrict f, double* __restrict fr, int ne, bool closed) {
-  // Shear/stretch: force Δh(Qᵀ n) on the nodes (Eq. 23), couple (Q d) × n on the element (Eq. 24).
-  for (int e = 0; e < ne; ++e) {
-    const double* F = Q + e;  // Q(r, c) = F[ns (r + 3 c)]
-    const double nx = n[3 * e], ny = n[3 * e + 1], nz = n[3 * e + 2];
-    const double ax = qd[3 * e], ay = qd[3 * e + 1], az = qd[3 * e + 2];
-    Nf[3 * e] = F[0] * nx + F[ns] * ny + F[2 * ns] * nz;
-    Nf[3 * e + 1] = F[3 * ns] * nx + F[4 * ns] * ny + F[5 * ns] * nz;
-    Nf[3 * e + 2] = F[6 * ns] * nx + F[7 * ns] * ny + F[8 * ns] * nz;
-    couple[3 * e] = ay * nz - az * ny, couple[3 * e + 1] = az * nx - ax * nz, couple[3 * e + 2] = ax * ny - ay * nx;
-  }
-  // Bend/twist: couples Δh and Ah of Eq. 24, exact to all orders through the inverse Jacobians of
-  // the exponential map (the seed's κ × Bκ terms are their first order): J_r⁻¹(θ) m on element
-  // i-1 and -J_l⁻¹(θ) m on element i, J_{r,l}⁻¹ m = m ± ½ θ×m + c θ×(θ×m).
-  // The 1/E³ rescaling of Eq. 10 makes the bending energy depend on the Voronoi length D_i:
-  // g = dE/dℓ of each adjacent element.
-  auto inverseJacobians = [&](int i, double lprev) {  // node i; lprev: length of the element before it
-    const double thx = theta[3 * i], thy = theta[3 * i + 1], thz = theta[3 * i + 2];
-    const double mx = m[3 * i], my = m[3 * i + 1], mz = m[3 * i + 2];
-    const double c = jc[i];
-    const double tx = thy * mz - thz * my, ty = thz * mx - thx * mz, tz = thx * my - thy * mx;  // θ × m
-    const double ux = thy * tz - thz * ty, uy = thz * tx - thx * tz, uz = thx * ty - thy * tx;
-    const double Ax = mx + c * ux, Ay = my + c * uy, Az = mz + c * uz;
-    Jp[3 * i] = Ax + 0.5 * tx, Jp[3 * i + 1] = Ay + 0.5 * ty, Jp[3 * i + 2] = Az + 0.5 * tz;
-    Jn[3 * i] = Ax - 0.5 * tx, Jn[3 * i + 1] = Ay - 0.5 * ty, Jn[3 * i + 2] = Az - 0.5 * tz;
-    g[i] = -3.0 * Ebend[i] / (lprev + l[i]);
-  };
-  for (int i = 1; i < ne; ++i) inverseJacobians(i, l[i - 1]);
+COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double* __restrict Nf,
+                                        const double* __restrict cn, const double* __restrict Jp,
+                                        const double* __restrict Jn, const double* __restrict g,
+                                        double* __restrict couple, double* __restrict f, double* __restrict fr, int ne,
+                                        bool closed) {
+  // Shear/stretch: Nf = Qᵀn and cn = (Q d) × n per element (elementStrains); bend/twist: J_r⁻¹m,
+  // J_l⁻¹m and g = dE/dℓ per node (nodeCurvatures, nodeTerms).
   // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1. On an open rod the first
   // element has no node 0 term and the last no node ne term; on a ring (closed) node 0 is the
   // junction: the first element takes its -J_l⁻¹m, the last element its J_r⁻¹m.
   if (closed) {
-    inverseJacobians(0, l[ne - 1]);
-    for (int k = 0; k < 3; ++k) couple[k] = (couple[k] - Jn[k]) + Jp[3 + k];
+    for (int k = 0; k < 3; ++k) couple[k] = (cn[k] - Jn[k]) + Jp[3 + k];
   } else {
-    for (int k = 0; k < 3; ++k) couple[k] += Jp[3 + k];
+    for (int k = 0; k < 3; ++k) couple[k] = cn[k] + Jp[3 + k];
   }
   for (int e = 1; e + 1 < ne; ++e)
-    for (int k = 0; k < 3; ++k) couple[3 * e + k] = (couple[3 * e + k] - Jn[3 * e + k]) + Jp[3 * e + 3 + k];
+    for (int k = 0; k < 3; ++k) couple[3 * e + k] = (cn[3 * e + k] - Jn[3 * e + k]) + Jp[3 * e + 3 + k];
   if (closed) {
-    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = (couple[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k]) + Jp[k];
+    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = (cn[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k]) + Jp[k];
   } else {
-    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] -= Jn[3 * (ne - 1) + k];
+    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = cn[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k];
   }
   for (int k = 0; k < 3 * ne; ++k) fr[k] += couple[k];
   // Forces: node j takes -Qᵀn of element j-1, Qᵀn of element j, then the bending terms of nodes
@@ -696,10 +725,8 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict Q, std::size_t 
 void CosseratRod::addElasticForce(VecRef fv) const {
   ensureStrains();
   double* f = fv.data();
-  elasticForces(Q_.data(), static_cast<std::size_t>(ne_), n_.front().data(), qd_.front().data(),
-                theta_.front().data(), m_.front().data(), jc_.data(), Ebend_.data(), l_.data(), t_.front().data(),
-                Nf_.data(), Jp_.data(), Jn_.data(), g_.data(), couple_.front().data(), f, f + rotationDof(0), ne_,
-                closed_);
+  elasticForces(t_.front().data(), Nf_.data(), cn_.front().data(), Jp_.data(), Jn_.data(), g_.data(),
+                couple_.front().data(), f, f + rotationDof(0), ne_, closed_);
 }
 
 void CosseratRod::addStiffness(StiffnessSink&) const {
@@ -771,10 +798,12 @@ void CosseratRod::addVelocityForce(const EvalContext& ctx, VecRef fv) const {
 
 void CosseratRod::materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const {
   ensureFrames();
-  const Mat3 Q = gather(Q_, edge);
-  m1 = Q.row(0).transpose();
-  m2 = Q.row(1).transpose();
-  t = Q.row(2).transpose();  // d3 (not exactly the tangent when the rod shears)
+  // Rows d1, d2, d3 of the frame, read from the structure-of-arrays store (gather) directly.
+  const double* F = Q_.data() + edge;  // Q(r, c) = F[ne (r + 3 c)]
+  const std::size_t s = static_cast<std::size_t>(ne_);
+  m1 = Vec3(F[0], F[3 * s], F[6 * s]);
+  m2 = Vec3(F[s], F[4 * s], F[7 * s]);
+  t = Vec3(F[2 * s], F[5 * s], F[8 * s]);  // d3 (not exactly the tangent when the rod shears)
 }
 
 double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
@@ -793,8 +822,17 @@ void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
   if (node < 0 || node >= nn_) throw std::out_of_range("CosseratRod::addNodeTorque: node " + std::to_string(node));
   const int e = node < ne_ ? node : ne_ - 1;
   ensureStrains();
-  // External couple C_L = Q T on the element, times e as in addVelocityForce.
-  f.segment<3>(rotationDof(e)) += e_[e] * (gather(Q_, e) * T);
+  // External couple C_L = Q T on the element, times e as in addVelocityForce, read from the
+  // structure-of-arrays frames without gathering a Mat3. The roundings are those of the Eigen
+  // expression e (Q T) this replaces (Eigen 3.4, SSE2: e folded into Q, rows 0 and 1 summed left to
+  // right as one packet, row 2 as a reduction), so results are bitwise as before.
+  const double* F = Q_.data() + e;  // Q(r, c) = F[ne (r + 3 c)]
+  const std::size_t s = static_cast<std::size_t>(ne_);
+  const double ee = e_[e], T0 = T[0], T1 = T[1], T2 = T[2];
+  double* fr = f.data() + rotationDof(e);
+  fr[0] += ((ee * F[0]) * T0 + (ee * F[3 * s]) * T1) + (ee * F[6 * s]) * T2;
+  fr[1] += ((ee * F[s]) * T0 + (ee * F[4 * s]) * T1) + (ee * F[7 * s]) * T2;
+  fr[2] += (ee * F[2 * s]) * T0 + ((ee * F[5 * s]) * T1 + (ee * F[8 * s]) * T2);
 }
 
 }  // namespace rodsim

@@ -58,7 +58,7 @@ class CosseratRod : public Rod {
   Mat3 frame(int e) const { ensureFrames(); return gather(Q_, e); }  // rows d1, d2, d3
   Mat3 committedFrame(int e) const { return gather(Qc_, e); }
   double dilatation(int e) const { ensureStrains(); return e_[e]; }
-  const Vec3& shearStrain(int e) const { ensureStrains(); return sigma_[e]; }  // σ_L = Q(e t - d3)
+  Vec3 shearStrain(int e) const;  // σ_L = Q(e t - d3)
   Vec3 curvature(int node) const;  // κ̂_L at an interior node (every node of a ring), 1/m
   bool closed() const { return closed_; }
   double restLength(int e) const { return lhat_[e]; }
@@ -86,6 +86,7 @@ class CosseratRod : public Rod {
     for (int k = 0; k < 9; ++k) A[static_cast<std::size_t>(k) * ne_ + e] = M.data()[k];
   }
   void computeStrains() const;  // frames first (their own pass) if they are stale
+  void shearOf(int e, Vec3& sigma, Vec3& n) const;  // σ_L and n_L of element e (energy, shearStrain)
   void closeStrains() const;    // a ring's closing element n-1 and junction node 0 (computeStrains)
   // The node after node e along element e: e + 1, or 0 for the closing element of a ring.
   int next(int e) const { return closed_ && e + 1 == nn_ ? 0 : e + 1; }
@@ -99,19 +100,23 @@ class CosseratRod : public Rod {
   std::vector<std::pair<int, double>> point_masses_;  // (node, kg): added to the lumped mass
   Vec3 v_init_ = Vec3::Zero();
   std::vector<double> lhat_, voronoi_, Dhat_;  // rest edge, node Voronoi (ends: half edge), interior D̂
+  std::vector<double> ilhat_;                 // 1 / lhat_
   std::vector<Vec3> sigma0_, theta0_;          // rest strains: σ°_L per element, D̂ κ̂°_L per node
   std::vector<double> Qc_;                     // committed frames (rows d1, d2, d3), SoA (gather)
 
   // current configuration (setConfiguration) and what is derived from it, on demand
   Vec q_;
   mutable bool frames_ok_ = false, strains_ok_ = false;
+  bool frames_committed_ = false;  // φ = 0 since rebaseDofs: the current frames are Qc_ (computeFrames)
   mutable std::vector<double> Q_;  // current frames exp(-[φ]) Qc, SoA (gather)
-  mutable std::vector<Vec3> t_, sigma_, n_, qd_, theta_, m_;  // tangent, σ_L, n_L = Ŝ(σ-σ°), Q d, θ = D̂κ̂, m = dE/dθ
-  mutable std::vector<double> l_, e_, Ebend_, jc_;            // length, dilatation; per node: bending energy,
-                                                              // inverse-Jacobian coefficient c(θ)
-  mutable std::vector<Vec3> couple_;                          // elastic couples of the last addElasticForce
-  mutable std::vector<double> Nf_, Jp_, Jn_, g_;              // addElasticForce scratch: Qᵀn per element,
-                                                              // J_r⁻¹m and J_l⁻¹m, dE/dℓ per node
+  mutable std::vector<Vec3> t_, theta_;  // tangent, θ = D̂κ̂
+  mutable std::vector<double> l_, e_, Ebend_;  // length, dilatation; bending energy per node
+  // What computeStrains prepares for the elastic forces: per element Qᵀn_L (Nf_) and (Q d) × n_L (cn_),
+  // per node J_r⁻¹m and J_l⁻¹m (Jp_, Jn_, 3 each, m = dE/dθ) and g_ = dE/dℓ of the adjacent elements.
+  mutable std::vector<Vec3> cn_;
+  mutable std::vector<double> Nf_, Jp_, Jn_, g_;
+  mutable std::vector<double> big_;  // 1 at the nodes whose curvature needs logSO3's large-angle branch
+  mutable std::vector<Vec3> couple_;  // elastic couples of the last addElasticForce
 };
 
 }  // namespace rodsim

@@ -13,12 +13,12 @@ namespace rodsim::explicit_solver {
 namespace {
 
 // The per-DOF passes of step() below are the solver's whole cost (a few flops per DOF, memory
-// bound): they are compiled twice, for AVX2 machines and for generic x86-64, and the loader picks
+// bound): they are compiled for AVX-512 and AVX2 machines and for generic x86-64, and the loader picks
 // one at run time (as plugins/fluid_rss/far_field.cpp). This file is compiled with
-// -ffp-contract=off (CMakeLists.txt), so both clones round exactly as the scalar code did: the
+// -ffp-contract=off (CMakeLists.txt), so all clones round exactly as the scalar code did: the
 // trajectories are bitwise those of the unvectorized loops.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define EXPLICIT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define EXPLICIT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define EXPLICIT_SIMD_CLONES
 #endif
@@ -82,6 +82,48 @@ EXPLICIT_SIMD_CLONES bool residual(double* __restrict res, const double* __restr
     bad |= nonFiniteBit(q[i]) | nonFiniteBit(v[i]);
   }
   return (bad >> 63) == 0;
+}
+
+// The start of a step fused with its first drift and the start-of-evaluation configuration (one
+// pass instead of three): q = q_world + a v_world fr, v = v0 = v_world, qs = q - dt v. The same
+// operations as startOfStep, drift and startConfiguration one after the other; the caller redoes qs
+// on the DOFs the constraints prescribe in between.
+EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict v, double* __restrict v0,
+                                     double* __restrict qs, const double* __restrict qw, const double* __restrict vw,
+                                     const double* __restrict fr, double a, double dt, int n) {
+  for (int i = 0; i < n; ++i) {
+    const double vi = vw[i];
+    const double qi = qw[i] + a * vi * fr[i];
+    q[i] = qi;
+    v[i] = v0[i] = vi;
+    qs[i] = qi - dt * vi;
+  }
+}
+
+// The last kick fused with the last drift and the residual (one pass instead of three): v += b dt
+// M⁻¹ f, q += a v fr, res = M (v - v0)/dt - F with F = acc + b f (or b f for a one-kick scheme:
+// acc is not read then), and the finiteness checks of f and of the end-of-step q and v. The same
+// operations as kick, drift and residual; the caller redoes v and res on the prescribed DOFs.
+// Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
+EXPLICIT_SIMD_CLONES int kickDriftResidual(double* __restrict res, double* __restrict q, double* __restrict v,
+                                           const double* __restrict v0, const double* __restrict acc,
+                                           const double* __restrict f, const double* __restrict minv,
+                                           const double* __restrict fr, const double* __restrict M, double b,
+                                           double a, double dt, bool first, int n) {
+  const double bdt = b * dt;
+  std::uint64_t badf = 0, bads = 0;
+  for (int i = 0; i < n; ++i) {
+    const double fi = f[i];
+    const double F = first ? b * fi : acc[i] + b * fi;
+    const double vi = v[i] + bdt * fi * minv[i];
+    const double qi = q[i] + a * vi * fr[i];
+    v[i] = vi;
+    q[i] = qi;
+    res[i] = M[i] * (vi - v0[i]) / dt - F;
+    badf |= nonFiniteBit(fi);
+    bads |= nonFiniteBit(qi) | nonFiniteBit(vi);
+  }
+  return int(badf >> 63) | int(bads >> 63) << 1;
 }
 
 }  // namespace
@@ -205,6 +247,15 @@ double ExplicitSolver::estimateMaxFrequency(World& world, double dt) {
   return std::sqrt(std::max(lambda, 0.0));
 }
 
+// The committed state moves into the World by swapping buffers (no copy): the World's q() and v()
+// become this step's q_ and v_, and q_, v_ keep the old buffers (rewritten at the next step). The
+// kernel's commitStep then skips copying a vector onto itself.
+const Vec& ExplicitSolver::swapIntoWorld(World& world) {
+  world.q().swap(q_);
+  world.v().swap(v_);
+  return world.q();
+}
+
 void ExplicitSolver::driftRods(World& world, double h) {
   drift(q_.data(), v_.data(), outside_rods_.data(), h, static_cast<int>(q_.size()));
   for (int r = 0; r < world.numRods(); ++r) {
@@ -298,9 +349,14 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   q_.resize(n);
   v_.resize(n);
   v0_.resize(n);
-  startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
+  qs_.resize(n);
+  // Position-verlet fuses the start-of-step copies into its first drift (startDrift below); the
+  // stability estimate of the first step needs them before.
+  const bool fused = !compose_rotations_ && !scheme_.kick.empty();
+  if (!fused || (!checked_ && stability_ != "off"))
+    startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
   q0_fixed_.resize(fixed_list_.size());
-  for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = q_[fixed_list_[j]];
+  for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = world.q()[fixed_list_[j]];
 
   if (!checked_ && stability_ != "off") {
     checked_ = true;
@@ -324,7 +380,10 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   }
 
   // One vectorized pass over the DOF vectors per drift, per start-of-evaluation configuration and
-  // per kick (the kick fused with the averaged force and the finiteness check of f).
+  // per kick (the kick fused with the averaged force and the finiteness check of f). Without
+  // composed rotations (position-verlet), the start of the step, the first drift and the first
+  // start-of-evaluation configuration are one pass, and so are the last kick, the last drift and
+  // the residual; the DOFs the constraints prescribe between them are redone after the constraints.
   double* __restrict q = q_.data();
   double* __restrict v = v_.data();
   double* __restrict qs = qs_.data();
@@ -332,39 +391,74 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   const double* __restrict f = f_.data();
   const double* __restrict minv = m_inv_.data();
   const double* __restrict fr = free_.data();
+  auto nonFiniteForce = [&](double tau) {
+    report.ok = false;
+    report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
+                     " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
+                     " s) or check the loads";
+    return report;
+  };
+  auto nonFiniteState = [&] {
+    report.ok = false;
+    report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
+    return report;
+  };
   double tau = t0;
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
-    if (compose_rotations_)
+    const bool start_fused = fused && k == 0;
+    if (start_fused)
+      startDrift(q, v, v0_.data(), qs, world.q().data(), world.v().data(), fr, scheme_.drift[0] * dt, dt, n);
+    else if (compose_rotations_)
       driftRods(world, scheme_.drift[k] * dt);
     else
       drift(q, v, fr, scheme_.drift[k] * dt, n);
     tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
     if (k == K) break;
-    startConfiguration(qs, q, v, dt, n);
+    if (start_fused) {
+      for (int i : fixed_list_) qs[i] = q[i] - dt * v[i];
+    } else {
+      startConfiguration(qs, q, v, dt, n);
+    }
     qs_fresh_ = true;
     evaluate(world, tau, dt);
     if (velocity_forces_ != VelocityForces::Explicit) integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt);
-    if (!kick(acc, v, f, minv, scheme_.kick[k], dt, k == 0, n)) {
-      report.ok = false;
-      report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
-                       " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
-                       " s) or check the loads";
+    if (fused && k + 1 == K) {
+      // last kick + last drift + residual, then the constraints and the prescribed DOFs
+      const int bad = kickDriftResidual(residual_.data(), q, v, v0_.data(), acc, f, minv, fr, M.data(),
+                                        scheme_.kick[k], scheme_.drift[K] * dt, dt, k == 0, n);
+      if (bad & 1) return nonFiniteForce(tau);
+      world.prescribe(t0 + dt, q_);
+      std::uint64_t badfixed = 0;
+      for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
+        const int i = fixed_list_[j];
+        v[i] = (q[i] - q0_fixed_[j]) / dt;
+        const double F = k == 0 ? scheme_.kick[k] * f[i] : acc[i] + scheme_.kick[k] * f[i];
+        residual_[i] = M[i] * (v[i] - v0_[i]) / dt - F;
+        badfixed |= nonFiniteBit(q[i]) | nonFiniteBit(v[i]);
+      }
+      // bit 1 may come from a fixed DOF's value before the constraint set it: check the free ones again
+      if ((bad & 2) || (badfixed >> 63)) {
+        std::uint64_t b2 = badfixed;
+        for (int i = 0; i < n; ++i)
+          if (fr[i] != 0.0) b2 |= nonFiniteBit(q[i]) | nonFiniteBit(v[i]);
+        if (b2 >> 63) return nonFiniteState();
+      }
+      world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
+      report.iterations = 0;
+      report.residual = 0;
       return report;
     }
+    if (!kick(acc, v, f, minv, scheme_.kick[k], dt, k == 0, n)) return nonFiniteForce(tau);
   }
   for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
     const int i = fixed_list_[j];
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  if (!residual(residual_.data(), M.data(), q, v, v0_.data(), acc, dt, n)) {
-    report.ok = false;
-    report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
-    return report;
-  }
-  world.commitStep(t0 + dt, q_, v_, residual_);
+  if (!residual(residual_.data(), M.data(), q, v, v0_.data(), acc, dt, n)) return nonFiniteState();
+  world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
   report.iterations = 0;
   report.residual = 0;
   return report;

@@ -41,6 +41,7 @@ class ExplicitSolver : public Solver {
  private:
   void evaluate(World& world, double t, double dt);
   void driftRods(World& world, double h);
+  const Vec& swapIntoWorld(World& world);
   // f += the change that integrating the velocity-dependent forces over a kick of length tau
   // (midpoint rule or RK4) makes to the force frozen at the velocity before the kick.
   void integrateVelocityForces(World& world, double t, double dt, double tau);
