@@ -49,6 +49,13 @@ class Ground : public Force {
     int tw;       // global twist DOF (-1: none)
     double r;     // radius
     double wa, wb;  // weights of the node forces in the element force (1/2, or 1 at the rod's ends)
+    int va, vb, vt;  // indexes of the DOFs a, b, tw in vel_ (vt: -1 without a twist DOF)
+  };
+  // The elements of one rod: elements_[k0 .. k0 + n), with the rod's DOFs [lo, lo + ndof) at vel_[voff ..).
+  struct RodRun {
+    Rod* rod;
+    int k0, n, lo, ndof, voff;
+    bool uniform;  // element k0 + j joins nodes at DOFs a0 + 3 j and a0 + 3 j + 3, one radius
   };
   Vec3 point_, normal_;
   double k_w_, gamma_w_, tolerance_, v_eps_;
@@ -59,6 +66,12 @@ class Ground : public Force {
   std::vector<Element> elements_;
   // scratch, sized at bind: element force (3 per element) and axial torque gathered before any write
   std::vector<double> force_, torque_;
+  std::vector<RodRun> runs_;
+  // scratch: velocities (q - q_start)/dt of every DOF of the rods, computed per rod in one vector
+  // pass; the couple of the lateral friction on each element (3 per element, zero without one),
+  // handed to each rod at once (Rod::addNodeTorques)
+  std::vector<double> vel_, couple_;
+  std::vector<double> geo_;  // scratch: per element geometry (ground.cpp, Geometry), 14 per element
   std::vector<Regime> longitudinal_, lateral_;
   double normal_total_ = 0;
   int contacts_ = 0;

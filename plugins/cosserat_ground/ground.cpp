@@ -17,12 +17,77 @@ std::string rodNames(World& world) {
   return out.empty() ? "(none: the scene has no rod)" : out;
 }
 
-// Velocity of global DOF i in this evaluation (0 when there is none: quasi-static, no step).
-inline double velocity(const EvalContext& ctx, int i) {
-  return (ctx.quasi_static || !(ctx.dt > 0)) ? 0.0 : ctx.velocity(i);
+inline Vec3 load3(const double* p) { return Vec3(p[0], p[1], p[2]); }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GROUND_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GROUND_SIMD_CLONES
+#endif
+
+// v_i = (q_i - q_start_i) / dt over a rod's DOFs, as EvalContext::velocity rounds it, in one vector
+// pass (the per-element loop below needs 7 velocities per element, 6 of them shared with the
+// neighbours: one scalar division each before).
+// What the per-element loop needs of element k's geometry and velocity, branch-free (so that a run of
+// elements vectorizes): its penetration eps, the mean velocity ve and total force Fe projected on
+// the normal and (for the friction) on u_x and u_k, sin of the tangent's angle to the normal, and
+// u_k, u_x. Same operations in the same order as the Eigen expressions they replace (dot products
+// (a0 b0 + a1 b1) + a2 b2, Eigen's cross and norm, component-wise division by the norm in
+// normalize()), so bitwise the same values. xa, xb, ma, mb, va, vb: the element's two nodes.
+struct Geometry {
+  double *eps, *s, *vn, *Fn, *vx, *Fx, *vk, *Fk, *uk, *ux;  // uk, ux: 3 per element
+};
+[[gnu::always_inline]] inline void elementGeometry(std::size_t k, const double* __restrict xa,
+                                                   const double* __restrict xb, double ma, double mb,
+                                                   const double* __restrict va, const double* __restrict vb,
+                                                   const double* __restrict Fe, double r, const double* nrm,
+                                                   const double* pt, const Geometry& g) {
+  const double n0 = nrm[0], n1 = nrm[1], n2 = nrm[2];
+  const double c0 = 0.5 * (xa[0] + xb[0]) - pt[0], c1 = 0.5 * (xa[1] + xb[1]) - pt[1],
+               c2 = 0.5 * (xa[2] + xb[2]) - pt[2];
+  g.eps[k] = r - ((n0 * c0 + n1 * c1) + n2 * c2);  // penetration (Fig. 7)
+  const double mab = ma + mb;
+  const double v0 = (ma * va[0] + mb * vb[0]) / mab, v1 = (ma * va[1] + mb * vb[1]) / mab,
+               v2 = (ma * va[2] + mb * vb[2]) / mab;
+  const double F0 = Fe[0], F1 = Fe[1], F2 = Fe[2];
+  g.vn[k] = (n0 * v0 + n1 * v1) + n2 * v2;
+  g.Fn[k] = (n0 * F0 + n1 * F1) + n2 * F2;
+  const double t0 = xb[0] - xa[0], t1 = xb[1] - xa[1], t2 = xb[2] - xa[2];
+  double u0 = t1 * n2 - t2 * n1, u1 = t2 * n0 - t0 * n2, u2 = t0 * n1 - t1 * n0;  // u_k = t x u_perp
+  const double tl = std::sqrt((t0 * t0 + t1 * t1) + t2 * t2);
+  const double z = (u0 * u0 + u1 * u1) + u2 * u2, un = std::sqrt(z);
+  g.s[k] = un / (tl > 0 ? tl : 1.0);
+  const double iu = z > 0 ? un : 1.0;  // normalize() leaves a zero vector alone
+  u0 = u0 / iu, u1 = u1 / iu, u2 = u2 / iu;
+  const double x0 = n1 * u2 - n2 * u1, x1 = n2 * u0 - n0 * u2, x2 = n0 * u1 - n1 * u0;  // u_x = u_perp x u_k
+  g.vx[k] = (v0 * x0 + v1 * x1) + v2 * x2;
+  g.Fx[k] = (F0 * x0 + F1 * x1) + F2 * x2;
+  g.vk[k] = (v0 * u0 + v1 * u1) + v2 * u2;
+  g.Fk[k] = (F0 * u0 + F1 * u1) + F2 * u2;
+  g.uk[3 * k] = u0, g.uk[3 * k + 1] = u1, g.uk[3 * k + 2] = u2;
+  g.ux[3 * k] = x0, g.ux[3 * k + 1] = x1, g.ux[3 * k + 2] = x2;
 }
 
-inline Vec3 load3(const double* p) { return Vec3(p[0], p[1], p[2]); }
+// elementGeometry for n elements whose nodes are consecutive in x, M and v (3 DOFs per node, as a
+// Cosserat rod lays them out): element k from node k to node k+1, k = 0 .. n-1, results at k0 + k.
+// The outputs are separate restrict pointers so that g++ vectorizes the loop across elements.
+GROUND_SIMD_CLONES void runGeometry(const double* __restrict x, const double* __restrict M, const double* __restrict v,
+                                    const double* __restrict Fe, double r, double n0, double n1, double n2, double p0,
+                                    double p1, double p2, double* __restrict eps, double* __restrict s,
+                                    double* __restrict vn, double* __restrict Fn, double* __restrict vx,
+                                    double* __restrict Fx, double* __restrict vk, double* __restrict Fk,
+                                    double* __restrict uk, double* __restrict ux, int n) {
+  const double nrm[3] = {n0, n1, n2}, pt[3] = {p0, p1, p2};
+  const Geometry g{eps, s, vn, Fn, vx, Fx, vk, Fk, uk, ux};
+  for (int k = 0; k < n; ++k)
+    elementGeometry(k, x + 3 * k, x + 3 * k + 3, M[3 * k], M[3 * k + 3], v + 3 * k, v + 3 * k + 3, Fe + 3 * k, r, nrm,
+                    pt, g);
+}
+
+GROUND_SIMD_CLONES void velocities(const double* __restrict q, const double* __restrict qs, double dt,
+                                   double* __restrict v, int n) {
+  for (int i = 0; i < n; ++i) v[i] = (q[i] - qs[i]) / dt;
+}
 
 }  // namespace
 
@@ -100,7 +165,10 @@ void Ground::bind(World& world) {
     }
   }
   elements_.clear();
+  runs_.clear();
+  int voff = 0;
   for (Rod* rod : rods) {
+    const int k0 = static_cast<int>(elements_.size()), lo = rod->dofOffset();
     const int ne = rod->numEdges();
     if (rolling_ && rod->twistDof(0) < 0)
       throw ParamError("rolling", "rod '" + rod->name() +
@@ -118,10 +186,23 @@ void Ground::bind(World& world) {
       // F_perp exactly under a uniform load).
       el.wa = e == 0 ? 1.0 : 0.5;
       el.wb = e == ne - 1 ? 1.0 : 0.5;
+      el.va = voff + el.a - lo;
+      el.vb = voff + el.b - lo;
+      el.vt = el.tw >= 0 ? voff + el.tw - lo : -1;
       elements_.push_back(el);
     }
+    // Nodes 3 DOFs apart and one radius (a Cosserat rod): its elements vectorize (runGeometry).
+    bool uniform = true;
+    for (int e = 0; e < ne; ++e)
+      uniform = uniform && elements_[k0 + e].a == elements_[k0].a + 3 * e && elements_[k0 + e].b == elements_[k0 + e].a + 3 &&
+                elements_[k0 + e].r == elements_[k0].r;
+    runs_.push_back({rod, k0, ne, lo, rod->numDofs(), voff, uniform});
+    voff += rod->numDofs();
   }
+  vel_.assign(voff, 0.0);
   const std::size_t n = elements_.size();
+  couple_.assign(3 * n, 0.0);
+  geo_.assign(14 * n, 0.0);
   force_.assign(3 * n, 0.0);
   torque_.assign(n, 0.0);
   longitudinal_.assign(n, Regime::None);
@@ -138,41 +219,63 @@ void Ground::addForce(const EvalContext& ctx, Vec& f) {
     for (int c = 0; c < 3; ++c) force_[3 * k + c] = el.wa * f[el.a + c] + el.wb * f[el.b + c];
     torque_[k] = el.tw >= 0 ? f[el.tw] : 0.0;
   }
+  // Velocities of every DOF of the rods (0 when there is none: quasi-static, no step).
+  const bool moving = !(ctx.quasi_static || !(ctx.dt > 0));
+  for (const RodRun& run : runs_) {
+    if (moving)
+      velocities(q.data() + run.lo, ctx.q_start->data() + run.lo, ctx.dt, vel_.data() + run.voff, run.ndof);
+    else
+      std::fill(vel_.begin() + run.voff, vel_.begin() + run.voff + run.ndof, 0.0);
+  }
   const bool friction = mu_fs_ > 0 || mu_bs_ > 0 || mu_rs_ > 0 || mu_fk_ > 0 || mu_bk_ > 0 || mu_rk_ > 0;
+  const bool couples = rolling_ && friction;
+  if (couples) std::fill(couple_.begin(), couple_.end(), 0.0);
+  const double* vel = vel_.data();
+  // Pass 2: the geometry of every element (branch-free; vectorized over the runs of a Cosserat rod).
+  double* G = geo_.data();
+  const Geometry g{G, G + n, G + 2 * n, G + 3 * n, G + 4 * n, G + 5 * n, G + 6 * n, G + 7 * n, G + 8 * n, G + 11 * n};
+  for (const RodRun& run : runs_) {
+    if (run.uniform) {
+      const Element& el = elements_[run.k0];
+      const std::size_t k0 = run.k0;
+      runGeometry(q.data() + el.a, M.data() + el.a, vel + el.va, force_.data() + 3 * k0, el.r, normal_[0], normal_[1],
+                  normal_[2], point_[0], point_[1], point_[2], g.eps + k0, g.s + k0, g.vn + k0, g.Fn + k0, g.vx + k0,
+                  g.Fx + k0, g.vk + k0, g.Fk + k0, g.uk + 3 * k0, g.ux + 3 * k0, run.n);
+    } else {
+      for (int j = 0; j < run.n; ++j) {
+        const std::size_t k = run.k0 + j;
+        const Element& el = elements_[k];
+        elementGeometry(k, q.data() + el.a, q.data() + el.b, M[el.a], M[el.b], vel + el.va, vel + el.vb, force_.data() + 3 * k,
+                        el.r, normal_.data(), point_.data(), g);
+      }
+    }
+  }
   normal_total_ = 0;
   contacts_ = 0;
-  // Pass 2: response of each element in contact.
+  // Pass 3: response of each element in contact.
   for (std::size_t k = 0; k < n; ++k) {
     const Element& el = elements_[k];
     longitudinal_[k] = lateral_[k] = Regime::None;
-    const Vec3 xa = q.segment<3>(el.a), xb = q.segment<3>(el.b);
-    const double eps = el.r - normal_.dot(0.5 * (xa + xb) - point_);  // penetration (Fig. 7)
-    if (eps < -tolerance_) continue;                                   // H(eps) of Eq. 38
+    const double eps = g.eps[k];
+    if (eps < -tolerance_) continue;  // H(eps) of Eq. 38
     ++contacts_;
     const double ma = M[el.a], mb = M[el.b];
     const double me = el.wa * ma + el.wb * mb;  // element mass, same transform as the forces
-    Vec3 va, vb;
-    for (int c = 0; c < 3; ++c) va[c] = velocity(ctx, el.a + c), vb[c] = velocity(ctx, el.b + c);
-    const Vec3 ve = (ma * va + mb * vb) / (ma + mb);
-    const Vec3 Fe = load3(&force_[3 * k]);
 
     // Eq. 38: cancel the part of the total force that pushes into the plane, plus the elastic and
     // dissipative responses.
-    const double Fperp = normal_.dot(Fe);
-    const double N = (Fperp < 0 ? -Fperp : 0.0) + k_w_ * std::max(eps, 0.0) - gamma_w_ * normal_.dot(ve);
+    const double Fperp = g.Fn[k];
+    const double N = (Fperp < 0 ? -Fperp : 0.0) + k_w_ * std::max(eps, 0.0) - gamma_w_ * g.vn[k];
     const double Nabs = std::abs(N);
     normal_total_ += N;
     Vec3 F = N * normal_;
 
-    Vec3 t = xb - xa;
-    Vec3 uk = t.cross(normal_);  // u_k = t x u_perp (Fig. 8), |t| sin(angle to the normal)
-    const double tl = t.norm(), s = uk.norm() / (tl > 0 ? tl : 1.0);
+    const double s = g.s[k];  // |u_k| / |t| before normalization: sin of the angle to the normal
     if (friction && s > 1e-9) {
-      uk.normalize();
-      const Vec3 ux = normal_.cross(uk);  // u_x = u_perp x u_k: the tangent projected on the plane
+      const Vec3 uk = load3(g.uk + 3 * k), ux = load3(g.ux + 3 * k);  // u_x: the tangent projected on the plane
       // Longitudinal friction (Sec. IV.5, F_long): kinetic opposite to v_x, static opposite to F_x
       // up to mu_s |F_perp|; forward (+t) or backward coefficients by the sign of v_x or F_x.
-      const double vx = ve.dot(ux), Fx = Fe.dot(ux);
+      const double vx = g.vx[k], Fx = g.Fx[k];
       double Flong;
       if (std::abs(vx) > v_eps_) {
         Flong = -(vx > 0 ? mu_fk_ : mu_bk_) * Nabs * (vx > 0 ? 1.0 : -1.0);
@@ -186,11 +289,11 @@ void Ground::addForce(const EvalContext& ctx, Vec& f) {
       // = (v_k - r omega_x) u_k, since u_perp x u_x = -u_k. omega_x: the spin about the axis, from the
       // twist DOF (omega . d3, d3 ~ t, times t . u_x = s to project on u_x); T_x likewise from the
       // generalized force on the twist DOF.
-      const double vk = ve.dot(uk), Fk = Fe.dot(uk);
+      const double vk = g.vk[k], Fk = g.Fk[k];
       double vslip, Froll;
       if (rolling_) {
         const double J = M[el.tw];  // axial moment of inertia of the element (rho 2I l for a Cosserat rod)
-        const double w = velocity(ctx, el.tw) * s, T = torque_[k] * s, r = el.r;
+        const double w = vel[el.vt] * s, T = torque_[k] * s, r = el.r;
         vslip = vk - r * w;
         // No-slip force (Eqs. 40-42) for element mass m and axial inertia J: m a = F_k + F_roll,
         // J dw/dt = T_x - r F_roll, a = r dw/dt  =>  F_roll = (m r T_x - J F_k) / (J + m r^2), which is
@@ -210,14 +313,18 @@ void Ground::addForce(const EvalContext& ctx, Vec& f) {
       }
       F += Flong * ux + Flat * uk;
       // C_lat = (-r u_perp) x F_lat u_k = -r F_lat u_x (the couple of the contact force about the centre).
+      // Added for all elements at once below (Rod::addNodeTorques).
       if (rolling_ && Flat != 0.0) {
-        Rod& rod = *el.rod;
-        rod.addNodeTorque(el.local, (-el.r * Flat) * ux, f.segment(rod.dofOffset(), rod.numDofs()));
+        const Vec3 C = (-el.r * Flat) * ux;
+        for (int c = 0; c < 3; ++c) couple_[3 * k + c] = C[c];
       }
     }
     f.segment<3>(el.a) += 0.5 * F;
     f.segment<3>(el.b) += 0.5 * F;
   }
+  if (couples)
+    for (const RodRun& run : runs_)
+      run.rod->addNodeTorques(couple_.data() + 3 * run.k0, f.segment(run.rod->dofOffset(), run.rod->numDofs()));
 }
 
 std::vector<std::string> Ground::reportColumns() const {

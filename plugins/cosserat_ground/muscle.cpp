@@ -127,7 +127,7 @@ void MuscleTorque::addForce(const EvalContext& ctx, Vec& f) {
     couple_[i - 1] -= C;
   }
   auto fr = f.segment(rod_->dofOffset(), rod_->numDofs());
-  for (int e = 0; e < ne; ++e) rod_->addNodeTorque(e, couple_[e], fr);
+  rod_->addNodeTorques(couple_.front().data(), fr);  // addNodeTorque(e, couple_[e], fr) for every e
 }
 
 }  // namespace rodsim::ground

@@ -173,6 +173,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   e_.assign(ne_, 1.0);
   theta_.assign(nn_, Vec3::Zero());
   big_.assign(nn_, 0.0);
+  redo_.assign(ne_, 0.0);
   Ebend_.assign(nn_, 0.0);
   Nf_.assign(3 * ne_, 0.0);
   Jp_.assign(3 * nn_, 0.0);
@@ -294,8 +295,9 @@ inline void orthonormalizeRows(Mat3& Q) {
 // element e at [k ne + e], see CosseratRod::gather; φ: 3 per element) that g++ vectorizes across
 // elements. Its body has no branch: every element takes the Taylor polynomial of the Rodrigues
 // coefficients, and the few elements turned by 0.1 rad or more (never in a stable time step) are
-// redone afterwards with rotateFrame's sin/cos. invNorm's two cases are both computed and selected
-// (a select, not a branch, thanks to -fno-trapping-math). The results are bitwise those of rotateFrame and
+// redone afterwards with rotateFrame's sin/cos. Of invNorm the loop takes the Newton case only (no
+// vector sqrt and division per element); the rare frame whose rows are not unit to 1e-6 is redone
+// afterwards too (flagged in `redo`). The results are bitwise those of rotateFrame and
 // orthonormalizeRows one element at a time (same operations in the same order, no FMA contraction:
 // CMakeLists.txt). Compiled for AVX-512 (x86-64-v4, 8 elements per vector),
 // AVX2 (x86-64-v3) and generic x86-64 (as plugins/fluid_rss/far_field.cpp); all round alike.
@@ -311,17 +313,18 @@ template <bool orthonormalize>
                                                    double* __restrict F2, double* __restrict F3,
                                                    double* __restrict F4, double* __restrict F5,
                                                    double* __restrict F6, double* __restrict F7,
-                                                   double* __restrict F8, int ne) {
+                                                   double* __restrict F8, double* __restrict redo, std::size_t s,
+                                                   int ne) {
   // The nine output streams F_k = Q + k ne are separate restrict pointers: g++ cannot otherwise
   // tell that the stores of one element do not overlap another's (the stride ne is only known at
   // run time), and would not vectorize.
-  const std::size_t s = static_cast<std::size_t>(ne);  // SoA stride (CosseratRod::gather)
+  // s: the SoA stride (CosseratRod::gather); ne: the number of elements done here.
   int large = 0;
   for (int e = 0; e < ne; ++e) {
     const double* p = phi + 3 * e;
     const double* C = Qc + e;  // C[s * k] = Qc_e(r, c), k = r + 3c
     const double x = -p[0], y = -p[1], z = -p[2], t2 = x * x + y * y + z * z;
-    large |= t2 >= 1e-2;
+    bool again = t2 >= 1e-2;
     const double a = 1.0 + t2 * (-1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (-1.0 / 5040.0 + t2 * (1.0 / 362880.0))));
     const double b = 0.5 + t2 * (-1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (-1.0 / 40320.0 + t2 * (1.0 / 3628800.0))));
     const double d = 1.0 - b * t2;
@@ -336,16 +339,21 @@ template <bool orthonormalize>
       q[3 * j + 1] = R10 * c0 + R11 * c1 + R12 * c2;
       q[3 * j + 2] = R20 * c0 + R21 * c1 + R22 * c2;
     }
-    if constexpr (orthonormalize) {  // orthonormalizeRows, with invNorm's branch as a select
+    if constexpr (orthonormalize) {
+      // orthonormalizeRows with invNorm's Newton case only: a frame one step away from an
+      // orthonormal one is unit to 1e-15, so the exact 1/sqrt (a vector sqrt and division per
+      // element) is almost never needed; an element that needs it is flagged and redone below.
       double d3x = q[2], d3y = q[5], d3z = q[8];
-      const double n3 = d3x * d3x + d3y * d3y + d3z * d3z, s3 = 1.0 / std::sqrt(n3);
-      const double e3 = n3 - 1.0, i3 = (e3 < 1e-6) & (e3 > -1e-6) ? 1.5 - 0.5 * n3 : s3;  // |e3| < 1e-6
+      const double n3 = d3x * d3x + d3y * d3y + d3z * d3z;
+      const double e3 = n3 - 1.0, i3 = 1.5 - 0.5 * n3;
+      again |= !((e3 < 1e-6) & (e3 > -1e-6));
       d3x *= i3, d3y *= i3, d3z *= i3;
       double d1x = q[0], d1y = q[3], d1z = q[6];
       const double pr = d1x * d3x + d1y * d3y + d1z * d3z;
       d1x -= pr * d3x, d1y -= pr * d3y, d1z -= pr * d3z;
-      const double n1 = d1x * d1x + d1y * d1y + d1z * d1z, s1 = 1.0 / std::sqrt(n1);
-      const double e1 = n1 - 1.0, i1 = (e1 < 1e-6) & (e1 > -1e-6) ? 1.5 - 0.5 * n1 : s1;
+      const double n1 = d1x * d1x + d1y * d1y + d1z * d1z;
+      const double e1 = n1 - 1.0, i1 = 1.5 - 0.5 * n1;
+      again |= !((e1 < 1e-6) & (e1 > -1e-6));
       d1x *= i1, d1y *= i1, d1z *= i1;
       q[0] = d1x, q[3] = d1y, q[6] = d1z;
       q[1] = d3y * d1z - d3z * d1y, q[4] = d3z * d1x - d3x * d1z, q[7] = d3x * d1y - d3y * d1x;
@@ -353,21 +361,40 @@ template <bool orthonormalize>
     }
     F0[e] = q[0], F1[e] = q[1], F2[e] = q[2], F3[e] = q[3], F4[e] = q[4], F5[e] = q[5], F6[e] = q[6];
     F7[e] = q[7], F8[e] = q[8];
+    redo[e] = again ? 1.0 : 0.0;
+    large |= again;
   }
   return large;
 }
 
+// The loops below run over [0, n) as whole vectors: [0, n8) with n8 = n rounded down to 8, then the
+// last 8 again, [n - 8, n), instead of a scalar remainder loop (100 elements: 12 vectors of 8 and 4
+// left, which the scalar epilogue took about 15 % of the loop's time to do). They compute each
+// element on its own from inputs they do not write, so an element done twice gets the same values.
+// (Plain code, not a lambda: a lambda would not inherit the target of the AVX-512/AVX2 clone.)
+inline int vectorHead(int n) { return n < 8 ? n : (n & ~7); }
+inline bool vectorTail(int n) { return n >= 8 && (n & 7) != 0; }
+
+// redo: scratch of ne (1 where the element was redone with rotateFrame and orthonormalizeRows: a
+// rotation of 0.1 rad or more, or for the commit a frame that needed the exact 1/sqrt).
 COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const double* __restrict Qc,
-                                       double* __restrict Q, int ne, bool orthonormalize) {
+                                       double* __restrict Q, int ne, bool orthonormalize, double* __restrict redo) {
   const std::size_t s = static_cast<std::size_t>(ne);
   double *F0 = Q, *F1 = Q + s, *F2 = Q + 2 * s, *F3 = Q + 3 * s, *F4 = Q + 4 * s, *F5 = Q + 5 * s, *F6 = Q + 6 * s,
          *F7 = Q + 7 * s, *F8 = Q + 8 * s;
-  const int large = orthonormalize ? rotateFramesLoop<true>(phi, Qc, F0, F1, F2, F3, F4, F5, F6, F7, F8, ne)
-                                   : rotateFramesLoop<false>(phi, Qc, F0, F1, F2, F3, F4, F5, F6, F7, F8, ne);
+  int large = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // whole vectors: the head, then the last 8 again (vectorHead)
+    if (pass == 1 && !vectorTail(ne)) break;
+    const int e0 = pass == 0 ? 0 : ne - 8, n = pass == 0 ? vectorHead(ne) : 8;
+    large |= orthonormalize ? rotateFramesLoop<true>(phi + 3 * e0, Qc + e0, F0 + e0, F1 + e0, F2 + e0, F3 + e0, F4 + e0,
+                                                     F5 + e0, F6 + e0, F7 + e0, F8 + e0, redo + e0, s, n)
+                            : rotateFramesLoop<false>(phi + 3 * e0, Qc + e0, F0 + e0, F1 + e0, F2 + e0, F3 + e0,
+                                                      F4 + e0, F5 + e0, F6 + e0, F7 + e0, F8 + e0, redo + e0, s, n);
+  }
   if (large == 0) return;
   for (int e = 0; e < ne; ++e) {
     const double* p = phi + 3 * e;
-    if (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] < 1e-2) continue;
+    if (redo[e] == 0.0) continue;
     Mat3 C, F;
     for (int k = 0; k < 9; ++k) C.data()[k] = Qc[static_cast<std::size_t>(k) * ne + e];
     rotateFrame(p[0], p[1], p[2], C, F);
@@ -397,7 +424,7 @@ void CosseratRod::computeFrames() const {
   if (frames_committed_)  // right after rebaseDofs (φ = 0): the committed frames themselves
     copyDofs(Q_.data(), Qc_.data(), static_cast<int>(Qc_.size()));
   else
-    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false);
+    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false, redo_.data());
   frames_ok_ = true;
 }
 
@@ -474,17 +501,22 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
   g[i] = -3.0 * E / (lprev + l[i]);
 }
 
-// Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), with
-// logSO3's small-angle polynomial for every node (no branch, so the loop vectorizes across nodes);
-// returns whether some node needs logSO3's large-angle branch (|θ| >= 0.1 rad), which the caller
-// then redoes. Same operations in the same order as logSO3: bitwise its results.
-COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t ns, const double* __restrict l,
-                                        const double* __restrict Dhat, const double* __restrict theta0,
-                                        const double* __restrict B, double* __restrict theta,
-                                        double* __restrict Ebend, double* __restrict Jp, double* __restrict Jn,
-                                        double* __restrict g, double* __restrict big, int ne) {
-  int large = 0;
-  for (int i = 1; i < ne; ++i) {
+// Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), as
+// cosserat::logSO3Curvature computes it, without a branch so that the loop vectorizes across nodes:
+// every node takes logSO3's small-angle polynomial (sin²θ < 1e-2, cosθ > 0) and, in the `wide`
+// variant, the wide polynomials of 0.1 to 0.46 rad too, selected per node. Returns bit 0 when some
+// node is beyond what the variant covers (big[i] = 1 there; the caller redoes these nodes with
+// logSO3Curvature) and bit 1 when some node is at 0.1 rad or more. Same operations in the same order
+// as logSO3Curvature: bitwise its results, whichever variant ran.
+template <bool wide>
+[[gnu::always_inline]] inline int nodeCurvaturesLoop(const double* __restrict Q, std::size_t ns,
+                                                     const double* __restrict l, const double* __restrict Dhat,
+                                                     const double* __restrict theta0, const double* __restrict B,
+                                                     double* __restrict theta, double* __restrict Ebend,
+                                                     double* __restrict Jp, double* __restrict Jn,
+                                                     double* __restrict g, double* __restrict big, int i0, int i1) {
+  int large = 0, mid = 0;
+  for (int i = i0; i < i1; ++i) {
     const double* P = Q + (i - 1);  // P(a, c) = P[ns (a + 3 c)], element i-1
     const double* F = Q + i;        // element i
     double R[9];                    // R(a, b) = R[3 a + b] = Σ_c P(a, c) F(b, c)
@@ -494,16 +526,44 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
     const double wx = R[7] - R[5], wy = R[2] - R[6], wz = R[3] - R[1];  // 2 sinθ u
     const double s2 = 0.25 * (wx * wx + wy * wy + wz * wz);              // sin²θ
     const double tr = R[0] + R[4] + R[8];
-    const bool b = !((s2 < 1e-2) & (tr > 1.0));
+    const bool small = (s2 < 1e-2) & (tr > 1.0);
+    mid |= !small;
+    double f = cosserat::asinOverSin(s2), c;
+    bool b;
+    if constexpr (wide) {
+      const double fw = cosserat::asinOverSinWide(s2);
+      f = small ? f : fw;
+      const double t2 = s2 * f * f;
+      const double cs = cosserat::invJacobianCoefficientSmall(t2), cw = cosserat::invJacobianCoefficientWide(t2);
+      c = small ? cs : cw;
+      b = !((s2 < cosserat::kWideS2) & (tr > 1.0));
+    } else {
+      c = cosserat::invJacobianCoefficientSmall(s2 * f * f);
+      b = !small;
+    }
     large |= b;
     big[i] = b ? 1.0 : 0.0;  // the caller redoes these nodes
-    const double f = cosserat::asinOverSin(s2);
-    const double c = cosserat::invJacobianCoefficientSmall(s2 * f * f);
     const double h = 0.5 * f, thx = h * wx, thy = h * wy, thz = h * wz;
     theta[3 * i] = thx, theta[3 * i + 1] = thy, theta[3 * i + 2] = thz;
     nodeTerms(i, thx, thy, thz, c, l[i - 1], l, Dhat, theta0, B, Ebend, Jp, Jn, g);
   }
-  return large;
+  return (large ? 1 : 0) | (mid ? 2 : 0);
+}
+
+COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t ns, const double* __restrict l,
+                                        const double* __restrict Dhat, const double* __restrict theta0,
+                                        const double* __restrict B, double* __restrict theta,
+                                        double* __restrict Ebend, double* __restrict Jp, double* __restrict Jn,
+                                        double* __restrict g, double* __restrict big, int ne, bool wide) {
+  int flags = 0;
+  const int n = ne - 1;  // nodes 1 .. ne-1 in whole vectors (vectorHead)
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1 && !vectorTail(n)) break;
+    const int i0 = pass == 0 ? 1 : ne - 8, i1 = pass == 0 ? 1 + vectorHead(n) : ne;
+    flags |= wide ? nodeCurvaturesLoop<true>(Q, ns, l, Dhat, theta0, B, theta, Ebend, Jp, Jn, g, big, i0, i1)
+                  : nodeCurvaturesLoop<false>(Q, ns, l, Dhat, theta0, B, theta, Ebend, Jp, Jn, g, big, i0, i1);
+  }
+  return flags;
 }
 
 }  // namespace
@@ -515,11 +575,16 @@ void CosseratRod::computeStrains() const {
   elementStrains(q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
                  t_.front().data(), e_.data(), Nf_.data(), cn_.front().data(), closed_ ? ne_ - 1 : ne_);
   if (closed_) closeStrains();
-  const int large = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+  // The wide variant (polynomials to 0.46 rad) when the last evaluation had curvatures of 0.1 rad or
+  // more (a bent rod, the snake); the plain one otherwise. Either gives the same values (the nodes
+  // a variant does not cover are redone below with logSO3Curvature): only the cost differs.
+  const int flags = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
                                    theta_.front().data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(), big_.data(),
-                                   ne_);
-  if (large) {
-    // Curvatures of 0.1 rad or more per node (a coarse or strongly bent rod): logSO3 in full.
+                                   ne_, wide_curvatures_);
+  wide_curvatures_ = (flags & 2) != 0;
+  if (flags & 1) {
+    // Curvatures beyond the variant's polynomials: logSO3Curvature (the wide polynomials below 0.46 rad,
+    // the closed forms above).
     for (int i = 1; i < ne_; ++i) {
       if (big_[i] == 0.0) continue;  // done by nodeCurvatures
       const Mat3 P = gather(Q_, i - 1), F = gather(Q_, i);
@@ -527,7 +592,7 @@ void CosseratRod::computeStrains() const {
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * F(b, 0) + P(a, 1) * F(b, 1) + P(a, 2) * F(b, 2);
       double c;
-      const Vec3 th = cosserat::logSO3(R, &c);
+      const Vec3 th = cosserat::logSO3Curvature(R, c);
       theta_[i] = th;
       nodeTerms(i, th.x(), th.y(), th.z(), c, l_[i - 1], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
                 Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
@@ -560,7 +625,7 @@ void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
   // frames are swapped into Qc_ instead of copied; the current frames, equal to them while φ = 0, are
   // copied from them only if something asks before the next setConfiguration (computeFrames).
   const int r0 = rotationDof(0);
-  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ne_, true);
+  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ne_, true, redo_.data());
   Qc_.swap(Q_);
   double* __restrict phi = q.data() + r0;
   double* __restrict mine = q_.data() + r0;
@@ -816,6 +881,31 @@ double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
   // A rotation δ about d3 of the current frame changes the d3 component of φ by δ (exactly when the
   // other two components are zero, as after every step).
   return current + std::atan2(y, x);
+}
+
+namespace {
+
+// addNodeTorque for elements 0 .. n-1 (node k's torque on element k), one pass vectorized across
+// elements with addNodeTorque's operations in its order (bitwise its sums).
+COSSERAT_SIMD_CLONES void addElementTorques(const double* __restrict Q, std::size_t s, const double* __restrict ee_,
+                                            const double* __restrict T, double* __restrict fr, int n) {
+  for (int e = 0; e < n; ++e) {
+    const double* F = Q + e;
+    const double ee = ee_[e], T0 = T[3 * e], T1 = T[3 * e + 1], T2 = T[3 * e + 2];
+    double* f = fr + 3 * e;
+    f[0] += ((ee * F[0]) * T0 + (ee * F[3 * s]) * T1) + (ee * F[6 * s]) * T2;
+    f[1] += ((ee * F[s]) * T0 + (ee * F[4 * s]) * T1) + (ee * F[7 * s]) * T2;
+    f[2] += (ee * F[2 * s]) * T0 + ((ee * F[5 * s]) * T1 + (ee * F[8 * s]) * T2);
+  }
+}
+
+}  // namespace
+
+void CosseratRod::addNodeTorques(const double* T, VecRef f) const {
+  // Nodes 0 .. numEdges()-1 = nn_-2 act on elements 0 .. nn_-2 (addNodeTorque's element of a node);
+  // a ring's closing element nn_-1 takes no torque here, as with addNodeTorque over those nodes.
+  ensureStrains();
+  addElementTorques(Q_.data(), static_cast<std::size_t>(ne_), e_.data(), T, f.data() + rotationDof(0), numEdges());
 }
 
 void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {

@@ -48,6 +48,8 @@ class CosseratRod : public Rod {
   void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;
   double twistForDirector(int edge, const Vec3& m1) const override;
   void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
+  // addNodeTorque for nodes 0 .. numEdges()-1 in one vectorized pass (bitwise the same sums).
+  void addNodeTorques(const double* torques, VecRef f_local) const override;
 
   // Checkpoints: the committed frames (the state that is not in q).
   void saveState(std::vector<double>& out) const override;
@@ -116,6 +118,8 @@ class CosseratRod : public Rod {
   mutable std::vector<Vec3> cn_;
   mutable std::vector<double> Nf_, Jp_, Jn_, g_;
   mutable std::vector<double> big_;  // 1 at the nodes whose curvature needs logSO3's large-angle branch
+  mutable std::vector<double> redo_;  // scratch of rotateFrames: elements redone one by one
+  mutable bool wide_curvatures_ = false;  // the last curvature pass met 0.1 rad or more (computeStrains)
   mutable std::vector<Vec3> couple_;  // elastic couples of the last addElasticForce
 };
 

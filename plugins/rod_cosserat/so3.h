@@ -71,6 +71,20 @@ inline double asinOverSin(double s2) {
   return 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0)))))));
 }
 
+// The curvature range of a bent rod (the snake bends 0.1-0.3 rad per element): the same two
+// functions as polynomials valid for sin²θ < 0.2 (θ < 0.4636 rad, cosθ > 0), so that the vectorized
+// curvature pass needs no atan2 there either (CosseratRod, nodeCurvatures). arcsin(s)/s to s^42
+// (truncation below 1.2e-18 at s² = 0.2); c(θ) to θ^16 from its Bernoulli series
+// c = Σ_{n>=1} (-1)^(n+1) B_2n θ^(2n-2) / (2n)! (truncation below 1e-19 at θ² = 0.215). Both agree with
+// the closed forms to a few 1e-16 relative (tests/plugins/rod_cosserat).
+inline constexpr double kWideS2 = 0.2;
+inline double asinOverSinWide(double s2) {
+  return 1.0 / 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0 + s2 * (6435.0 / 557056.0 + s2 * (12155.0 / 1245184.0 + s2 * (46189.0 / 5505024.0 + s2 * (88179.0 / 12058624.0 + s2 * (676039.0 / 104857600.0 + s2 * (1300075.0 / 226492416.0 + s2 * (5014575.0 / 973078528.0 + s2 * (9694845.0 / 2080374784.0 + s2 * (100180065.0 / 23622320128.0 + s2 * (116680311.0 / 30064771072.0 + s2 * (2268783825.0 / 635655159808.0 + s2 * (1472719325.0 / 446676598784.0 + s2 * (34461632205.0 / 11269994184704.0 + s2 * (67282234305.0 / 23639499997184.0)))))))))))))))))))));
+}
+inline double invJacobianCoefficientWide(double t2) {
+  return 1.0 / 12.0 + t2 * (1.0 / 720.0 + t2 * (1.0 / 30240.0 + t2 * (1.0 / 1209600.0 + t2 * (1.0 / 47900160.0 + t2 * (5.284190138687493e-10 + t2 * (1.3382536530684679e-11 + t2 * (3.3896802963225827e-13 + t2 * (8.586062056277845e-15))))))));
+}
+
 // The large-angle branch of logSO3 (out of line: the hot loops inline only the polynomial).
 [[gnu::noinline]] inline Vec3 logSO3Large(const Mat3& R, const Vec3& w, double s2, double tr, double* jc) {
   const double c = std::clamp(0.5 * (tr - 1.0), -1.0, 1.0);
@@ -98,6 +112,26 @@ inline double asinOverSin(double s2) {
     return (0.5 * f) * w;
   }
   return logSO3Large(R, w, s2, tr, jc);
+}
+
+// log(R) as the curvature pass computes it (CosseratRod, nodeCurvatures): logSO3's small-angle
+// polynomial below 0.1 rad, the wide polynomials above up to sin²θ < kWideS2 (cosθ > 0), the closed
+// forms beyond. Differs from logSO3 between 0.1 and 0.46 rad by round-off only.
+inline Vec3 logSO3Curvature(const Mat3& R, double& jc) {
+  const Vec3 w(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));  // 2 sinθ u
+  const double s2 = 0.25 * w.squaredNorm();                               // sin²θ
+  const double tr = R(0, 0) + R(1, 1) + R(2, 2);
+  if (s2 < 1e-2 && tr > 1.0) {
+    const double f = asinOverSin(s2);
+    jc = invJacobianCoefficientSmall(s2 * f * f);
+    return (0.5 * f) * w;
+  }
+  if (s2 < kWideS2 && tr > 1.0) {
+    const double f = asinOverSinWide(s2);
+    jc = invJacobianCoefficientWide(s2 * f * f);
+    return (0.5 * f) * w;
+  }
+  return logSO3Large(R, w, s2, tr, &jc);
 }
 
 // Inverse right Jacobian applied to m: J_r^{-1}(θ) m = m + ½ θ×m + c θ×(θ×m), with

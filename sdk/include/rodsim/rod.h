@@ -61,6 +61,15 @@ class Rod : public Component {
   virtual double twistForDirector(int edge, const Vec3& m1) const = 0;
   // Generalized forces (local slice) equivalent to a torque (N m) applied at `node`.
   virtual void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const = 0;
+  // The same for the torques of nodes 0 .. numEdges()-1 at once: torques[3 k + c] is component c
+  // (N m) of the torque at node k, i.e. addNodeTorque(k, torque_k, f_local) for every k in order
+  // (a zero torque may be added as such). Forces that apply a couple to every element (ground
+  // friction, muscles) call this once instead of one virtual call per element; the default loops
+  // over addNodeTorque, a model overrides it with one pass over its elements.
+  virtual void addNodeTorques(const double* torques, VecRef f_local) const {
+    const int n = numEdges();
+    for (int k = 0; k < n; ++k) addNodeTorque(k, Vec3(torques[3 * k], torques[3 * k + 1], torques[3 * k + 2]), f_local);
+  }
 
   // One drift of an explicit splitting scheme: the local DOFs move for a time h at the velocities
   // v, on the DOFs with free_local[i] = 1 (0: a constraint sets the DOF). The default adds h v. A

@@ -176,6 +176,80 @@ TEST_CASE("the vectorized frame and curvature passes match expSO3 and logSO3 bel
   }
 }
 
+TEST_CASE("the wide curvature polynomials (0.1 to 0.46 rad) match the closed forms to ~1e-15 relative") {
+  // arcsin(s)/s = θ / sinθ and c(θ) = 1/θ² - (1 + cosθ)/(2θ sinθ), references in long double.
+  double worst_f = 0, worst_c = 0;
+  for (int k = 0; k <= 2000; ++k) {
+    const long double th = 1e-3L + (0.4636L - 1e-3L) * k / 2000.0L;
+    const long double sn = std::sin(th), s2 = sn * sn;
+    if (!(s2 < kWideS2)) continue;
+    const long double f = th / sn, c = 1.0L / (th * th) - (1.0L + std::cos(th)) / (2.0L * th * sn);
+    worst_f = std::max(worst_f, double(std::abs(asinOverSinWide(double(s2)) - f) / f));
+    // (below 0.09 rad the long double closed form itself loses more than 1e-16 to cancellation;
+    // the wide polynomial is used from 0.1 rad)
+    if (th > 0.09L) worst_c = std::max(worst_c, double(std::abs(invJacobianCoefficientWide(double(th * th)) - c) / c));
+  }
+  CAPTURE(worst_f);
+  CAPTURE(worst_c);
+  CHECK(worst_f < 1e-15);
+  CHECK(worst_c < 1e-15);
+  // logSO3Curvature against logSO3 (atan2 and the closed form of c above 0.1 rad) on every branch:
+  // the small polynomial, the wide one, and the closed forms beyond 0.46 rad and near π.
+  for (double angle : {1e-9, 1e-3, 0.05, 0.0999, 0.1001, 0.2, 0.3, 0.4, 0.46, 0.47, 1.0, 2.0, 3.1415}) {
+    for (const Vec3& dir : {Vec3(0.3, -0.5, 0.8), Vec3(1, 0, 0), Vec3(-0.2, 0.9, 0.1)}) {
+      const Vec3 th = angle * dir.normalized();
+      const Mat3 R = expSO3(th);
+      double c1 = 0, c2 = 0;
+      const Vec3 a = logSO3Curvature(R, c1), b = logSO3(R, &c2);
+      CAPTURE(angle);
+      CHECK((a - b).norm() <= 2e-15 * angle);
+      // the double closed form of c (logSO3 above 0.1 rad) loses about 1e-16 / θ² to cancellation
+      CHECK(std::abs(c1 - c2) <= 1e-15 * std::abs(c2) + (angle > 0.09 ? 4e-16 / (angle * angle) : 0.0));
+    }
+  }
+}
+
+TEST_CASE("both variants of the curvature pass give logSO3Curvature's values bitwise (0.01 to 0.9 rad per node)") {
+  // A coarse helix (large curvatures, beyond the wide polynomials) and a finer one (0.1-0.46 rad).
+  for (const int nodes : {7, 12, 30}) {
+    CosseratRod rod(helixParams(nodes));
+    Vec q = deformed(rod, 0.2);
+    double kmax = 0;
+    for (int pass = 0; pass < 3; ++pass) {  // pass 0: plain variant; then the wide one (the rod switches)
+      q[rod.rotationDof(1)] += 1e-4;        // a new configuration each pass
+      rod.setConfiguration(q);
+      for (int i = 1; i < rod.numElements(); ++i) {
+        Mat3 R;  // as nodeCurvatures sums it
+        const Mat3 P = rod.frame(i - 1), F = rod.frame(i);
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * F(b, 0) + P(a, 1) * F(b, 1) + P(a, 2) * F(b, 2);
+        double c;
+        const Vec3 th = logSO3Curvature(R, c);
+        kmax = std::max(kmax, th.norm());
+        CAPTURE(nodes);
+        CAPTURE(pass);
+        CAPTURE(i);
+        CHECK((rod.curvature(i) - th / rod.restVoronoiLength(i)).norm() == 0.0);  // D̂ = Voronoi length inside
+      }
+    }
+    CHECK(kmax > 0.1);
+  }
+}
+
+TEST_CASE("addNodeTorques is addNodeTorque for every element, bitwise") {
+  for (const int nodes : {6, 31}) {
+    CosseratRod rod(helixParams(nodes));
+    rod.setConfiguration(deformed(rod, 0.5));
+    std::vector<double> T(3 * rod.numEdges());
+    for (std::size_t k = 0; k < T.size(); ++k) T[k] = std::sin(1.7 * k + 0.3) * (k % 7 == 3 ? 0.0 : 1.0);
+    Vec f1 = Vec::LinSpaced(rod.numDofs(), -1.0, 2.0), f2 = f1;
+    rod.addNodeTorques(T.data(), f1);
+    rod.Rod::addNodeTorques(T.data(), f2);  // the SDK's default: one addNodeTorque per node
+    CHECK((f1 - f2).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((f1 - Vec::LinSpaced(rod.numDofs(), -1.0, 2.0)).norm() > 0.1);
+  }
+}
+
 TEST_CASE("twistForDirector returns the d3 rotation that turns d1 onto a given director") {
   CosseratRod rod(helixParams(7));
   Vec q(rod.numDofs());
