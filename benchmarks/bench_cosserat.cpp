@@ -57,40 +57,59 @@ std::string timoshenko(int elements, double dt) {
   return s.str();
 }
 
-// --scene mode: the scene's own solver and dt; ns per element-step over all rods.
-int timeScene(TypeRegistry& registry, const std::string& file, int steps, int blocks, double reference,
-              double speedup) {
-  Scene scene = loadScene(file, {}, registry);
-  KernelWorld world(scene, registry);
+// Times `blocks` blocks of `steps` steps of the world's solver after 100 warm-up steps: ns per
+// element-step of each block (sorted) and the heap allocations during the timed steps.
+struct Timing {
+  std::vector<double> ns;  // sorted
+  long allocations = 0;
+  double median() const { return ns[ns.size() / 2]; }
+};
+Timing timeSteps(KernelWorld& world, double dt, int steps, int blocks, int elements) {
   Solver& solver = world.solver();
-  const double dt = scene.dt;
-  int elements = 0;
-  for (int r = 0; r < world.numRods(); ++r) elements += world.rod(r).numEdges();
   for (int k = 0; k < 100; ++k)
     if (!solver.step(world, dt).ok) throw std::runtime_error("warm-up step failed");
-  std::vector<double> per;
-  per.reserve(blocks);
+  Timing t;
+  t.ns.reserve(blocks);
   const long alloc0 = g_allocations.load();
   for (int b = 0; b < blocks; ++b) {
     const double c0 = cpuNs();
     for (int k = 0; k < steps; ++k)
       if (!solver.step(world, dt).ok) throw std::runtime_error("step failed at t = " + std::to_string(world.time()));
-    per.push_back((cpuNs() - c0) / (double(steps) * elements));
+    t.ns.push_back((cpuNs() - c0) / (double(steps) * elements));
   }
-  const long allocs = g_allocations.load() - alloc0;
-  std::sort(per.begin(), per.end());
-  const double ns = per[per.size() / 2];
-  std::printf("%s: %d elements, dt = %g s, %d x %d steps (to t = %.2f s)\n", file.c_str(), elements, dt, blocks, steps,
-              world.time());
-  std::printf("  %.1f ns per element-step (median of %d blocks; min %.1f, max %.1f), %.2f us per step\n", ns, blocks,
-              per.front(), per.back(), ns * elements * 1e-3);
+  t.allocations = g_allocations.load() - alloc0;
+  std::sort(t.ns.begin(), t.ns.end());
+  return t;
+}
+
+// The common report lines: ns per element-step, and the ratio to `reference` ns (calibrated by the
+// machine speed-up when one is given).
+void report(const Timing& t, int elements, const char* what, double reference, double speedup) {
+  const double ns = t.median();
+  std::printf("  %.1f ns per element-step (median of %zu blocks; min %.1f, max %.1f), %.2f us per step\n", ns,
+              t.ns.size(), t.ns.front(), t.ns.back(), ns * elements * 1e-3);
   if (speedup != 1.0)
-    std::printf("  reference %.0f ns per element-step / %.2f (machine speed-up) = %.0f ns -> %.1fx faster\n", reference,
-                speedup, reference / speedup, reference / speedup / ns);
+    std::printf("  %s: %.0f ns per element-step / %.2f (machine speed-up) = %.0f ns -> %.1fx faster (target >= 10x)\n",
+                what, reference, speedup, reference / speedup, reference / speedup / ns);
   else
-    std::printf("  reference %.0f ns per element-step -> %.1fx faster\n", reference, reference / ns);
-  std::printf("  heap allocations during the timed steps: %ld\n", allocs);
-  return allocs == 0 ? 0 : 1;
+    std::printf("  %s: %.0f ns per element-step -> %.1fx faster (target >= 10x; on a machine faster than the "
+                "reference's, give --speedup)\n",
+                what, reference, reference / ns);
+  std::printf("  heap allocations during the timed steps: %ld\n", t.allocations);
+}
+
+// --scene mode: the scene's own solver and dt; ns per element-step over all rods.
+int timeScene(TypeRegistry& registry, const std::string& file, int steps, int blocks, double reference,
+              double speedup) {
+  Scene scene = loadScene(file, {}, registry);
+  KernelWorld world(scene, registry);
+  int elements = 0;
+  for (int r = 0; r < world.numRods(); ++r) elements += world.rod(r).numEdges();
+  const Timing t = timeSteps(world, scene.dt, steps, blocks, elements);
+  std::printf("%s: %d elements, dt = %g s, %d x %d steps (to t = %.2f s)\n", file.c_str(), elements, scene.dt, blocks,
+              steps, world.time());
+  report(t, elements, "reference", reference, speedup);
+  return t.allocations == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -121,37 +140,13 @@ int main(int argc, char** argv) {
     const double dt = 1e-4;
     Scene scene = parseScene(timoshenko(elements, dt), "bench_cosserat.toml", {}, registry);
     KernelWorld world(scene, registry);
-    Solver& solver = world.solver();
-    for (int k = 0; k < 100; ++k)
-      if (!solver.step(world, dt).ok) throw std::runtime_error("warm-up step failed");
-    std::vector<double> per;
-    per.reserve(blocks);
-    const long alloc0 = g_allocations.load();
-    for (int b = 0; b < blocks; ++b) {
-      const double c0 = cpuNs();
-      for (int k = 0; k < steps; ++k)
-        if (!solver.step(world, dt).ok) throw std::runtime_error("step failed");
-      per.push_back((cpuNs() - c0) / (double(steps) * elements));
-    }
-    const long allocs = g_allocations.load() - alloc0;
-    std::sort(per.begin(), per.end());
-    const double ns = per[per.size() / 2];
+    const Timing t = timeSteps(world, dt, steps, blocks, elements);
     std::printf("cosserat + position-verlet, Timoshenko cantilever, %d elements, dt = %g s, %d x %d steps\n", elements,
                 dt, blocks, steps);
-    std::printf("  %.1f ns per element-step (median of %d blocks; min %.1f, max %.1f), %.2f us per step\n", ns, blocks,
-                per.front(), per.back(), ns * elements * 1e-3);
-    if (speedup != 1.0)
-      std::printf("  PyElastica 0.3.3: 350 ns per element-step / %.2f (machine speed-up) = %.0f ns -> %.1fx faster "
-                  "(target >= 10x)\n",
-                  speedup, 350.0 / speedup, 350.0 / speedup / ns);
-    else
-      std::printf("  PyElastica 0.3.3: 350 ns per element-step -> %.1fx faster (target >= 10x; on a machine "
-                  "faster than PyElastica's, give --speedup)\n",
-                  350.0 / ns);
-    std::printf("  heap allocations during the timed steps: %ld\n", allocs);
+    report(t, elements, "PyElastica 0.3.3", 350.0, speedup);
     std::printf("  tip deflection after %.2f s: %.6f m\n", world.time(),
                 world.q()[world.rod(0).globalPositionDof(elements) + 2]);
-    return allocs == 0 ? 0 : 1;
+    return t.allocations == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cosserat: %s\n", e.what());
     return 1;
