@@ -23,14 +23,7 @@ void RigidMotionConstraint::declareCommon(Schema& s) {
 }
 
 void RigidMotionConstraint::bind(World& world) {
-  rod_ = world.findRod(rod_name_);
-  if (!rod_) {
-    std::string names;
-    for (int i = 0; i < world.numRods(); ++i)
-      names += (i ? ", '" : "'") + world.rod(i).name() + "'";
-    throw ParamError("rod", "no rod named '" + rod_name_ + "'; valid rods: " +
-                                (names.empty() ? "(none)" : names));
-  }
+  rod_ = &resolveRod(world, rod_name_, "rod");
   const int nn = rod_->numNodes();
   nodes_.clear();
   for (long long np : node_params_) {

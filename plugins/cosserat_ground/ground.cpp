@@ -11,12 +11,6 @@ namespace rodsim::ground {
 
 namespace {
 
-std::string rodNames(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numRods(); ++i) out += (i ? ", '" : "'") + world.rod(i).name() + "'";
-  return out.empty() ? "(none: the scene has no rod)" : out;
-}
-
 inline Vec3 load3(const double* p) { return Vec3(p[0], p[1], p[2]); }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -25,9 +19,6 @@ inline Vec3 load3(const double* p) { return Vec3(p[0], p[1], p[2]); }
 #define GROUND_SIMD_CLONES
 #endif
 
-// v_i = (q_i - q_start_i) / dt over a rod's DOFs, as EvalContext::velocity rounds it, in one vector
-// pass (the per-element loop below needs 7 velocities per element, 6 of them shared with the
-// neighbours: one scalar division each before).
 // What the per-element loop needs of element k's geometry and velocity, branch-free (so that a run of
 // elements vectorizes): its penetration eps, the mean velocity ve and total force Fe projected on
 // the normal and (for the friction) on u_x and u_k, sin of the tangent's angle to the normal, and
@@ -84,6 +75,9 @@ GROUND_SIMD_CLONES void runGeometry(const double* __restrict x, const double* __
                     pt, g);
 }
 
+// v_i = (q_i - q_start_i) / dt over a rod's DOFs, as EvalContext::velocity rounds it, in one vector
+// pass (the per-element loop needs 7 velocities per element, 6 of them shared with the neighbours:
+// one scalar division each before).
 GROUND_SIMD_CLONES void velocities(const double* __restrict q, const double* __restrict qs, double dt,
                                    double* __restrict v, int n) {
   for (int i = 0; i < n; ++i) v[i] = (q[i] - qs[i]) / dt;
@@ -154,16 +148,7 @@ Ground::Ground(const Params& p)
 
 void Ground::bind(World& world) {
   world_ = &world;
-  std::vector<Rod*> rods;
-  if (!rod_names_) {
-    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
-  } else {
-    for (const auto& n : *rod_names_) {
-      Rod* rod = world.findRod(n);
-      if (!rod) throw ParamError("rods", "no rod named '" + n + "'; valid rods: " + rodNames(world));
-      rods.push_back(rod);
-    }
-  }
+  const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   elements_.clear();
   runs_.clear();
   int voff = 0;

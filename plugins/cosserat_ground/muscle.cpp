@@ -51,7 +51,6 @@ MuscleTorque::MuscleTorque(const Params& p)
                                        std::to_string(beta_coef_.size()));
   for (double b : beta_coef_)
     if (!std::isfinite(b)) throw ParamError("amplitudes", "every amplitude must be finite");
-  if (!(period_ > 0)) throw ParamError("period", "'period' must be > 0");
   const std::string d = p.string("director");
   director_ = d == "d2" ? 1 : d == "d3" ? 2 : 0;
 }
@@ -76,12 +75,7 @@ double MuscleTorque::bspline(const std::vector<double>& c, double u) {
 }
 
 void MuscleTorque::bind(World& world) {
-  rod_ = world.findRod(rod_name_);
-  if (!rod_) {
-    std::string names;
-    for (int i = 0; i < world.numRods(); ++i) names += (i ? ", '" : "'") + world.rod(i).name() + "'";
-    throw ParamError("rod", "no rod named '" + rod_name_ + "'; valid rods: " + (names.empty() ? "(none)" : names));
-  }
+  rod_ = &resolveRod(world, rod_name_, "rod");
   const int nn = rod_->numNodes();
   // Rest arc length of each node from the initial centreline (the rest lengths of a Cosserat rod).
   Vec q0(rod_->numDofs());

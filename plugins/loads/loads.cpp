@@ -7,13 +7,6 @@ namespace rodsim::loads {
 
 namespace {
 
-std::string rodNames(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numRods(); ++i)
-    out += (i ? ", '" : "'") + world.rod(i).name() + "'";
-  return out.empty() ? "(none: the scene has no rod)" : out;
-}
-
 std::optional<std::vector<std::string>> optionalStrings(const Params& p, const std::string& key) {
   if (!p.has(key)) return std::nullopt;
   return p.strings(key);
@@ -25,23 +18,6 @@ std::optional<Vec3> optionalVec3(const Params& p, const std::string& key) {
 }
 
 }  // namespace
-
-Rod& resolveRod(World& world, const std::string& name, const std::string& key) {
-  Rod* rod = world.findRod(name);
-  if (!rod) throw ParamError(key, "no rod named '" + name + "'; valid rods: " + rodNames(world));
-  return *rod;
-}
-
-std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
-                              const std::string& key) {
-  std::vector<Rod*> rods;
-  if (!names) {
-    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
-    return rods;
-  }
-  for (const auto& n : *names) rods.push_back(&resolveRod(world, n, key));
-  return rods;
-}
 
 // -------------------------------------------------------------------------------------- gravity
 

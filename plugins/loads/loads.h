@@ -10,13 +10,6 @@
 
 namespace rodsim::loads {
 
-// The rods named by an optional StringList parameter (`key`), or every rod when it is absent.
-// Throws ParamError(key, ...) listing the valid names for an unknown one.
-std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
-                              const std::string& key);
-// The rod named `name`; throws ParamError(key, ...) listing the valid names.
-Rod& resolveRod(World& world, const std::string& name, const std::string& key);
-
 // Weight m_i g on every position DOF of the selected rods (m_i from World::mass()), scaled by
 // ctx.load_scale. Potential energy -sum m_i g . x_i (times load_scale).
 class Gravity : public Force {

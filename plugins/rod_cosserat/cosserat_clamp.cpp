@@ -45,13 +45,7 @@ CosseratClamp::CosseratClamp(const Params& p)
 }
 
 void CosseratClamp::bind(World& world) {
-  Rod* rod = world.findRod(rod_name_);
-  if (!rod) {
-    std::string names;
-    for (int i = 0; i < world.numRods(); ++i) names += (i ? ", '" : "'") + world.rod(i).name() + "'";
-    throw ParamError("rod", "no rod named '" + rod_name_ + "'; valid rods: " + (names.empty() ? "(none)" : names));
-  }
-  rod_ = dynamic_cast<CosseratRod*>(rod);
+  rod_ = dynamic_cast<CosseratRod*>(&resolveRod(world, rod_name_, "rod"));
   if (!rod_) throw ParamError("rod", "rod '" + rod_name_ + "' is not a cosserat rod; use `clamp` for other models");
   const int off = rod_->dofOffset();
   rod_->setConfiguration(world.q().segment(off, rod_->numDofs()));

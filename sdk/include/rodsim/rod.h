@@ -3,6 +3,10 @@
 
 #include <rodsim/component.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace rodsim {
 
 // A rod owns a contiguous slice [dofOffset(), dofOffset() + numDofs()) of the global DOF vector.
@@ -94,5 +98,27 @@ class Rod : public Component {
  private:
   int dof_offset_ = 0;
 };
+
+// Name resolution for components that act on rods, with the error every scene check gives: the rod
+// named `name`, or ParamError(key, ...) listing the valid names.
+inline Rod& resolveRod(World& world, const std::string& name, const std::string& key) {
+  if (Rod* rod = world.findRod(name)) return *rod;
+  std::string valid;
+  for (int i = 0; i < world.numRods(); ++i) valid += (i ? ", '" : "'") + world.rod(i).name() + "'";
+  throw ParamError(key, "no rod named '" + name + "'; valid rods: " +
+                            (valid.empty() ? std::string("(none: the scene has no rod)") : valid));
+}
+
+// The rods named by an optional list parameter (`key`), or every rod when it is absent.
+inline std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
+                                     const std::string& key) {
+  std::vector<Rod*> rods;
+  if (!names) {
+    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
+    return rods;
+  }
+  for (const auto& n : *names) rods.push_back(&resolveRod(world, n, key));
+  return rods;
+}
 
 }  // namespace rodsim
