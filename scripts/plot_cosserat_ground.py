@@ -5,7 +5,8 @@ force, and scenes/snake.toml, and draws docs/validation/cosserat_ground.png:
 (a) translational and rotational energies after T = 0.5 s against the incline angle (Fig. 16b);
 (b) the same after T = 1 s against the axial couple C_s (Fig. 16d);
 (c) translational energy after T = 0.25 s against the axial force, forward and backward (Fig. 17);
-(d) the snake's centreline every 0.25 s over its 4th period and its head and tail paths.
+(d) the snake's centreline every 0.25 s over its 4th period and its head path; prints the snake's centroid
+speed per period over 10 periods (the seed's fitness, Fig. 10e-f).
 Usage: scripts/plot_cosserat_ground.py [build dir]"""
 import csv, os, subprocess, sys, tempfile
 import numpy as np
@@ -84,6 +85,20 @@ series = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
 head = series[0].index("head_x")
 path = np.array([[float(row[1]), float(row[head]), float(row[head + 1]), float(row[head + 2])] for row in series[1::200]])
 
+# the snake's speed as the seed's fitness (Sec. V.2, Fig. 10e-f): the centroid's displacement in the ground
+# plane per activation period T_m = 1 s, over 10 periods (the first one is the start-up transient)
+out = run("scenes/snake.toml", ["simulation.duration=10", "output.every=1.0"])
+centroids = []
+for k in range(11):
+    text = open(os.path.join(out, "vtk", f"frame_{k}.vtp")).read()
+    pts = text.split("<Points>")[1].split(">", 1)[1].split("</DataArray>")[0]
+    centroids.append(np.array(pts.split(), float).reshape(-1, 3).mean(axis=0))
+centroids = np.array(centroids)
+per_period = np.linalg.norm(np.diff(centroids[:, :2], axis=0), axis=1)
+snake_speed = np.linalg.norm(centroids[10, :2] - centroids[2, :2]) / 8.0
+print("snake: centroid displacement per period (m):", " ".join(f"{d:.3f}" for d in per_period))
+print(f"snake: centroid speed {snake_speed:.4f} m/s = {snake_speed:.3f} L/T_m over t = 2..10 s (seed, Fig. 10e-f: ~0.6)")
+
 fig, ax = plt.subplots(2, 2, figsize=(11, 8.5))
 ad = np.degrees(aa)
 ax[0, 0].plot(ad, ET_a, "k-", label="E_T analytic")
@@ -111,7 +126,7 @@ for k, (t, xy) in enumerate(shapes):
     ax[1, 1].plot(xy[-1, 0], xy[-1, 1], "o", color=cmap(k / max(1, len(shapes) - 1)), ms=4)
 ax[1, 1].plot(path[:, 1], path[:, 2], "r-", lw=0.7, label="head path, 0-4 s")
 ax[1, 1].set_aspect("equal"); ax[1, 1].set_xlabel("x (m)"); ax[1, 1].set_ylabel("y (m)")
-ax[1, 1].set_title("(d) continuum snake, 4th period (head: dot)"); ax[1, 1].legend(fontsize=7)
+ax[1, 1].set_title(f"(d) continuum snake, 4th period (head: dot), {snake_speed:.2f} L/T_m"); ax[1, 1].legend(fontsize=7)
 fig.tight_layout()
 dest = os.path.join(root, "docs", "validation", "cosserat_ground.png")
 fig.savefig(dest, dpi=110)
