@@ -76,13 +76,20 @@ void CosseratClamp::bind(World& world) {
     Q0_.push_back(rod_->frame(e));
     for (int k = 0; k < 3; ++k) dofs_.push_back(off + rod_->rotationDof(e) + k);
   }
+  // A clamp at rest (zero velocity and angular velocity, the usual case) prescribes the same R and
+  // positions at every call: prescribe's expressions with tau = 1 give them (a zero times any tau >= 0
+  // is the same zero), so they are computed once here. Only φ changes (the committed frames move).
+  at_rest_ = (omega_.array() == 0.0).all() && (velocity_.array() == 0.0).all();
+  R_rest_ = cosserat::expSO3(omega_ * 1.0);
+  p_rest_.clear();
+  for (const Vec3& p0 : p0_) p_rest_.push_back(center_ + R_rest_ * (p0 - center_) + velocity_ * 1.0);
 }
 
 void CosseratClamp::prescribe(double t, Vec& q) {
   const double tau = std::clamp(t - start_, 0.0, stop_ - start_);
-  const Mat3 R = cosserat::expSO3(omega_ * tau);  // identity for a plain clamp
+  const Mat3 R = at_rest_ ? R_rest_ : Mat3(cosserat::expSO3(omega_ * tau));  // identity for a plain clamp
   for (std::size_t i = 0; i < p0_.size(); ++i)
-    q.segment<3>(position_dofs_[i]) = center_ + R * (p0_[i] - center_) + velocity_ * tau;
+    q.segment<3>(position_dofs_[i]) = at_rest_ ? p_rest_[i] : Vec3(center_ + R * (p0_[i] - center_) + velocity_ * tau);
   // Directors d_k = R d_k0, i.e. Q = Q0 R^T (rows d1, d2, d3); φ with exp(-[φ]) Q_committed = Q is
   // φ = log(Q_committed Q^T) = log(Q_committed R Q0^T) (zero once committed when at rest).
   const int off = rod_->dofOffset();

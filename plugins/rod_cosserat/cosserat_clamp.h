@@ -31,6 +31,9 @@ class CosseratClamp : public Constraint {
   std::vector<Mat3> Q0_;
   std::vector<int> dofs_, position_dofs_;
   Vec3 velocity_ = Vec3::Zero(), omega_ = Vec3::Zero(), center_ = Vec3::Zero();
+  bool at_rest_ = false;     // velocity_ and omega_ zero: R_rest_ and p_rest_ hold at every time (bind)
+  Mat3 R_rest_;
+  std::vector<Vec3> p_rest_;
   double start_ = 0, stop_ = 0;  // stop_ = +inf: moves forever
 };
 

@@ -147,7 +147,8 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   // Initial frames: d3 along the tangent (no shear), d1 parallel-transported along the rod (no twist).
   // With initial_twist, d1 is then turned about t by initial_twist * s_e (s_e: rest arc length of the
   // element centre from the centre of element 0).
-  Qc_.assign(9 * static_cast<std::size_t>(ne_), 0.0);
+  ns_ = (static_cast<std::size_t>(ne_) + 7) & ~std::size_t(7);
+  Qc_.assign(9 * ns_, 0.0);
   double tw = p.real("initial_twist");
   if (closed_) tw = closedTwistRate(tw);
   Vec3 d1 = Vec3::Zero(), tprev = Vec3::Zero();
@@ -173,12 +174,13 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   e_.assign(ne_, 1.0);
   theta_.assign(nn_, Vec3::Zero());
   big_.assign(nn_, 0.0);
+  jc_.assign(nn_, 0.0);
   redo_.assign(ne_, 0.0);
   Ebend_.assign(nn_, 0.0);
   Nf_.assign(3 * ne_, 0.0);
   Jp_.assign(3 * nn_, 0.0);
   Jn_.assign(3 * nn_, 0.0);
-  g_.assign(nn_, 0.0);
+  g_.assign(3 * nn_, 0.0);
   sigma0_.assign(ne_, Vec3::Zero());
   theta0_.assign(nn_, Vec3::Zero());
   q_ = Vec::Zero(numDofs());
@@ -189,7 +191,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
     ensureStrains();
     std::vector<Vec3> sigma(ne_);
     for (int e = 0; e < ne_; ++e) sigma[e] = shearStrain(e);
-    sigma0_ = sigma;  // zero up to round-off (d3 = t, e = 1)
+    sigma0_.assign(sigma.begin(), sigma.end());  // zero up to round-off (d3 = t, e = 1)
     theta0_ = theta_;  // intrinsic curvature D̂ κ̂°
     setConfiguration(q0);
   }
@@ -292,7 +294,7 @@ inline void orthonormalizeRows(Mat3& Q) {
 
 // The frame updates of every element, Q_e = exp(-[φ_e]) Qc_e (Eq. 16), optionally re-orthonormalized
 // (the commit), as one loop over flat arrays (Qc, Q: structure-of-arrays, entry k = r + 3c of
-// element e at [k ne + e], see CosseratRod::gather; φ: 3 per element) that g++ vectorizes across
+// element e at [k s + e], see CosseratRod::gather; φ: 3 per element) that g++ vectorizes across
 // elements. Its body has no branch: every element takes the Taylor polynomial of the Rodrigues
 // coefficients, and the few elements turned by 0.1 rad or more (never in a stable time step) are
 // redone afterwards with rotateFrame's sin/cos. Of invNorm the loop takes the Newton case only (no
@@ -315,8 +317,8 @@ template <bool orthonormalize>
                                                    double* __restrict F6, double* __restrict F7,
                                                    double* __restrict F8, double* __restrict redo, std::size_t s,
                                                    int ne) {
-  // The nine output streams F_k = Q + k ne are separate restrict pointers: g++ cannot otherwise
-  // tell that the stores of one element do not overlap another's (the stride ne is only known at
+  // The nine output streams F_k = Q + k s are separate restrict pointers: g++ cannot otherwise
+  // tell that the stores of one element do not overlap another's (the stride s is only known at
   // run time), and would not vectorize.
   // s: the SoA stride (CosseratRod::gather); ne: the number of elements done here.
   int large = 0;
@@ -377,9 +379,10 @@ inline bool vectorTail(int n) { return n >= 8 && (n & 7) != 0; }
 
 // redo: scratch of ne (1 where the element was redone with rotateFrame and orthonormalizeRows: a
 // rotation of 0.1 rad or more, or for the commit a frame that needed the exact 1/sqrt).
+// s: the stride of the structure-of-arrays frames (CosseratRod::gather).
 COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const double* __restrict Qc,
-                                       double* __restrict Q, int ne, bool orthonormalize, double* __restrict redo) {
-  const std::size_t s = static_cast<std::size_t>(ne);
+                                       double* __restrict Q, std::size_t s, int ne, bool orthonormalize,
+                                       double* __restrict redo) {
   double *F0 = Q, *F1 = Q + s, *F2 = Q + 2 * s, *F3 = Q + 3 * s, *F4 = Q + 4 * s, *F5 = Q + 5 * s, *F6 = Q + 6 * s,
          *F7 = Q + 7 * s, *F8 = Q + 8 * s;
   int large = 0;
@@ -396,10 +399,10 @@ COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const doubl
     const double* p = phi + 3 * e;
     if (redo[e] == 0.0) continue;
     Mat3 C, F;
-    for (int k = 0; k < 9; ++k) C.data()[k] = Qc[static_cast<std::size_t>(k) * ne + e];
+    for (int k = 0; k < 9; ++k) C.data()[k] = Qc[k * s + e];
     rotateFrame(p[0], p[1], p[2], C, F);
     if (orthonormalize) orthonormalizeRows(F);
-    for (int k = 0; k < 9; ++k) Q[static_cast<std::size_t>(k) * ne + e] = F.data()[k];
+    for (int k = 0; k < 9; ++k) Q[k * s + e] = F.data()[k];
   }
 }
 
@@ -407,6 +410,11 @@ COSSERAT_SIMD_CLONES void rotateFrames(const double* __restrict phi, const doubl
 // The copy of q in setConfiguration (twice per step: evaluation and commit), as a vector loop (clones).
 COSSERAT_SIMD_CLONES void copyDofs(double* __restrict to, const double* __restrict from, int n) {
   for (int i = 0; i < n; ++i) to[i] = from[i];
+}
+
+// rebaseDofs' φ = 0 in the World's q and in the rod's copy, as a vector loop (clones).
+COSSERAT_SIMD_CLONES void zeroDofs(double* __restrict a, double* __restrict b, int n) {
+  for (int i = 0; i < n; ++i) a[i] = b[i] = 0.0;
 }
 }  // namespace
 
@@ -424,7 +432,7 @@ void CosseratRod::computeFrames() const {
   if (frames_committed_)  // right after rebaseDofs (φ = 0): the committed frames themselves
     copyDofs(Q_.data(), Qc_.data(), static_cast<int>(Qc_.size()));
   else
-    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ne_, false, redo_.data());
+    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ns_, ne_, false, redo_.data());
   frames_ok_ = true;
 }
 
@@ -498,7 +506,10 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
   const double Ax = mx + c * vx, Ay = my + c * vy, Az = mz + c * vz;
   Jp[3 * i] = Ax + 0.5 * tx, Jp[3 * i + 1] = Ay + 0.5 * ty, Jp[3 * i + 2] = Az + 0.5 * tz;
   Jn[3 * i] = Ax - 0.5 * tx, Jn[3 * i + 1] = Ay - 0.5 * ty, Jn[3 * i + 2] = Az - 0.5 * tz;
-  g[i] = -3.0 * E / (lprev + l[i]);
+  // g three times (once per component), so that elasticForces' g t terms are a flat loop over the
+  // components of all nodes (elasticForces, interiorForces).
+  const double gi = -3.0 * E / (lprev + l[i]);
+  g[3 * i] = gi, g[3 * i + 1] = gi, g[3 * i + 2] = gi;
 }
 
 // Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), as
@@ -508,13 +519,18 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
 // node is beyond what the variant covers (big[i] = 1 there; the caller redoes these nodes with
 // logSO3Curvature) and bit 1 when some node is at 0.1 rad or more. Same operations in the same order
 // as logSO3Curvature: bitwise its results, whichever variant ran.
+// Two loops: the curvature θ and the coefficient c(θ) of every node (into theta and jc), then the
+// bending terms (nodeTerms). One loop doing both is slower (about 1.5 % of the Timoshenko step): each
+// node is a long chain of dependent operations (3x3 product, two Horner polynomials, cross products),
+// and a loop body that long leaves the processor too few nodes in flight to overlap their chains.
 template <bool wide>
 [[gnu::always_inline]] inline int nodeCurvaturesLoop(const double* __restrict Q, std::size_t ns,
                                                      const double* __restrict l, const double* __restrict Dhat,
                                                      const double* __restrict theta0, const double* __restrict B,
-                                                     double* __restrict theta, double* __restrict Ebend,
-                                                     double* __restrict Jp, double* __restrict Jn,
-                                                     double* __restrict g, double* __restrict big, int i0, int i1) {
+                                                     double* __restrict theta, double* __restrict jc,
+                                                     double* __restrict Ebend, double* __restrict Jp,
+                                                     double* __restrict Jn, double* __restrict g,
+                                                     double* __restrict big, int i0, int i1) {
   int large = 0, mid = 0;
   for (int i = i0; i < i1; ++i) {
     const double* P = Q + (i - 1);  // P(a, c) = P[ns (a + 3 c)], element i-1
@@ -545,23 +561,27 @@ template <bool wide>
     big[i] = b ? 1.0 : 0.0;  // the caller redoes these nodes
     const double h = 0.5 * f, thx = h * wx, thy = h * wy, thz = h * wz;
     theta[3 * i] = thx, theta[3 * i + 1] = thy, theta[3 * i + 2] = thz;
-    nodeTerms(i, thx, thy, thz, c, l[i - 1], l, Dhat, theta0, B, Ebend, Jp, Jn, g);
+    jc[i] = c;
   }
+  for (int i = i0; i < i1; ++i)
+    nodeTerms(i, theta[3 * i], theta[3 * i + 1], theta[3 * i + 2], jc[i], l[i - 1], l, Dhat, theta0, B, Ebend, Jp,
+              Jn, g);
   return (large ? 1 : 0) | (mid ? 2 : 0);
 }
 
 COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t ns, const double* __restrict l,
                                         const double* __restrict Dhat, const double* __restrict theta0,
                                         const double* __restrict B, double* __restrict theta,
-                                        double* __restrict Ebend, double* __restrict Jp, double* __restrict Jn,
-                                        double* __restrict g, double* __restrict big, int ne, bool wide) {
+                                        double* __restrict jc, double* __restrict Ebend, double* __restrict Jp,
+                                        double* __restrict Jn, double* __restrict g, double* __restrict big, int ne,
+                                        bool wide) {
   int flags = 0;
   const int n = ne - 1;  // nodes 1 .. ne-1 in whole vectors (vectorHead)
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && !vectorTail(n)) break;
     const int i0 = pass == 0 ? 1 : ne - 8, i1 = pass == 0 ? 1 + vectorHead(n) : ne;
-    flags |= wide ? nodeCurvaturesLoop<true>(Q, ns, l, Dhat, theta0, B, theta, Ebend, Jp, Jn, g, big, i0, i1)
-                  : nodeCurvaturesLoop<false>(Q, ns, l, Dhat, theta0, B, theta, Ebend, Jp, Jn, g, big, i0, i1);
+    flags |= wide ? nodeCurvaturesLoop<true>(Q, ns, l, Dhat, theta0, B, theta, jc, Ebend, Jp, Jn, g, big, i0, i1)
+                  : nodeCurvaturesLoop<false>(Q, ns, l, Dhat, theta0, B, theta, jc, Ebend, Jp, Jn, g, big, i0, i1);
   }
   return flags;
 }
@@ -570,7 +590,7 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
 
 void CosseratRod::computeStrains() const {
   ensureFrames();  // Q = exp(-[φ]) Q_committed, a vectorized pass of its own
-  const std::size_t ns = static_cast<std::size_t>(ne_);
+  const std::size_t ns = ns_;
   // A ring's closing element (its second node is node 0) is done by closeStrains below.
   elementStrains(q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
                  t_.front().data(), e_.data(), Nf_.data(), cn_.front().data(), closed_ ? ne_ - 1 : ne_);
@@ -579,8 +599,8 @@ void CosseratRod::computeStrains() const {
   // more (a bent rod, the snake); the plain one otherwise. Either gives the same values (the nodes
   // a variant does not cover are redone below with logSO3Curvature): only the cost differs.
   const int flags = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
-                                   theta_.front().data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(), big_.data(),
-                                   ne_, wide_curvatures_);
+                                   theta_.front().data(), jc_.data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(),
+                                   big_.data(), ne_, wide_curvatures_);
   wide_curvatures_ = (flags & 2) != 0;
   if (flags & 1) {
     // Curvatures beyond the variant's polynomials: logSO3Curvature (the wide polynomials below 0.46 rad,
@@ -606,7 +626,7 @@ void CosseratRod::computeStrains() const {
 // of Eqs. 8, 10 on the Voronoi length of node 0 (the two wrapped half elements). The same formulas as
 // the vectorized loops, for one element and one node; logSO3 in full (any angle).
 void CosseratRod::closeStrains() const {
-  const std::size_t ns = static_cast<std::size_t>(ne_);
+  const std::size_t ns = ns_;
   const int e = ne_ - 1;
   elementStrain(e, q_.data() + 3 * e, q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_[0], S_[1],
                 S_[2], l_.data(), t_.front().data(), e_.data(), Nf_.data(), cn_.front().data());
@@ -625,11 +645,9 @@ void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
   // frames are swapped into Qc_ instead of copied; the current frames, equal to them while φ = 0, are
   // copied from them only if something asks before the next setConfiguration (computeFrames).
   const int r0 = rotationDof(0);
-  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ne_, true, redo_.data());
+  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ns_, ne_, true, redo_.data());
   Qc_.swap(Q_);
-  double* __restrict phi = q.data() + r0;
-  double* __restrict mine = q_.data() + r0;
-  for (int k = 0; k < 3 * ne_; ++k) phi[k] = mine[k] = 0.0;
+  zeroDofs(q.data() + r0, q_.data() + r0, 3 * ne_);
   frames_ok_ = strains_ok_ = false;
   frames_committed_ = true;
 }
@@ -662,9 +680,9 @@ void CosseratRod::saveState(std::vector<double>& out) const {
 }
 
 void CosseratRod::loadState(const std::vector<double>& in) {
-  if (in.size() != Qc_.size())
+  if (in.size() != 9 * static_cast<std::size_t>(ne_))
     throw std::runtime_error("checkpoint holds " + std::to_string(in.size()) + " numbers for rod '" + name() +
-                             "', expected " + std::to_string(Qc_.size()) + " (another number of nodes?)");
+                             "', expected " + std::to_string(9 * ne_) + " (another number of nodes?)");
   for (int e = 0; e < ne_; ++e) {
     Mat3 Q;
     std::copy(in.begin() + 9 * e, in.begin() + 9 * e + 9, Q.data());
@@ -678,7 +696,7 @@ void CosseratRod::loadState(const std::vector<double>& in) {
 // σ_L and n_L of element e, with the operations of elementStrain (bitwise its values).
 void CosseratRod::shearOf(int e, Vec3& sigma, Vec3& n) const {
   ensureStrains();
-  const std::size_t ns = static_cast<std::size_t>(ne_);
+  const std::size_t ns = ns_;
   const double* F = Q_.data() + e;
   const double* xa = q_.data() + 3 * e;
   const double* xb = q_.data() + 3 * next(e);
@@ -714,6 +732,17 @@ double CosseratRod::elasticEnergy() const {
 
 namespace {
 
+// The forces on the nodes that have all their neighbours (elasticForces): entries i0 .. i1-1 of f, i.e.
+// components of nodes i0/3 .. i1/3 - 1, as one flat loop over the components. Every array holds 3
+// numbers per node or element (g: dE/dℓ once per component), so entry i of node j reads entries i and
+// i ± 3 only: no component mixing, no shuffles in the vector loop (interleaved x, y, z are read as they
+// are stored). The same sums, in the same order, as elasticForces' node(j).
+[[gnu::always_inline]] inline void interiorForces(const double* __restrict t, const double* __restrict Nf,
+                                                  const double* __restrict g, double* __restrict f, int i0, int i1) {
+  for (int i = i0; i < i1; ++i)
+    f[i] = ((((f[i] - Nf[i - 3]) + Nf[i]) - g[i - 3] * t[i - 3]) - g[i] * (t[i - 3] - t[i])) + g[i + 3] * t[i];
+}
+
 // The elastic forces and couples (Eqs. 23-24) as passes over elements and nodes that vectorize:
 // first the per-element and per-node terms into scratch arrays, then each node's force and each
 // element's couple gathered from its neighbours, summed in the order of the original scatter loop
@@ -730,38 +759,39 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
   // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1. On an open rod the first
   // element has no node 0 term and the last no node ne term; on a ring (closed) node 0 is the
   // junction: the first element takes its -J_l⁻¹m, the last element its J_r⁻¹m.
+  // The couple is stored (addVelocityForce multiplies it by e - 1) and added to fr in the same pass.
   if (closed) {
     for (int k = 0; k < 3; ++k) couple[k] = (cn[k] - Jn[k]) + Jp[3 + k];
   } else {
     for (int k = 0; k < 3; ++k) couple[k] = cn[k] + Jp[3 + k];
   }
-  for (int e = 1; e + 1 < ne; ++e)
-    for (int k = 0; k < 3; ++k) couple[3 * e + k] = (cn[3 * e + k] - Jn[3 * e + k]) + Jp[3 * e + 3 + k];
-  if (closed) {
-    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = (cn[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k]) + Jp[k];
-  } else {
-    for (int k = 0; k < 3; ++k) couple[3 * (ne - 1) + k] = cn[3 * (ne - 1) + k] - Jn[3 * (ne - 1) + k];
+  for (int k = 0; k < 3; ++k) fr[k] += couple[k];
+  for (int i = 3; i < 3 * (ne - 1); ++i) {  // elements 1 .. ne-2, flat over their components
+    const double c = (cn[i] - Jn[i]) + Jp[i + 3];
+    couple[i] = c;
+    fr[i] += c;
   }
-  for (int k = 0; k < 3 * ne; ++k) fr[k] += couple[k];
+  const int last = 3 * (ne - 1);
+  if (closed) {
+    for (int k = 0; k < 3; ++k) couple[last + k] = (cn[last + k] - Jn[last + k]) + Jp[k];
+  } else {
+    for (int k = 0; k < 3; ++k) couple[last + k] = cn[last + k] - Jn[last + k];
+  }
+  for (int k = 0; k < 3; ++k) fr[last + k] += couple[last + k];
   // Forces: node j takes -Qᵀn of element j-1, Qᵀn of element j, then the bending terms of nodes
-  // j-1 (-g t_{j-1}), j (-g (t_{j-1} - t_j)) and j+1 (g t_j).
+  // j-1 (-g t_{j-1}), j (-g (t_{j-1} - t_j)) and j+1 (g t_j). g is stored once per component
+  // (nodeTerms), so component k of node j only reads entries 3j + k and 3j + k ± 3 of every array.
   auto node = [&](int j) {  // any node, neighbours checked
     for (int k = 0; k < 3; ++k) {
-      double v = f[3 * j + k];
-      if (j >= 1) v -= Nf[3 * (j - 1) + k];
-      if (j < ne) v += Nf[3 * j + k];
-      if (j - 1 >= 1) v -= g[j - 1] * t[3 * (j - 1) + k];
-      if (j >= 1 && j < ne) v -= g[j] * (t[3 * (j - 1) + k] - t[3 * j + k]);
-      if (j + 1 < ne) v += g[j + 1] * t[3 * j + k];
-      f[3 * j + k] = v;
+      const int i = 3 * j + k;
+      double v = f[i];
+      if (j >= 1) v -= Nf[i - 3];
+      if (j < ne) v += Nf[i];
+      if (j - 1 >= 1) v -= g[i - 3] * t[i - 3];
+      if (j >= 1 && j < ne) v -= g[i] * (t[i - 3] - t[i]);
+      if (j + 1 < ne) v += g[i + 3] * t[i];
+      f[i] = v;
     }
-  };
-  auto interior = [&](int j0, int j1) {  // nodes j0 .. j1-1 with all their neighbours
-    for (int j = j0; j < j1; ++j)
-      for (int k = 0; k < 3; ++k)
-        f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * (j - 1) + k]) + Nf[3 * j + k]) - g[j - 1] * t[3 * (j - 1) + k]) -
-                        g[j] * (t[3 * (j - 1) + k] - t[3 * j + k])) +
-                       g[j + 1] * t[3 * j + k];
   };
   if (closed) {
     // A ring has ne nodes, each between elements j-1 and j (indices mod ne), with curvature nodes
@@ -769,18 +799,18 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
     auto wrapped = [&](int j) {
       const int jm = (j + ne - 1) % ne, jp = (j + 1) % ne;
       for (int k = 0; k < 3; ++k)
-        f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * jm + k]) + Nf[3 * j + k]) - g[jm] * t[3 * jm + k]) -
-                        g[j] * (t[3 * jm + k] - t[3 * j + k])) +
-                       g[jp] * t[3 * j + k];
+        f[3 * j + k] = ((((f[3 * j + k] - Nf[3 * jm + k]) + Nf[3 * j + k]) - g[3 * jm + k] * t[3 * jm + k]) -
+                        g[3 * j + k] * (t[3 * jm + k] - t[3 * j + k])) +
+                       g[3 * jp + k] * t[3 * j + k];
     };
     wrapped(0);
-    interior(1, ne - 1);
+    interiorForces(t, Nf, g, f, 3, 3 * (ne - 1));
     wrapped(ne - 1);
     return;
   }
   node(0);
   node(1);
-  interior(2, ne - 1);
+  interiorForces(t, Nf, g, f, 6, 3 * (ne - 1));
   if (ne - 1 > 1) node(ne - 1);
   node(ne);
 }
@@ -864,8 +894,8 @@ void CosseratRod::addVelocityForce(const EvalContext& ctx, VecRef fv) const {
 void CosseratRod::materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const {
   ensureFrames();
   // Rows d1, d2, d3 of the frame, read from the structure-of-arrays store (gather) directly.
-  const double* F = Q_.data() + edge;  // Q(r, c) = F[ne (r + 3 c)]
-  const std::size_t s = static_cast<std::size_t>(ne_);
+  const double* F = Q_.data() + edge;  // Q(r, c) = F[s (r + 3 c)]
+  const std::size_t s = ns_;
   m1 = Vec3(F[0], F[3 * s], F[6 * s]);
   m2 = Vec3(F[s], F[4 * s], F[7 * s]);
   t = Vec3(F[2 * s], F[5 * s], F[8 * s]);  // d3 (not exactly the tangent when the rod shears)
@@ -905,7 +935,7 @@ void CosseratRod::addNodeTorques(const double* T, VecRef f) const {
   // Nodes 0 .. numEdges()-1 = nn_-2 act on elements 0 .. nn_-2 (addNodeTorque's element of a node);
   // a ring's closing element nn_-1 takes no torque here, as with addNodeTorque over those nodes.
   ensureStrains();
-  addElementTorques(Q_.data(), static_cast<std::size_t>(ne_), e_.data(), T, f.data() + rotationDof(0), numEdges());
+  addElementTorques(Q_.data(), ns_, e_.data(), T, f.data() + rotationDof(0), numEdges());
 }
 
 void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
@@ -916,8 +946,8 @@ void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
   // structure-of-arrays frames without gathering a Mat3. The roundings are those of the Eigen
   // expression e (Q T) this replaces (Eigen 3.4, SSE2: e folded into Q, rows 0 and 1 summed left to
   // right as one packet, row 2 as a reduction), so results are bitwise as before.
-  const double* F = Q_.data() + e;  // Q(r, c) = F[ne (r + 3 c)]
-  const std::size_t s = static_cast<std::size_t>(ne_);
+  const double* F = Q_.data() + e;  // Q(r, c) = F[s (r + 3 c)]
+  const std::size_t s = ns_;
   const double ee = e_[e], T0 = T[0], T1 = T[1], T2 = T[2];
   double* fr = f.data() + rotationDof(e);
   fr[0] += ((ee * F[0]) * T0 + (ee * F[3 * s]) * T1) + (ee * F[6 * s]) * T2;

@@ -85,41 +85,41 @@ EXPLICIT_SIMD_CLONES bool residual(double* __restrict res, const double* __restr
 }
 
 // The start of a step fused with its first drift and the start-of-evaluation configuration (one
-// pass instead of three): q = q_world + a v_world fr, v = v0 = v_world, qs = q - dt v. The same
-// operations as startOfStep, drift and startConfiguration one after the other; the caller redoes qs
-// on the DOFs the constraints prescribe in between.
-EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict v, double* __restrict v0,
-                                     double* __restrict qs, const double* __restrict qw, const double* __restrict vw,
-                                     const double* __restrict fr, double a, double dt, int n) {
+// pass instead of three): q = q_world + a v_world fr, qs = q - dt v_world. The same operations as
+// startOfStep, drift and startConfiguration one after the other; the caller redoes qs on the DOFs
+// the constraints prescribe in between. The velocities are not copied: a one-kick scheme
+// (position-verlet) reads the World's v, which stays the start-of-step velocity until the commit,
+// as v0 and as the velocity before its kick (two of four stores per DOF saved).
+EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict qs, const double* __restrict qw,
+                                     const double* __restrict vw, const double* __restrict fr, double a, double dt,
+                                     int n) {
   for (int i = 0; i < n; ++i) {
     const double vi = vw[i];
     const double qi = qw[i] + a * vi * fr[i];
     q[i] = qi;
-    v[i] = v0[i] = vi;
     qs[i] = qi - dt * vi;
   }
 }
 
-// The last kick fused with the last drift and the residual (one pass instead of three): v += b dt
-// M⁻¹ f, q += a v fr, res = M (v - v0)/dt - F with F = acc + b f (or b f for a one-kick scheme:
-// acc is not read then), and the finiteness checks of f and of the end-of-step q and v. The same
-// operations as kick, drift and residual; the caller redoes v and res on the prescribed DOFs.
-// Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
+// The kick of a one-kick scheme fused with the last drift and the residual (one pass instead of
+// three): v = v0 + b dt M⁻¹ f (v0: the start-of-step velocity, the World's), q += a v fr, res = M
+// (v - v0)/dt - F with F = b f, and the finiteness checks of f and of the end-of-step q and v. The
+// same operations as kick (from v = v0), drift and residual; the caller redoes v and res on the
+// prescribed DOFs. Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
 EXPLICIT_SIMD_CLONES int kickDriftResidual(double* __restrict res, double* __restrict q, double* __restrict v,
-                                           const double* __restrict v0, const double* __restrict acc,
-                                           const double* __restrict f, const double* __restrict minv,
-                                           const double* __restrict fr, const double* __restrict M, double b,
-                                           double a, double dt, bool first, int n) {
+                                           const double* __restrict v0, const double* __restrict f,
+                                           const double* __restrict minv, const double* __restrict fr,
+                                           const double* __restrict M, double b, double a, double dt, int n) {
   const double bdt = b * dt;
   std::uint64_t badf = 0, bads = 0;
   for (int i = 0; i < n; ++i) {
-    const double fi = f[i];
-    const double F = first ? b * fi : acc[i] + b * fi;
-    const double vi = v[i] + bdt * fi * minv[i];
+    const double fi = f[i], v0i = v0[i];
+    const double F = b * fi;
+    const double vi = v0i + bdt * fi * minv[i];
     const double qi = q[i] + a * vi * fr[i];
     v[i] = vi;
     q[i] = qi;
-    res[i] = M[i] * (vi - v0[i]) / dt - F;
+    res[i] = M[i] * (vi - v0i) / dt - F;
     badf |= nonFiniteBit(fi);
     bads |= nonFiniteBit(qi) | nonFiniteBit(vi);
   }
@@ -213,7 +213,7 @@ void ExplicitSolver::evaluate(World& world, double t, double dt) {
   ctx.dt = dt;
   ctx.q = &q_;
   ctx.q_start = &qs_;
-  ctx.v_start = &v0_;
+  ctx.v_start = v_start_;
   world.evaluate(ctx, f_, nullptr);
 }
 
@@ -270,23 +270,23 @@ void ExplicitSolver::driftRods(World& world, double h) {
 //   midpoint: Δ = G(v0 + tau/2 M⁻¹ f) - G(v0)
 //   rk4:      Δ = (G(v0) + 2 G(v2) + 2 G(v3) + G(v4)) / 6 - G(v0), v2, v3, v4 the RK4 stage velocities,
 // which is exactly v0 + tau/6 (k1 + 2 k2 + 2 k3 + k4) (midpoint rule: v0 + tau k2).
-void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, double tau) {
+void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, double tau, const Vec& v) {
   const int n = static_cast<int>(q_.size());
   EvalContext ctx;
   ctx.t = t;
   ctx.dt = dt;
   ctx.q = &q_;
   ctx.q_start = &qs_;
-  ctx.v_start = &v0_;
+  ctx.v_start = v_start_;
   // G at velocity w: ctx.velocity(i) = (q - qs)/dt = w.
   auto velocityForces = [&](const Vec& w, Vec& g) {
     startConfiguration(qs_.data(), q_.data(), w.data(), dt, n);
     world.evaluateVelocityForces(ctx, g);
   };
-  velocityForces(v_, g0_);
+  velocityForces(v, g0_);
   // stage velocity v0 + c tau M⁻¹ (f + k), with k the correction of the stage's force
   auto stage = [&](double c, const Vec* k) {
-    for (int i = 0; i < n; ++i) vstage_[i] = v_[i] + c * tau * m_inv_[i] * (f_[i] + (k ? (*k)[i] - g0_[i] : 0.0));
+    for (int i = 0; i < n; ++i) vstage_[i] = v[i] + c * tau * m_inv_[i] * (f_[i] + (k ? (*k)[i] - g0_[i] : 0.0));
   };
   if (velocity_forces_ == VelocityForces::Midpoint) {
     stage(0.5, nullptr);
@@ -350,19 +350,26 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   v_.resize(n);
   v0_.resize(n);
   qs_.resize(n);
-  // Position-verlet fuses the start-of-step copies into its first drift (startDrift below); the
-  // stability estimate of the first step needs them before.
-  const bool fused = !compose_rotations_ && !scheme_.kick.empty();
+  // Position-verlet (one kick, no composed rotations) fuses the start-of-step copies into its first
+  // drift (startDrift below) and reads the start-of-step velocity from the World instead of copying
+  // it; the stability estimate of the first step needs the copies.
+  const bool fused = !compose_rotations_ && scheme_.kick.size() == 1;
   if (!fused || (!checked_ && stability_ != "off"))
     startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
+  v_start_ = &v0_;
   q0_fixed_.resize(fixed_list_.size());
-  for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = world.q()[fixed_list_[j]];
+  const Vec& q_world = world.q();  // (one virtual call, not one per fixed DOF)
+  for (std::size_t j = 0; j < fixed_list_.size(); ++j) q0_fixed_[j] = q_world[fixed_list_[j]];
 
   if (!checked_ && stability_ != "off") {
     checked_ = true;
     const double w = estimateMaxFrequency(world, dt);
     dt_crit_ = w > 0 ? bound_ / w : INFINITY;
   }
+  // The start-of-step velocity (ctx.v_start, v0 of the kick and the residual): the World's v, unchanged
+  // until the commit, when it is not copied (fused).
+  if (fused) v_start_ = &world.v();
+  const double* __restrict v0 = v_start_->data();
   if (stability_ != "off" && dt > safety_ * dt_crit_ * (1 + 1e-9) && dt > checked_dt_ * (1 + 1e-6)) {
     std::ostringstream msg;
     msg.precision(3);
@@ -380,10 +387,10 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   }
 
   // One vectorized pass over the DOF vectors per drift, per start-of-evaluation configuration and
-  // per kick (the kick fused with the averaged force and the finiteness check of f). Without
-  // composed rotations (position-verlet), the start of the step, the first drift and the first
-  // start-of-evaluation configuration are one pass, and so are the last kick, the last drift and
-  // the residual; the DOFs the constraints prescribe between them are redone after the constraints.
+  // per kick (the kick fused with the averaged force and the finiteness check of f). For a one-kick
+  // scheme without composed rotations (position-verlet, `fused`), the start of the step, the first
+  // drift and the start-of-evaluation configuration are one pass, and so are the kick, the last drift
+  // and the residual; the DOFs the constraints prescribe between them are redone after the constraints.
   double* __restrict q = q_.data();
   double* __restrict v = v_.data();
   double* __restrict qs = qs_.data();
@@ -408,7 +415,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   for (std::size_t k = 0; k <= K; ++k) {
     const bool start_fused = fused && k == 0;
     if (start_fused)
-      startDrift(q, v, v0_.data(), qs, world.q().data(), world.v().data(), fr, scheme_.drift[0] * dt, dt, n);
+      startDrift(q, qs, world.q().data(), v0, fr, scheme_.drift[0] * dt, dt, n);
     else if (compose_rotations_)
       driftRods(world, scheme_.drift[k] * dt);
     else
@@ -417,25 +424,26 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     world.prescribe(tau, q_);
     if (k == K) break;
     if (start_fused) {
-      for (int i : fixed_list_) qs[i] = q[i] - dt * v[i];
+      for (int i : fixed_list_) qs[i] = q[i] - dt * v0[i];
     } else {
       startConfiguration(qs, q, v, dt, n);
     }
     qs_fresh_ = true;
     evaluate(world, tau, dt);
-    if (velocity_forces_ != VelocityForces::Explicit) integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt);
-    if (fused && k + 1 == K) {
-      // last kick + last drift + residual, then the constraints and the prescribed DOFs
-      const int bad = kickDriftResidual(residual_.data(), q, v, v0_.data(), acc, f, minv, fr, M.data(),
-                                        scheme_.kick[k], scheme_.drift[K] * dt, dt, k == 0, n);
+    if (velocity_forces_ != VelocityForces::Explicit)
+      integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt, fused ? *v_start_ : v_);
+    if (fused) {
+      // the kick + last drift + residual, then the constraints and the prescribed DOFs
+      const int bad = kickDriftResidual(residual_.data(), q, v, v0, f, minv, fr, M.data(), scheme_.kick[k],
+                                        scheme_.drift[K] * dt, dt, n);
       if (bad & 1) return nonFiniteForce(tau);
       world.prescribe(t0 + dt, q_);
       std::uint64_t badfixed = 0;
       for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
         const int i = fixed_list_[j];
         v[i] = (q[i] - q0_fixed_[j]) / dt;
-        const double F = k == 0 ? scheme_.kick[k] * f[i] : acc[i] + scheme_.kick[k] * f[i];
-        residual_[i] = M[i] * (v[i] - v0_[i]) / dt - F;
+        const double F = scheme_.kick[k] * f[i];
+        residual_[i] = M[i] * (v[i] - v0[i]) / dt - F;
         badfixed |= nonFiniteBit(q[i]) | nonFiniteBit(v[i]);
       }
       // bit 1 may come from a fixed DOF's value before the constraint set it: check the free ones again
@@ -457,7 +465,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  if (!residual(residual_.data(), M.data(), q, v, v0_.data(), acc, dt, n)) return nonFiniteState();
+  if (!residual(residual_.data(), M.data(), q, v, v0, acc, dt, n)) return nonFiniteState();
   world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
   report.iterations = 0;
   report.residual = 0;

@@ -44,7 +44,8 @@ class ExplicitSolver : public Solver {
   const Vec& swapIntoWorld(World& world);
   // f += the change that integrating the velocity-dependent forces over a kick of length tau
   // (midpoint rule or RK4) makes to the force frozen at the velocity before the kick.
-  void integrateVelocityForces(World& world, double t, double dt, double tau);
+  // v: the velocity before the kick.
+  void integrateVelocityForces(World& world, double t, double dt, double tau, const Vec& v);
 
   Scheme scheme_;
   std::string type_;
@@ -60,6 +61,7 @@ class ExplicitSolver : public Solver {
   std::vector<int> fixed_list_;
   std::vector<double> q0_fixed_;  // start-of-step values of the fixed DOFs
   bool qs_fresh_ = false;         // step() has just written qs_ = q_ - dt v_
+  const Vec* v_start_ = &v0_;     // the start-of-step velocity: v0_, or the World's v (position-verlet)
   bool compose_rotations_ = false;
   enum class VelocityForces { Explicit, Midpoint, Rk4 } velocity_forces_ = VelocityForces::Explicit;
   Vec outside_rods_;                  // free_ on DOFs no rod owns (they drift by h v), 0 elsewhere
