@@ -85,7 +85,7 @@ void bench(const kernel::TypeRegistry& registry, const std::string& text, const 
     return 0.0;
   };
   std::vector<double> wall, cpu, values;
-  double solves = 0, ac_its = 0, contacts = 0, groups = 0, nu = 0, contact_ms = 0;
+  double solves = 0, ac_its = 0, contacts = 0, groups = 0, nu = 0, contact_ms = 0, lus = 0, gmres = 0;
   for (int k = 0; k < skip + steps; ++k) {
     const double c0 = cpuSeconds();
     const auto t0 = std::chrono::steady_clock::now();
@@ -104,15 +104,18 @@ void bench(const kernel::TypeRegistry& registry, const std::string& text, const 
     groups += col(values, "groups");
     nu += col(values, "nu");
     contact_ms += col(values, "solve_ms");
+    lus += col(values, "factorizations");
+    gmres += col(values, "gmres_iterations");
   }
   const double s_cpu = median(cpu);
   double wall_sum = 0;
   for (double w : wall) wall_sum += w;
   std::printf("%-28s %6.0f contacts, nu %.2f, %4.1f groups | %8.3f s/step cpu (wall %8.3f), contact model %3.0f%% | "
-              "%4.1f solves, %5.1f AC iterations per step | seed 19.1 s / ours = %6.1f (target 0.2 s: %s)\n",
+              "%4.1f solves, %5.1f AC iterations (%4.1f LUs of K, %5.1f GMRES) per step | seed 19.1 s / ours = %6.1f "
+              "(target 0.2 s: %s)\n",
               label.c_str(), contacts / steps, nu / steps, groups / steps, s_cpu, median(wall),
               100.0 * contact_ms / 1e3 / std::max(1e-12, wall_sum), solves / steps,
-              ac_its / steps, kSeedSecondsPerStep / s_cpu, s_cpu <= kTarget ? "met" : "not met");
+              ac_its / steps, lus / steps, gmres / steps, kSeedSecondsPerStep / s_cpu, s_cpu <= kTarget ? "met" : "not met");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libeigen3-dev libboost-dev libboost-filesystem-dev libfmt-dev libtomlplusplus-dev
-  libceres-dev libsuitesparse-dev doctest-dev libbenchmark-dev libfclib-dev
+  libceres-dev libsuitesparse-dev libopenblas0-serial doctest-dev libbenchmark-dev libfclib-dev
   clang libclang-rt-14-dev libomp-dev
   python3 python3-numpy python3-scipy python3-matplotlib
 )

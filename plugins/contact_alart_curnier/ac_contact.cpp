@@ -81,6 +81,12 @@ Schema AlartCurnierContact::schema() {
              "are re-evaluated; later iterations keep them (only the gap follows the iterate), which "
              "restores fast convergence when rods slide along each other.")
       .atLeast(1);
+  s.add<std::string>("newton_system", "auto",
+                     "Linear system of each nonsmooth Newton step: 'reduced' factorizes J = F_u W + F_r "
+                     "(3n unknowns; dense per rod, cheap for few contacts); 'unreduced' the sparse system "
+                     "of seed Eq. 7 with the rods' DOFs kept (same direction, far less fill-in when many "
+                     "contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts.")
+      .choices({"auto", "reduced", "unreduced"});
   s.add<bool>("partition", true,
               "Solve each group of coupled contacts (sharing a rod, or rods joined by constraints) as "
               "its own problem (seed Sec. 4.5); false: one problem for all contacts.");
@@ -107,6 +113,8 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
   if (!(options_.rho >= 0)) throw ParamError("rho", "rho must be >= 0 (0: automatic)");
   options_.line_search = p.boolean("line_search");
   options_.proximal = p.boolean("proximal");
+  const std::string system = p.string("newton_system");
+  unreduced_min_contacts_ = system == "reduced" ? std::numeric_limits<int>::max() : system == "unreduced" ? 0 : 65;
 }
 
 void AlartCurnierContact::bind(World& world) {
@@ -470,11 +478,13 @@ void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, 
   }
 }
 
-bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver) {
+bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver,
+                                     double dt) {
   // The group's local problem u_g = W_g r_g + q_g (seed Eq. 8), contacts renumbered 0..n_g-1.
   const int ng = static_cast<int>(g.contacts.size());
+  const int factorizations0 = solver.factorizations(), gmres0 = solver.gmresIterations();
   SpMat W(3 * ng, 3 * ng);
-  W.setFromTriplets(trip.begin(), trip.end());
+  if (ng < unreduced_min_contacts_) W.setFromTriplets(trip.begin(), trip.end());
   Vec q(3 * ng), mu(ng), r(3 * ng);
   for (int a = 0; a < ng; ++a) {
     const int i = g.contacts[a];
@@ -482,8 +492,94 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     mu[a] = mu_vec_[i];
     r.segment<3>(3 * a) = r_.segment<3>(3 * i);
   }
-  solver.options() = options_;
-  solver.setProblem(W, q, mu);
+  // Unreduced Newton systems (seed Eq. 7) for large groups: A_g = the group's components side by
+  // side, G_g = H / dt on their free DOFs, so that W_g = G_g A_g^-1 G_g^T.
+  SpMat Ag, Gg;
+  Vec wdiag;
+  const bool unreduced = ng >= unreduced_min_contacts_;
+  if (unreduced) {
+    std::vector<int> comps, offset(comps_.size(), -1);
+    for (int i : g.contacts) {
+      const ContactPoint& p = points_[i];
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c)
+          if (const int cp = comp_of_[p.dof[j] + c]; cp >= 0 && offset[cp] < 0) {
+            offset[cp] = 0;
+            comps.push_back(cp);
+          }
+    }
+    std::sort(comps.begin(), comps.end());
+    int m = 0;
+    std::vector<Eigen::Triplet<double>> ta, tg;
+    for (int cp : comps) {
+      offset[cp] = m;
+      const Eigen::SparseMatrix<double>& Ac = comps_[cp]->A;
+      for (int c = 0; c < Ac.outerSize(); ++c)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Ac, c); it; ++it)
+          ta.emplace_back(m + int(it.row()), m + c, it.value());
+      m += static_cast<int>(comps_[cp]->dofs.size());
+    }
+    for (int a = 0; a < ng; ++a) {
+      const ContactPoint& p = points_[g.contacts[a]];
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int gd = p.dof[j] + c, cp = comp_of_[gd];
+          if (cp < 0) continue;  // prescribed: no impulse moves it
+          for (int k = 0; k < 3; ++k) tg.emplace_back(3 * a + k, offset[cp] + local_of_[gd], p.weight[j] * p.frame(k, c) / dt);
+        }
+    }
+    Ag.resize(m, m);
+    Ag.setFromTriplets(ta.begin(), ta.end());
+    Gg.resize(3 * ng, m);
+    Gg.setFromTriplets(tg.begin(), tg.end());
+    // diag(W), W_ii = G_i A^-1 G_i^T, needs A^-1 only on the DOFs of contact i's nodes: from the
+    // inverse of each dense component (2 n^3 flops per rod; an estimate with diag(A) made rho poor
+    // enough to double the Newton iterations, ~45 ms each at 2280 contacts), and from 3 solves per
+    // contact on sparse (long-rod) components.
+    for (int cp : comps)
+      if (comps_[cp]->isDense()) comps_[cp]->inverse = comps_[cp]->dlu.inverse();
+    wdiag.setZero(3 * ng);
+    for (int a = 0; a < ng; ++a) {
+      const ContactPoint& p = points_[g.contacts[a]];
+      for (int k = 0; k < 3; ++k) {
+        std::array<int, 12> dof{}, comp{};
+        std::array<double, 12> coef{};
+        int ne = 0;
+        for (int j = 0; j < p.nodes; ++j)
+          for (int c = 0; c < 3; ++c)
+            if (const int gd = p.dof[j] + c, cp = comp_of_[gd]; cp >= 0) {
+              dof[ne] = local_of_[gd];
+              comp[ne] = cp;
+              coef[ne++] = p.weight[j] * p.frame(k, c) / dt;
+            }
+        double w = 0;
+        for (int x = 0; x < ne; ++x) {
+          const Component& cx = *comps_[comp[x]];
+          if (!cx.isDense()) continue;
+          for (int y = 0; y < ne; ++y)
+            if (comp[y] == comp[x]) w += coef[x] * coef[y] * cx.inverse(dof[x], dof[y]);
+        }
+        for (int cp : comps) {
+          Component& cs = *comps_[cp];
+          if (cs.isDense() || std::find(comp.begin(), comp.begin() + ne, cp) == comp.begin() + ne) continue;
+          rhs_.setZero(static_cast<Eigen::Index>(cs.dofs.size()));
+          for (int x = 0; x < ne; ++x)
+            if (comp[x] == cp) rhs_[dof[x]] += coef[x];
+          sol_ = cs.lu.solve(rhs_);
+          w += rhs_.dot(sol_);
+        }
+        wdiag[3 * a + k] = w;
+      }
+    }
+  }
+  auto setup = [&](const Options& o) {
+    solver.options() = o;
+    if (unreduced)
+      solver.setProblem(Ag, Gg, wdiag, q, mu);
+    else
+      solver.setProblem(W, q, mu);
+  };
+  setup(options_);
   g.result = solver.solve(r);
   // Retries from the best iterate with rho x 10 and x 0.1: the zeros of f_AC do not depend on rho
   // (seed Eq. 4), but where the Newton stalls does. Seen on a 31-spaghetti pile: |f_AC| = 1e-12
@@ -493,8 +589,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     if (g.result.converged || options_.rho > 0) break;
     Options retry = options_;
     retry.rho_scale = scale;
-    solver.options() = retry;
-    solver.setProblem(W, q, mu);
+    setup(retry);
     Vec r_try = r;
     const Result again = solver.solve(r_try);
     const int before = g.result.iterations, prox = g.result.prox_iterations;
@@ -509,24 +604,31 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
   if (g.result.converged) {
     // Polish: the relative natural map mixes velocities and impulses; a few more Newton steps
     // (quadratic near the solution) bring r to round-off so that the force r/dt the implicit
-    // solver sees is exact to its own (absolute, N) tolerance.
+    // solver sees is exact to its own (absolute, N) tolerance. One step at a time, while each
+    // gains at least 10x (beyond that the residual is at its round-off floor).
     Options polish = options_;
     polish.tolerance = 1e-15;
-    polish.max_iterations = 4;
+    polish.max_iterations = 1;
     polish.proximal = false;
-    solver.options() = polish;
-    Vec r_keep = r;
-    const Result more = solver.solve(r);
-    if (!(more.residual.abs <= g.result.residual.abs)) {
-      r = r_keep;
-    } else {
+    solver.options() = polish;  // same problem: W (or A and G), q and rho stay
+    for (int k = 0; k < 4; ++k) {
+      Vec r_keep = r;
+      const Result more = solver.solve(r);
+      g.result.iterations += more.iterations;
+      if (!(more.residual.abs <= g.result.residual.abs)) {
+        r = r_keep;
+        break;
+      }
+      const bool gained = more.residual.abs <= 0.1 * g.result.residual.abs;
       g.result.residual = more.residual;
       g.result.ac_norm = more.ac_norm;
+      if (!gained || more.converged) break;
     }
-    g.result.iterations += more.iterations;
     solver.options() = options_;
   }
-  const Vec u = W * r + q;
+  const Vec u = solver.velocityAt(r);
+  step_.factorizations += solver.factorizations() - factorizations0;
+  step_.gmres_iterations += solver.gmresIterations() - gmres0;
   for (int a = 0; a < ng; ++a) {
     const int i = g.contacts[a];
     r_.segment<3>(3 * i) = r.segment<3>(3 * a);
@@ -641,59 +743,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   }
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < ntouched[i]; ++k) comps_[touched[i][k]]->contacts.push_back(i);
-  // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
-  // impulse: their entries of H are dropped).
-  for (auto& cpp : comps_) {
-    Component& cp = *cpp;
-    if (cp.contacts.empty()) continue;
-    const int kc = static_cast<int>(cp.contacts.size());
-    rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
-    const int me = static_cast<int>(&cpp - comps_.data());
-    for (int a = 0; a < kc; ++a) {
-      const ContactPoint& p = points_[cp.contacts[a]];
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c) {
-          const int g = p.dof[j] + c;
-          if (comp_of_[g] != me) continue;
-          for (int k = 0; k < 3; ++k) rhs_block_(local_of_[g], 3 * a + k) += p.weight[j] * p.frame(k, c);
-        }
-    }
-    if (cp.isDense())
-      cp.X = cp.dlu.solve(rhs_block_);
-    else
-      cp.X = cp.lu.solve(rhs_block_);
-  }
-  // W = H A^-1 H^T / dt^2, block (i, j) summed over the components i and j share (zero, and not
-  // stored, between contacts on independent subsystems), and
   // q_loc = H (q_k - q_n + dq_free)/dt - surface velocity, normal row: (gap + H_N dq_free)/dt.
-  const double inv_dt2 = 1.0 / (dt * dt);
-  std::vector<Eigen::Triplet<double>> trip;
-  Eigen::Matrix<double, 3, Eigen::Dynamic> rows;
-  for (auto& cpp : comps_) {
-    Component& cp = *cpp;
-    const int kc = static_cast<int>(cp.contacts.size());
-    const int me = static_cast<int>(&cpp - comps_.data());
-    for (int a = 0; a < kc; ++a) {
-      const int i = cp.contacts[a];
-      const ContactPoint& p = points_[i];
-      rows.setZero(3, 3 * kc);  // (H_c X_c) rows of contact i
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c) {
-          const int g = p.dof[j] + c;
-          if (comp_of_[g] != me) continue;
-          const auto xr = cp.X.row(local_of_[g]);
-          for (int k = 0; k < 3; ++k) rows.row(k) += (p.weight[j] * p.frame(k, c)) * xr;
-        }
-      for (int bb = 0; bb < kc; ++bb) {
-        const int jc = cp.contacts[bb];
-        for (int k = 0; k < 3; ++k)
-          for (int l = 0; l < 3; ++l) {
-            const double w = rows(k, 3 * bb + l);
-            if (w != 0) trip.emplace_back(3 * i + k, 3 * jc + l, w * inv_dt2);
-          }
-      }
-    }
-  }
   qloc_.setZero(3 * n);
   mu_vec_.setConstant(n, mu_);
   for (int i = 0; i < n; ++i) {
@@ -749,6 +799,64 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
           groups_[group_of[i]].dofs += static_cast<int>(comps_[touched[i][k]]->dofs.size());
         }
   }
+  // Groups of more than unreduced_min_contacts_ contacts are solved through the unreduced system
+  // (Solver::setProblem(A, G, ...)): W is neither formed nor needed for them.
+  auto group_unreduced = [&](const Component& cp) {
+    return static_cast<int>(groups_[group_of[cp.contacts.front()]].contacts.size()) >= unreduced_min_contacts_;
+  };
+  // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
+  // impulse: their entries of H are dropped).
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    if (cp.contacts.empty() || group_unreduced(cp)) continue;
+    const int kc = static_cast<int>(cp.contacts.size());
+    rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
+    const int me = static_cast<int>(&cpp - comps_.data());
+    for (int a = 0; a < kc; ++a) {
+      const ContactPoint& p = points_[cp.contacts[a]];
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int g = p.dof[j] + c;
+          if (comp_of_[g] != me) continue;
+          for (int k = 0; k < 3; ++k) rhs_block_(local_of_[g], 3 * a + k) += p.weight[j] * p.frame(k, c);
+        }
+    }
+    if (cp.isDense())
+      cp.X = cp.dlu.solve(rhs_block_);
+    else
+      cp.X = cp.lu.solve(rhs_block_);
+  }
+  // W = H A^-1 H^T / dt^2, block (i, j) summed over the components i and j share (zero, and not
+  // stored, between contacts on independent subsystems).
+  const double inv_dt2 = 1.0 / (dt * dt);
+  std::vector<Eigen::Triplet<double>> trip;
+  Eigen::Matrix<double, 3, Eigen::Dynamic> rows;
+  for (auto& cpp : comps_) {
+    Component& cp = *cpp;
+    if (cp.contacts.empty() || group_unreduced(cp)) continue;
+    const int kc = static_cast<int>(cp.contacts.size());
+    const int me = static_cast<int>(&cpp - comps_.data());
+    for (int a = 0; a < kc; ++a) {
+      const int i = cp.contacts[a];
+      const ContactPoint& p = points_[i];
+      rows.setZero(3, 3 * kc);  // (H_c X_c) rows of contact i
+      for (int j = 0; j < p.nodes; ++j)
+        for (int c = 0; c < 3; ++c) {
+          const int g = p.dof[j] + c;
+          if (comp_of_[g] != me) continue;
+          const auto xr = cp.X.row(local_of_[g]);
+          for (int k = 0; k < 3; ++k) rows.row(k) += (p.weight[j] * p.frame(k, c)) * xr;
+        }
+      for (int bb = 0; bb < kc; ++bb) {
+        const int jc = cp.contacts[bb];
+        for (int k = 0; k < 3; ++k)
+          for (int l = 0; l < 3; ++l) {
+            const double w = rows(k, 3 * bb + l);
+            if (w != 0) trip.emplace_back(3 * i + k, 3 * jc + l, w * inv_dt2);
+          }
+      }
+    }
+  }
   std::vector<std::vector<Eigen::Triplet<double>>> gtrip(groups_.size());
   for (const auto& t : trip) {
     const int i = t.row() / 3, j = t.col() / 3;
@@ -769,7 +877,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     Group& g = groups_[gi];
     g.nu = g.dofs > 0 ? 3.0 * g.contacts.size() / g.dofs : 0.0;
-    const bool ok = solveGroup(g, gtrip[gi], *group_solvers_[gi]);
+    const bool ok = solveGroup(g, gtrip[gi], *group_solvers_[gi], dt);
     for (int i : g.contacts) g.active += r_[3 * i] > 0;
     max_group = std::max(max_group, static_cast<int>(g.contacts.size()));
     last_.iterations += g.result.iterations;
@@ -802,9 +910,22 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     Component& cp = *cpp;
     const int kc = static_cast<int>(cp.contacts.size());
     if (kc == 0) continue;
-    rhs_.resize(3 * kc);
-    for (int a = 0; a < kc; ++a) rhs_.segment<3>(3 * a) = r_.segment<3>(3 * cp.contacts[a]);
-    sol_.noalias() = cp.X * rhs_;
+    if (group_unreduced(cp)) {  // no X: A_c^-1 (H_c^T r)
+      const int me = static_cast<int>(&cpp - comps_.data());
+      rhs_.setZero(static_cast<Eigen::Index>(cp.dofs.size()));
+      for (int i : cp.contacts) {
+        const ContactPoint& p = points_[i];
+        const Vec3 ri = p.frame.transpose() * r_.segment<3>(3 * i);
+        for (int j = 0; j < p.nodes; ++j)
+          for (int c = 0; c < 3; ++c)
+            if (comp_of_[p.dof[j] + c] == me) rhs_[local_of_[p.dof[j] + c]] += p.weight[j] * ri[c];
+      }
+      sol_ = cp.isDense() ? Vec(cp.dlu.solve(rhs_)) : Vec(cp.lu.solve(rhs_));
+    } else {
+      rhs_.resize(3 * kc);
+      for (int a = 0; a < kc; ++a) rhs_.segment<3>(3 * a) = r_.segment<3>(3 * cp.contacts[a]);
+      sol_.noalias() = cp.X * rhs_;
+    }
     for (std::size_t l = 0; l < cp.dofs.size(); ++l) dq[cp.dofs[l]] += sol_[l] / dt;
   }
   warm_.clear();
@@ -851,7 +972,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
 
 std::vector<std::string> AlartCurnierContact::reportColumns() const {
   return {"contacts", "nu", "solves", "ac_iterations", "prox_iterations", "f_ac", "natmap_rel", "natmap_abs", "solve_ms",
-          "groups", "max_group"};
+          "groups", "max_group", "factorizations", "gmres_iterations"};
 }
 
 void AlartCurnierContact::reportValues(std::vector<double>& out) const {
@@ -859,7 +980,8 @@ void AlartCurnierContact::reportValues(std::vector<double>& out) const {
   out.insert(out.end(), {static_cast<double>(step_.contacts), step_.nu, static_cast<double>(step_.solves),
                          static_cast<double>(step_.iterations), static_cast<double>(step_.prox_iterations),
                          step_.ac_norm, step_.rel, step_.abs, step_.solve_ms, static_cast<double>(step_.groups),
-                         static_cast<double>(step_.max_group)});
+                         static_cast<double>(step_.max_group), static_cast<double>(step_.factorizations),
+                         static_cast<double>(step_.gmres_iterations)});
 }
 
 }  // namespace rodsim::ac

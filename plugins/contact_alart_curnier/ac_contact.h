@@ -98,12 +98,13 @@ class AlartCurnierContact final : public Contact {
   // Connected components of the free DOFs in A's pattern (union-find over its off-diagonal
   // entries), each with its sub-matrix pattern; redone when A's pattern or the fixed mask changes.
   void buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed);
-  bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver);
+  bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver, double dt);
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
 
   double mu_, restitution_, margin_;
   bool rod_rod_, partition_;
   int frame_updates_;
+  int unreduced_min_contacts_;  // groups with at least this many contacts use the unreduced system
   std::vector<std::string> rod_names_, obstacle_names_;
   Options options_;
 
@@ -134,6 +135,7 @@ class AlartCurnierContact final : public Contact {
     bool isDense() const { return dofs.size() <= kDenseComponent; }
     std::vector<int> contacts;         // this solve: contacts touching the component
     Eigen::MatrixXd X;                 // this solve: A_c^-1 H_c^T (3 columns per contact)
+    Eigen::MatrixXd inverse;           // this solve, dense components of unreduced groups: A_c^-1
   };
   // A rod of up to ~60 nodes: a dense LU (n^3/3 flops) and dense multi-column solves beat a sparse
   // LU's per-call overhead (UMFPACK's symbolic bookkeeping and iterative refinement per column).
@@ -153,6 +155,7 @@ class AlartCurnierContact final : public Contact {
   // sum of their AC iterations and wall time; the other fields are those of the last solve.
   struct StepReport {
     int solves = 0, iterations = 0, prox_iterations = 0, contacts = 0, groups = 0, max_group = 0;
+    int factorizations = 0, gmres_iterations = 0;  // unreduced Newton systems (LUs of K, solves with them)
     double ac_norm = 0, nu = 0, rel = 0, abs = 0, solve_ms = 0;
     bool failed = false;
   } step_;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 
 #include <memory>
@@ -93,22 +94,48 @@ class Solver {
 
   // W: 3n x 3n (any sparse pattern), q: 3n, mu: n (>= 0). Throws std::invalid_argument on sizes.
   void setProblem(const SpMat& W, const Vec& q, const Vec& mu);
+  // The same problem given by the factors of W = G A^-1 G^T: A (m x m, symmetric: the free DOFs of
+  // the rods the contacts touch) and G (3n x m). W is never formed: u = G A^-1 G^T r + q through an
+  // LDL^T of A, and Newton directions solve the unreduced system of seed Eq. 7,
+  //   [ A         -G^T          ] [y]   [ 0 ]
+  //   [ F_u G  F_r + eta F_u    ] [d] = [-F ],
+  // whose Schur complement on d is J = F_u (W + eta I) + F_r: the same direction, but its sparse LU
+  // (nested dissection by METIS) fills in along the rods and the contact graph, where J's fills in
+  // through W's dense block of every rod (seed Sec. 4.2 leaves the choice open: "probably
+  // problem-dependent"). wdiag = diag(W) (for rho and the proximal scale; with diag(A)^-1 in place
+  // of A^-1 rho was off enough to double the Newton iterations). Throws if A is singular.
+  void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
   Result solve(Vec& r);
 
   int numContacts() const { return n_; }
   const Vec& velocity() const { return u_; }  // u = W r + q at the last r
+  Vec velocityAt(const Vec& r) const {         // u = W r + q
+    Vec u;
+    applyW(r, u);
+    return u + q_;
+  }
   const Vec& rho() const { return rho_; }
-  const SpMat& W() const { return W_; }
+  const SpMat& W() const { return W_; }  // the reduced problem's W (empty for setProblem(A, G, ...))
   int analyses() const { return analyses_; }
+  // Unreduced mode: LU factorizations of K and GMRES iterations (= solves with them) so far.
+  int factorizations() const { return factorizations_; }
+  int gmresIterations() const { return gmres_iterations_; }
 
  private:
   struct Lu;
   // u = W r + q + eta (r - rk)
+  void setContacts(const Vec& q, const Vec& mu);
+  void computeRho();  // from wdiag_
+  void applyW(const Vec& x, Vec& out) const;
   void computeU(const Vec& r, Vec& u) const;
   double acNorm2(const Vec& u, const Vec& r) const;  // |f_AC|^2 (no Jacobian)
   void acEval(const Vec& u, const Vec& r);          // F_, Fu_, Fr_
   bool assembleAndFactorize(double shift);
+  bool assembleAndFactorizeUnreduced(double shift);
+  void applyJ(const Vec& x, Vec& out, double shift) const;  // (F_u (W + eta I) + F_r - shift I) x
+  bool gmresDirection(double shift, int max_iterations);     // d_ from the LU in klu
+  bool unreducedDirection(double shift);
   // Newton on the current (eta, rk) problem until tol (natural map of that problem) or
   // `budget` iterations. Returns true when converged.
   bool newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& res, bool stall_exit);
@@ -125,6 +152,28 @@ class Solver {
   std::unique_ptr<Lu> lu_;
   bool need_analysis_ = true;
   int analyses_ = 0;
+  // Unreduced mode (setUnreduced): K's pattern is fixed; F_u G and the diagonal blocks
+  // F_r + eta F_u are rewritten in place. Each F_u G triple (rows m+3i..m+3i+2 of a y column j)
+  // is Fu_i times G's 3 entries (3i..3i+2, j).
+  struct FuGTriple {
+    int pos, contact;
+    Vec3 g;
+  };
+  bool unreduced_ = false, need_k_analysis_ = true;
+  int m_ = 0;
+  SpMat A_, G_, K_;
+  Eigen::SimplicialLDLT<SpMat> a_ldlt_;
+  Vec wdiag_;          // diagonal of W
+  mutable Vec ytmp_;   // m: G^T x and A^-1 G^T x
+  std::vector<FuGTriple> fug_;
+  std::vector<int> kdiag_pos_;  // K value index of row m+3i of column m+3i+c (3 consecutive rows)
+  bool k_factored_ = false;  // klu holds an LU of a K with this pattern (maybe of earlier iterations)
+  bool try_stale_ = true;    // this solve: that LU may still precondition (unreducedDirection)
+  Eigen::MatrixXd gm_v_, gm_z_, gm_h_;  // GMRES: basis, preconditioned basis, Hessenberg
+  Vec gm_g_, gm_c_, gm_s_, gm_w_;
+  mutable Vec jtmp_;
+  int factorizations_ = 0, gmres_iterations_ = 0;
+  Vec krhs_, ksol_;
 };
 
 // A problem in FCLIB terms: local (u = W r + q) or global (M v = H r + f, u = H^T v + w).
