@@ -85,7 +85,8 @@ Schema AlartCurnierContact::schema() {
                      "Linear system of each nonsmooth Newton step: 'reduced' factorizes J = F_u W + F_r "
                      "(3n unknowns; dense per rod, cheap for few contacts); 'unreduced' the sparse system "
                      "of seed Eq. 7 with the rods' DOFs kept (same direction, far less fill-in when many "
-                     "contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts.")
+                     "contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts "
+                     "with at least 15 per rod on average.")
       .choices({"auto", "reduced", "unreduced"});
   s.add<bool>("partition", true,
               "Solve each group of coupled contacts (sharing a rod, or rods joined by constraints) as "
@@ -114,7 +115,9 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
   options_.line_search = p.boolean("line_search");
   options_.proximal = p.boolean("proximal");
   const std::string system = p.string("newton_system");
-  unreduced_min_contacts_ = system == "reduced" ? std::numeric_limits<int>::max() : system == "unreduced" ? 0 : 65;
+  newton_system_ = system == "reduced" ? NewtonSystem::Reduced
+                  : system == "unreduced" ? NewtonSystem::Unreduced
+                                          : NewtonSystem::Auto;
 }
 
 void AlartCurnierContact::bind(World& world) {
@@ -484,7 +487,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
   const int ng = static_cast<int>(g.contacts.size());
   const int factorizations0 = solver.factorizations(), gmres0 = solver.gmresIterations();
   SpMat W(3 * ng, 3 * ng);
-  if (ng < unreduced_min_contacts_) W.setFromTriplets(trip.begin(), trip.end());
+  if (!g.unreduced) W.setFromTriplets(trip.begin(), trip.end());
   Vec q(3 * ng), mu(ng), r(3 * ng);
   for (int a = 0; a < ng; ++a) {
     const int i = g.contacts[a];
@@ -496,7 +499,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
   // side, G_g = H / dt on their free DOFs, so that W_g = G_g A_g^-1 G_g^T.
   SpMat Ag, Gg;
   Vec wdiag;
-  const bool unreduced = ng >= unreduced_min_contacts_;
+  const bool unreduced = g.unreduced;
   if (unreduced) {
     std::vector<int> comps, offset(comps_.size(), -1);
     for (int i : g.contacts) {
@@ -792,18 +795,29 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   }
   {
     std::vector<char> counted(nc, 0);
+    std::vector<int> components(groups_.size(), 0), incidences(groups_.size(), 0);
     for (int i = 0; i < n; ++i)
-      for (int k = 0; k < ntouched[i]; ++k)
+      for (int k = 0; k < ntouched[i]; ++k) {
+        ++incidences[group_of[i]];
         if (!counted[touched[i][k]]) {
           counted[touched[i][k]] = 1;
+          ++components[group_of[i]];
           groups_[group_of[i]].dofs += static_cast<int>(comps_[touched[i][k]]->dofs.size());
         }
+      }
+    // The reduced J = F_u W + F_r fills in through W's dense (3k x 3k) block of every rod with k
+    // contacts, the unreduced system along the rods: measured on mats and piles of 22-node rods,
+    // unreduced wins from ~15 contacts per rod (mats of 20-76 rods: 2-25x), reduced below (a
+    // 76-spaghetti pile with ~10 per rod: 2x), and for small groups either costs little.
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+      Group& g = groups_[gi];
+      g.unreduced = newton_system_ == NewtonSystem::Unreduced ||
+                    (newton_system_ == NewtonSystem::Auto && g.contacts.size() > 64 &&
+                     incidences[gi] >= 15 * components[gi]);
+    }
   }
-  // Groups of more than unreduced_min_contacts_ contacts are solved through the unreduced system
-  // (Solver::setProblem(A, G, ...)): W is neither formed nor needed for them.
-  auto group_unreduced = [&](const Component& cp) {
-    return static_cast<int>(groups_[group_of[cp.contacts.front()]].contacts.size()) >= unreduced_min_contacts_;
-  };
+  // Unreduced groups (Solver::setProblem(A, G, ...)): W is neither formed nor needed.
+  auto group_unreduced = [&](const Component& cp) { return groups_[group_of[cp.contacts.front()]].unreduced; };
   // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
   // impulse: their entries of H are dropped).
   for (auto& cpp : comps_) {

@@ -87,6 +87,7 @@ class AlartCurnierContact final : public Contact {
     int dofs = 0;               // free DOFs of the components it touches
     double nu = 0;              // 3 n_g / dofs (n_g: every contact point of the group, open ones included)
     int active = 0;             // contacts with r_N > 0 after the solve (the seed's "active" contacts)
+    bool unreduced = false;     // Newton systems with the rods' DOFs kept (seed Eq. 7), W not formed
     Result result;
   };
   const std::vector<Group>& groups() const { return groups_; }
@@ -104,7 +105,7 @@ class AlartCurnierContact final : public Contact {
   double mu_, restitution_, margin_;
   bool rod_rod_, partition_;
   int frame_updates_;
-  int unreduced_min_contacts_;  // groups with at least this many contacts use the unreduced system
+  enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
   std::vector<std::string> rod_names_, obstacle_names_;
   Options options_;
 
