@@ -575,35 +575,12 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
       }
     }
   }
-  auto setup = [&](const Options& o) {
-    solver.options() = o;
-    if (unreduced)
-      solver.setProblem(Ag, Gg, wdiag, q, mu);
-    else
-      solver.setProblem(W, q, mu);
-  };
-  setup(options_);
+  solver.options() = options_;
+  if (unreduced)
+    solver.setProblem(Ag, Gg, wdiag, q, mu);
+  else
+    solver.setProblem(W, q, mu);
   g.result = solver.solve(r);
-  // Retries from the best iterate with rho x 10 and x 0.1: the zeros of f_AC do not depend on rho
-  // (seed Eq. 4), but where the Newton stalls does. Seen on a 31-spaghetti pile: |f_AC| = 1e-12
-  // while the natural map stalled at 1.35e-10 > 1e-10 after 200 iterations; contacts with a large
-  // W_ii get a small rho_i and weigh little in |f_AC|.
-  for (double scale : {10.0, 0.1}) {
-    if (g.result.converged || options_.rho > 0) break;
-    Options retry = options_;
-    retry.rho_scale = scale;
-    setup(retry);
-    Vec r_try = r;
-    const Result again = solver.solve(r_try);
-    const int before = g.result.iterations, prox = g.result.prox_iterations;
-    if (again.converged || again.residual.rel < g.result.residual.rel) {
-      r = r_try;
-      g.result = again;
-    }
-    g.result.iterations = before + again.iterations;
-    g.result.prox_iterations = prox + again.prox_iterations;
-    g.result.message += " (retried with rho x " + std::to_string(scale).substr(0, 3) + ")";
-  }
   if (g.result.converged) {
     // Polish: the relative natural map mixes velocities and impulses; a few more Newton steps
     // (quadratic near the solution) bring r to round-off so that the force r/dt the implicit
@@ -613,6 +590,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     polish.tolerance = 1e-15;
     polish.max_iterations = 1;
     polish.proximal = false;
+    polish.rho_retries = false;
     solver.options() = polish;  // same problem: W (or A and G), q and rho stay
     for (int k = 0; k < 4; ++k) {
       Vec r_keep = r;

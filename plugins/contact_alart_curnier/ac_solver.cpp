@@ -126,7 +126,7 @@ void Solver::computeRho() {
       continue;
     }
     const double tr = wdiag_.segment<3>(3 * i).sum() / 3;
-    rho_[i] = opt_.rho_scale * (tr > 0 ? 1.0 / tr : (mean_diag > 0 ? 1.0 / mean_diag : 1.0));
+    rho_[i] = tr > 0 ? 1.0 / tr : (mean_diag > 0 ? 1.0 / mean_diag : 1.0);
   }
 }
 
@@ -526,6 +526,38 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
 
 Result Solver::solve(Vec& r) {
   const auto t0 = std::chrono::steady_clock::now();
+  Result res = solveWithRho(r);
+  // Retries from the best iterate with rho x 10, then x 0.1: the zeros of f_AC do not depend on rho
+  // (seed Eq. 4), but where the Newton stalls does: contacts with a large W_ii get a small rho_i
+  // and weigh little in |f_AC|. Seen: a 31-spaghetti pile (|f_AC| = 1e-12 while the natural map
+  // stalled at 1.35e-10 > 1e-10 after 200 iterations) and FCLIB's spheres-in-a-box (1.8e-6 after
+  // 200 iterations; converged with rho x 0.1).
+  if (!res.converged && opt_.rho == 0 && opt_.rho_retries && n_ > 0) {
+    const Vec rho0 = rho_;
+    for (double scale : {10.0, 0.1}) {
+      rho_ = scale * rho0;
+      Vec r_try = r;
+      const Result again = solveWithRho(r_try);
+      const int iterations = res.iterations + again.iterations, prox = res.prox_iterations + again.prox_iterations;
+      if (again.converged || again.residual.rel < res.residual.rel) {
+        r = r_try;
+        res = again;
+      }
+      res.iterations = iterations;
+      res.prox_iterations = prox;
+      res.message += scale > 1 ? " (retried with rho x 10)" : " (retried with rho x 0.1)";
+      if (res.converged) break;
+    }
+    if (!res.converged) rho_ = rho0;
+    eta_ = 0;
+    qeff_ = q_;
+    computeU(r, u_);  // velocity() at the returned r
+  }
+  res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+Result Solver::solveWithRho(Vec& r) {
   try_stale_ = true;
   Result res;
   if (r.size() != 3 * n_) r.setZero(3 * n_);
@@ -578,7 +610,6 @@ Result Solver::solve(Vec& r) {
     res.message = "converged";
   else if (res.message.empty())
     res.message = "iteration limit";
-  res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
 

@@ -65,7 +65,8 @@ struct Options {
   bool proximal = true;       // globalization when the plain Newton stalls
   int stall_iterations = 20;  // plain-Newton iterations without a 10x residual decrease = stall
   double rho = 0;             // > 0: rho_N = rho_T = rho for every contact; 0: 1 / (trace(W_ii)/3)
-  double rho_scale = 1;       // multiplies the automatic rho (retries with other rho, same solutions)
+  bool rho_retries = true;    // automatic rho: a solve short of tolerance is retried from its best
+                              // iterate with rho x 10, then x 0.1 (same solutions, other stalls)
 };
 
 struct Result {
@@ -107,6 +108,8 @@ class Solver {
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
   Result solve(Vec& r);
+  // One solve with the current rho (solve() adds the rho retries).
+  Result solveWithRho(Vec& r);
 
   int numContacts() const { return n_; }
   const Vec& velocity() const { return u_; }  // u = W r + q at the last r
