@@ -224,6 +224,18 @@ struct LinearSystemFixture {
     for (int i = 0; i < N; ++i)
       if (fixed[i]) b[i] = 0;
   }
+
+  // One contact solve of the step (beginStep, then solveLinearized on this system) into dq.
+  bool solve(rodsim::Contact& c, Vec& dq) {
+    c.beginStep(ctx);
+    rodsim::LinearizedSystem sys;
+    sys.A = &A;
+    sys.b = &b;
+    sys.fixed = &fixed;
+    sys.ctx = &ctx;
+    dq = Vec::Zero(w.numDofs());
+    return c.solveLinearized(sys, dq);
+  }
 };
 
 rodsim::testing::SpringChain::Options chain(const Vec3& a, const Vec3& c, const Vec3& v) {
@@ -257,14 +269,8 @@ TEST_CASE("partition (seed Sec. 4.5, Fig. 5): two separated crossings give 2 gro
     f.fixed.assign(5 * 9, 0);
     for (int i = 0; i < 9; ++i) f.fixed[i] = 1;  // A1 held
     f.build();
-    c.beginStep(f.ctx);
-    rodsim::LinearizedSystem sys;
-    sys.A = &f.A;
-    sys.b = &f.b;
-    sys.fixed = &f.fixed;
-    sys.ctx = &f.ctx;
-    Vec dq = Vec::Zero(f.w.numDofs());
-    REQUIRE(c.solveLinearized(sys, dq));
+    Vec dq;
+    REQUIRE(f.solve(c, dq));
     REQUIRE(c.contacts().size() == 3);
     CHECK(c.numComponents() == 4);  // B1, A2, B2, C2 (A1 is held)
     const Vec& r = c.impulses();
@@ -315,14 +321,8 @@ TEST_CASE("unreduced Newton system (seed Eq. 7): the impulses and the step of th
     f.fixed.assign(3 * 9, 0);
     for (int i = 0; i < 9; ++i) f.fixed[i] = 1;  // A held
     f.build();
-    c.beginStep(f.ctx);
-    rodsim::LinearizedSystem sys;
-    sys.A = &f.A;
-    sys.b = &f.b;
-    sys.fixed = &f.fixed;
-    sys.ctx = &f.ctx;
-    Vec dq = Vec::Zero(f.w.numDofs());
-    REQUIRE(c.solveLinearized(sys, dq));
+    Vec dq;
+    REQUIRE(f.solve(c, dq));
     REQUIRE(c.contacts().size() == 2);
     const Vec& r = c.impulses();
     for (int i = 0; i < 2; ++i) CHECK(r[3 * i] > 0);
