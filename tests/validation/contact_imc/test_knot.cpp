@@ -14,6 +14,7 @@
 //   same ratio at 140 nodes and at half the pulling speed, so the gap is neither resolution nor
 //   rate; the lower bound is the frictionless leading-order law.
 #include "run_rodsim.h"
+#include "vtk_points.h"
 
 #include <doctest/doctest.h>
 
@@ -48,19 +49,6 @@ std::vector<std::vector<std::string>> readRows(const std::filesystem::path& file
     first = false;
   }
   return rows;
-}
-
-std::vector<V3> readVtpPoints(const std::filesystem::path& file) {
-  const std::string text = readText(file);
-  const auto a = text.find("<Points>");
-  REQUIRE(a != std::string::npos);
-  const auto b = text.find('>', text.find("<DataArray", a)) + 1;
-  const auto c = text.find("</DataArray>", b);
-  std::istringstream in(text.substr(b, c - b));
-  std::vector<V3> p;
-  double x, y, z;
-  while (in >> x >> y >> z) p.emplace_back(x, y, z);
-  return p;
 }
 
 }  // namespace
