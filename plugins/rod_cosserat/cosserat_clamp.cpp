@@ -3,6 +3,8 @@
 #include "so3.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <limits>
 
 namespace rodsim {
@@ -83,7 +85,19 @@ void CosseratClamp::bind(World& world) {
   R_rest_ = cosserat::expSO3(omega_ * 1.0);
   p_rest_.clear();
   for (const Vec3& p0 : p0_) p_rest_.push_back(center_ + R_rest_ * (p0 - center_) + velocity_ * 1.0);
+  Qc_last_.assign(elements_.size(), Mat3::Zero());
+  phi_last_.assign(elements_.size(), Vec3::Zero());
+  cached_.assign(elements_.size(), 0);
 }
+
+namespace {
+// a and b hold the same nine doubles, bit for bit (so a function of them gives the same result).
+bool sameBits(const Mat3& a, const Mat3& b) {
+  std::uint64_t d = 0;
+  for (int k = 0; k < 9; ++k) d |= std::bit_cast<std::uint64_t>(a.data()[k]) ^ std::bit_cast<std::uint64_t>(b.data()[k]);
+  return d == 0;
+}
+}  // namespace
 
 void CosseratClamp::prescribe(double t, Vec& q) {
   const double tau = std::clamp(t - start_, 0.0, stop_ - start_);
@@ -92,10 +106,22 @@ void CosseratClamp::prescribe(double t, Vec& q) {
     q.segment<3>(position_dofs_[i]) = at_rest_ ? p_rest_[i] : Vec3(center_ + R * (p0_[i] - center_) + velocity_ * tau);
   // Directors d_k = R d_k0, i.e. Q = Q0 R^T (rows d1, d2, d3); φ with exp(-[φ]) Q_committed = Q is
   // φ = log(Q_committed Q^T) = log(Q_committed R Q0^T) (zero once committed when at rest).
+  // At rest φ depends on the committed frame alone: it is recomputed only when that frame's bits
+  // changed since the last call (twice per step, and a held frame soon stops changing at all), which
+  // gives bitwise the same φ.
   const int off = rod_->dofOffset();
-  for (std::size_t i = 0; i < elements_.size(); ++i)
-    q.segment<3>(off + rod_->rotationDof(elements_[i])) =
-        cosserat::logSO3(rod_->committedFrame(elements_[i]) * R * Q0_[i].transpose());
+  for (std::size_t i = 0; i < elements_.size(); ++i) {
+    const Mat3 Qc = rod_->committedFrame(elements_[i]);
+    if (at_rest_ && cached_[i] && sameBits(Qc, Qc_last_[i])) {
+      q.segment<3>(off + rod_->rotationDof(elements_[i])) = phi_last_[i];
+      continue;
+    }
+    const Vec3 phi = cosserat::logSO3(Qc * R * Q0_[i].transpose());
+    q.segment<3>(off + rod_->rotationDof(elements_[i])) = phi;
+    Qc_last_[i] = Qc;
+    phi_last_[i] = phi;
+    cached_[i] = 1;
+  }
 }
 
 }  // namespace rodsim

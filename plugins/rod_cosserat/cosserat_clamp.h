@@ -34,6 +34,10 @@ class CosseratClamp : public Constraint {
   bool at_rest_ = false;     // velocity_ and omega_ zero: R_rest_ and p_rest_ hold at every time (bind)
   Mat3 R_rest_;
   std::vector<Vec3> p_rest_;
+  // prescribe at rest: the last committed frame of each held element and the φ it gave (bitwise reuse)
+  std::vector<Mat3> Qc_last_;
+  std::vector<Vec3> phi_last_;
+  std::vector<char> cached_;
   double start_ = 0, stop_ = 0;  // stop_ = +inf: moves forever
 };
 

@@ -142,6 +142,7 @@ class CosseratRod : public Rod {
   mutable cosserat::Doubles redo_;  // scratch of rotateFrames: elements redone one by one
   mutable bool wide_curvatures_ = false;  // the last curvature pass met 0.1 rad or more (computeStrains)
   mutable cosserat::Vec3s couple_;  // elastic couples of the last addElasticForce
+  mutable cosserat::Doubles vel_;  // scratch of addVelocityForce: ω and the node velocity differences, 3 ne each
 };
 
 }  // namespace rodsim

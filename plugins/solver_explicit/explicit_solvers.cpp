@@ -93,6 +93,7 @@ EXPLICIT_SIMD_CLONES bool residual(double* __restrict res, const double* __restr
 EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict qs, const double* __restrict qw,
                                      const double* __restrict vw, const double* __restrict fr, double a, double dt,
                                      int n) {
+#pragma GCC unroll 2
   for (int i = 0; i < n; ++i) {
     const double vi = vw[i];
     const double qi = qw[i] + a * vi * fr[i];
@@ -108,15 +109,18 @@ EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict qs
 // prescribed DOFs. Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
 EXPLICIT_SIMD_CLONES int kickDriftResidual(double* __restrict res, double* __restrict q, double* __restrict v,
                                            const double* __restrict v0, const double* __restrict f,
-                                           const double* __restrict minv, const double* __restrict fr,
-                                           const double* __restrict M, double b, double a, double dt, int n) {
+                                           const double* __restrict minv, const double* __restrict M, double b,
+                                           double a, double dt, int n) {
   const double bdt = b * dt;
   std::uint64_t badf = 0, bads = 0;
+#pragma GCC unroll 2
   for (int i = 0; i < n; ++i) {
-    const double fi = f[i], v0i = v0[i];
+    const double fi = f[i], v0i = v0[i], mi = minv[i];
     const double F = b * fi;
-    const double vi = v0i + bdt * fi * minv[i];
-    const double qi = q[i] + a * vi * fr[i];
+    const double vi = v0i + bdt * fi * mi;
+    // the free-DOF mask fr (1 or 0) from 1/M, which is nonzero exactly on the free DOFs (one stream less)
+    const double fri = mi != 0.0 ? 1.0 : 0.0;
+    const double qi = q[i] + a * vi * fri;
     v[i] = vi;
     q[i] = qi;
     res[i] = M[i] * (vi - v0i) / dt - F;
@@ -434,7 +438,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt, fused ? *v_start_ : v_);
     if (fused) {
       // the kick + last drift + residual, then the constraints and the prescribed DOFs
-      const int bad = kickDriftResidual(residual_.data(), q, v, v0, f, minv, fr, M.data(), scheme_.kick[k],
+      const int bad = kickDriftResidual(residual_.data(), q, v, v0, f, minv, M.data(), scheme_.kick[k],
                                         scheme_.drift[K] * dt, dt, n);
       if (bad & 1) return nonFiniteForce(tau);
       world.prescribe(t0 + dt, q_);
