@@ -317,8 +317,8 @@ bool Solver::assembleAndFactorize(double shift) {
 // off the diagonal and its fronts grow far beyond METIS's estimate (0.44 s instead of ~0.05 s per
 // factorization at 2280 contacts). A proximal term of 1e-8 W_ii (eta_i = 1e-8 / rho_i) makes the
 // diagonal nonzero, and K quasi-definite in the sticking limit, so diagonal pivots in METIS's order
-// are taken; the direction is that of J + 1e-8 F_u diag(W_ii): Newton stays fast down to 1e-8 relative
-// and then contracts by ~1e-8 per step.
+// are taken. The LU is that of J + 1e-8 F_u diag(W_ii); GMRES on the exact J, preconditioned by it,
+// removes the perturbation in a few iterations (gmresDirection).
 constexpr double kPivotRegularization = 1e-8;
 
 bool Solver::assembleAndFactorizeUnreduced(double shift) {
@@ -334,8 +334,6 @@ bool Solver::assembleAndFactorizeUnreduced(double shift) {
       double* col = kv + kdiag_pos_[3 * i + c];
       for (int a = 0; a < 3; ++a) col[a] = Fr_[i](a, c) + (eta_ + kPivotRegularization / rho_[i]) * Fu_[i](a, c) - (a == c ? shift : 0.0);
     }
-  // Sticking and separated contacts have constant Jacobian blocks: near convergence (and in the
-  // polish) K often equals the one already factorized; then its LU is reused as it is.
   if (need_k_analysis_) {
     lu_->klu.umfpackControl()(UMFPACK_IRSTEP) = 0;
     // K's pattern is symmetric (A; G^T against F_u G; full 3x3 diagonal blocks) and, for rod piles,

@@ -127,10 +127,10 @@ class Solver {
 
  private:
   struct Lu;
-  // u = W r + q + eta (r - rk)
   void setContacts(const Vec& q, const Vec& mu);
   void computeRho();  // from wdiag_
   void applyW(const Vec& x, Vec& out) const;
+  // u = W r + q + eta (r - rk)  (qeff_ = q - eta rk)
   void computeU(const Vec& r, Vec& u) const;
   double acNorm2(const Vec& u, const Vec& r) const;  // |f_AC|^2 (no Jacobian)
   void acEval(const Vec& u, const Vec& r);          // F_, Fu_, Fr_
@@ -155,7 +155,7 @@ class Solver {
   std::unique_ptr<Lu> lu_;
   bool need_analysis_ = true;
   int analyses_ = 0;
-  // Unreduced mode (setUnreduced): K's pattern is fixed; F_u G and the diagonal blocks
+  // Unreduced mode (setProblem(A, G, ...)): K's pattern is fixed; F_u G and the diagonal blocks
   // F_r + eta F_u are rewritten in place. Each F_u G triple (rows m+3i..m+3i+2 of a y column j)
   // is Fu_i times G's 3 entries (3i..3i+2, j).
   struct FuGTriple {
