@@ -522,15 +522,10 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
           ta.emplace_back(m + int(it.row()), m + c, it.value());
       m += static_cast<int>(comps_[cp]->dofs.size());
     }
-    for (int a = 0; a < ng; ++a) {
-      const ContactPoint& p = points_[g.contacts[a]];
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c) {
-          const int gd = p.dof[j] + c, cp = comp_of_[gd];
-          if (cp < 0) continue;  // prescribed: no impulse moves it
-          for (int k = 0; k < 3; ++k) tg.emplace_back(3 * a + k, offset[cp] + local_of_[gd], p.weight[j] * p.frame(k, c) / dt);
-        }
-    }
+    for (int a = 0; a < ng; ++a)
+      forEachHEntry(points_[g.contacts[a]], [&](int cp, int local, const Vec3& h) {
+        for (int k = 0; k < 3; ++k) tg.emplace_back(3 * a + k, offset[cp] + local, h[k] / dt);
+      });
     Ag.resize(m, m);
     Ag.setFromTriplets(ta.begin(), ta.end());
     Gg.resize(3 * ng, m);
@@ -543,33 +538,29 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
       if (comps_[cp]->isDense()) comps_[cp]->inverse = comps_[cp]->dlu.inverse();
     wdiag.setZero(3 * ng);
     for (int a = 0; a < ng; ++a) {
-      const ContactPoint& p = points_[g.contacts[a]];
+      std::array<int, 12> comp{}, dof{};
+      std::array<Vec3, 12> h{};
+      int ne = 0;
+      forEachHEntry(points_[g.contacts[a]], [&](int cp, int local, const Vec3& hc) {
+        comp[ne] = cp;
+        dof[ne] = local;
+        h[ne++] = hc / dt;
+      });
       for (int k = 0; k < 3; ++k) {
-        std::array<int, 12> dof{}, comp{};
-        std::array<double, 12> coef{};
-        int ne = 0;
-        for (int j = 0; j < p.nodes; ++j)
-          for (int c = 0; c < 3; ++c)
-            if (const int gd = p.dof[j] + c, cp = comp_of_[gd]; cp >= 0) {
-              dof[ne] = local_of_[gd];
-              comp[ne] = cp;
-              coef[ne++] = p.weight[j] * p.frame(k, c) / dt;
-            }
         double w = 0;
         for (int x = 0; x < ne; ++x) {
-          const Component& cx = *comps_[comp[x]];
-          if (!cx.isDense()) continue;
-          for (int y = 0; y < ne; ++y)
-            if (comp[y] == comp[x]) w += coef[x] * coef[y] * cx.inverse(dof[x], dof[y]);
-        }
-        for (int cp : comps) {
-          Component& cs = *comps_[cp];
-          if (cs.isDense() || std::find(comp.begin(), comp.begin() + ne, cp) == comp.begin() + ne) continue;
-          rhs_.setZero(static_cast<Eigen::Index>(cs.dofs.size()));
-          for (int x = 0; x < ne; ++x)
-            if (comp[x] == cp) rhs_[dof[x]] += coef[x];
-          sol_ = cs.lu.solve(rhs_);
-          w += rhs_.dot(sol_);
+          Component& cx = *comps_[comp[x]];
+          if (cx.isDense()) {
+            for (int y = 0; y < ne; ++y)
+              if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.inverse(dof[x], dof[y]);
+          } else if (std::find(comp.begin(), comp.begin() + x, comp[x]) == comp.begin() + x) {
+            // first entry on this sparse component: one solve with all of its entries
+            rhs_.setZero(static_cast<Eigen::Index>(cx.dofs.size()));
+            for (int y = x; y < ne; ++y)
+              if (comp[y] == comp[x]) rhs_[dof[y]] += h[y][k];
+            sol_ = cx.lu.solve(rhs_);
+            w += rhs_.dot(sol_);
+          }
         }
         wdiag[3 * a + k] = w;
       }
@@ -805,13 +796,9 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
     const int me = static_cast<int>(&cpp - comps_.data());
     for (int a = 0; a < kc; ++a) {
-      const ContactPoint& p = points_[cp.contacts[a]];
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c) {
-          const int g = p.dof[j] + c;
-          if (comp_of_[g] != me) continue;
-          for (int k = 0; k < 3; ++k) rhs_block_(local_of_[g], 3 * a + k) += p.weight[j] * p.frame(k, c);
-        }
+      forEachHEntry(points_[cp.contacts[a]], [&](int comp, int local, const Vec3& h) {
+        if (comp == me) rhs_block_.block<1, 3>(local, 3 * a) += h.transpose();
+      });
     }
     if (cp.isDense())
       cp.X = cp.dlu.solve(rhs_block_);
@@ -832,13 +819,9 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       const int i = cp.contacts[a];
       const ContactPoint& p = points_[i];
       rows.setZero(3, 3 * kc);  // (H_c X_c) rows of contact i
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c) {
-          const int g = p.dof[j] + c;
-          if (comp_of_[g] != me) continue;
-          const auto xr = cp.X.row(local_of_[g]);
-          for (int k = 0; k < 3; ++k) rows.row(k) += (p.weight[j] * p.frame(k, c)) * xr;
-        }
+      forEachHEntry(p, [&](int comp, int local, const Vec3& h) {
+        if (comp == me) rows += h * cp.X.row(local);
+      });
       for (int bb = 0; bb < kc; ++bb) {
         const int jc = cp.contacts[bb];
         for (int k = 0; k < 3; ++k)
@@ -905,13 +888,10 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     if (group_unreduced(cp)) {  // no X: A_c^-1 (H_c^T r)
       const int me = static_cast<int>(&cpp - comps_.data());
       rhs_.setZero(static_cast<Eigen::Index>(cp.dofs.size()));
-      for (int i : cp.contacts) {
-        const ContactPoint& p = points_[i];
-        const Vec3 ri = p.frame.transpose() * r_.segment<3>(3 * i);
-        for (int j = 0; j < p.nodes; ++j)
-          for (int c = 0; c < 3; ++c)
-            if (comp_of_[p.dof[j] + c] == me) rhs_[local_of_[p.dof[j] + c]] += p.weight[j] * ri[c];
-      }
+      for (int i : cp.contacts)
+        forEachHEntry(points_[i], [&](int comp, int local, const Vec3& h) {
+          if (comp == me) rhs_[local] += h.dot(r_.segment<3>(3 * i));
+        });
       sol_ = cp.isDense() ? Vec(cp.dlu.solve(rhs_)) : Vec(cp.lu.solve(rhs_));
     } else {
       rhs_.resize(3 * kc);

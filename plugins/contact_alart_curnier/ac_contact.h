@@ -101,6 +101,14 @@ class AlartCurnierContact final : public Contact {
   void buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed);
   bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver, double dt);
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
+  // The entries of H (contact frame rows n, t1, t2 times the node weights) on the free DOFs of
+  // contact p: f(component, local DOF in it, h) with h the three rows' coefficients of that DOF.
+  template <class F> void forEachHEntry(const ContactPoint& p, F&& f) const {
+    for (int j = 0; j < p.nodes; ++j)
+      for (int c = 0; c < 3; ++c)
+        if (const int gd = p.dof[j] + c, cp = comp_of_[gd]; cp >= 0)  // prescribed DOFs take no impulse
+          f(cp, local_of_[gd], Vec3(p.weight[j] * p.frame.col(c)));
+  }
 
   double mu_, restitution_, margin_;
   bool rod_rod_, partition_;

@@ -307,7 +307,6 @@ bool Solver::assembleAndFactorize(double shift) {
     lu_->lu.umfpackControl()(UMFPACK_IRSTEP) = 0;
     lu_->lu.analyzePattern(J_);
     need_analysis_ = false;
-    ++analyses_;
   }
   lu_->lu.factorize(J_);
   return lu_->lu.info() == Eigen::Success;
@@ -345,7 +344,6 @@ bool Solver::assembleAndFactorizeUnreduced(double shift) {
     lu_->klu.umfpackControl()(UMFPACK_SYM_PIVOT_TOLERANCE) = 0;
     lu_->klu.analyzePattern(K_);
     need_k_analysis_ = false;
-    ++analyses_;
   }
   lu_->klu.factorize(K_);
   k_factored_ = lu_->klu.info() == Eigen::Success;

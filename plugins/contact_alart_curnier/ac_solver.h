@@ -108,8 +108,6 @@ class Solver {
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
   Result solve(Vec& r);
-  // One solve with the current rho (solve() adds the rho retries).
-  Result solveWithRho(Vec& r);
 
   int numContacts() const { return n_; }
   const Vec& velocity() const { return u_; }  // u = W r + q at the last r
@@ -118,15 +116,13 @@ class Solver {
     applyW(r, u);
     return u + q_;
   }
-  const Vec& rho() const { return rho_; }
-  const SpMat& W() const { return W_; }  // the reduced problem's W (empty for setProblem(A, G, ...))
-  int analyses() const { return analyses_; }
   // Unreduced mode: LU factorizations of K and GMRES iterations (= solves with them) so far.
   int factorizations() const { return factorizations_; }
   int gmresIterations() const { return gmres_iterations_; }
 
  private:
   struct Lu;
+  Result solveWithRho(Vec& r);  // one solve with the current rho (solve() adds the rho retries)
   void setContacts(const Vec& q, const Vec& mu);
   void computeRho();  // from wdiag_
   void applyW(const Vec& x, Vec& out) const;
@@ -154,7 +150,6 @@ class Solver {
   double eta_ = 0;
   std::unique_ptr<Lu> lu_;
   bool need_analysis_ = true;
-  int analyses_ = 0;
   // Unreduced mode (setProblem(A, G, ...)): K's pattern is fixed; F_u G and the diagonal blocks
   // F_r + eta F_u are rewritten in place. Each F_u G triple (rows m+3i..m+3i+2 of a y column j)
   // is Fu_i times G's 3 entries (3i..3i+2, j).
