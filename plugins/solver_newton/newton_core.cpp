@@ -414,8 +414,8 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
       // With contact impulses r: the contact model solved A dq = b + r, so the residual
       // including contact at q is R - r = -A dq (free rows).
       const double reff = Jx_.norm();
+      if (reff <= tol || opt_.linearized) res.residual = reff;
       if (reff <= tol) {
-        res.residual = reff;
         res.ok = true;
         return res;
       }
@@ -431,6 +431,15 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
       cap = std::min(1.0, f) * opt_.alpha_max;
     }
     if (!opt_.line_search || impulse_contact_ >= 0) cap = std::min(cap, 1.0);
+    if (opt_.linearized) {
+      // Linearly implicit: q + dq is the step (shortened only where a barrier contact's CCD
+      // demands it); the residual reported is that of the point the step was linearized at.
+      // R_ (support reactions) is brought to the new q.
+      q += std::min(cap, 1.0) * dq_;
+      res.ok = evaluate(world, ctx, q, F_, R_, nullptr, rnorm, why);
+      if (!res.ok) res.message = "after the linearized step: " + why;
+      return res;
+    }
     const double phi0 = 0.5 * rnorm * rnorm;
     double alpha = 0;
     const bool can_search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;

@@ -30,6 +30,9 @@ struct NewtonOptions {
   std::string linear_solver = "umfpack";
   double levenberg_shift = 1e-8;  // first shift, relative to mean |diag J|
   int levenberg_retries = 6;      // each retry multiplies the shift by 100
+  // One Newton step, taken in full and accepted (linearly implicit Euler); set by implicit-euler's
+  // `scheme`, not declared by declare().
+  bool linearized = false;
 
   // Declares the parameters above in a solver schema, and reads them back.
   static void declare(Schema& s);

@@ -23,11 +23,12 @@ struct Row {
   double min_gap;
 };
 
-// Runs scenes/contact_ac/inclined_plane.toml with friction mu; returns every timeseries row.
-std::vector<Row> run(double mu, const std::string& tag) {
-  auto dir = scratchDir("ac-inclined-" + tag);
+// Runs scenes/contact_ac/inclined_plane.toml with friction mu and the implicit-euler scheme;
+// returns every timeseries row.
+std::vector<Row> run(double mu, const std::string& tag, const std::string& scheme = "nonlinear") {
+  auto dir = scratchDir("ac-inclined-" + tag + "-" + scheme);
   CommandResult res = runRodsim("run scenes/contact_ac/inclined_plane.toml --quiet --output " + dir.string() +
-                                " --set contact.friction=" + std::to_string(mu));
+                                " --set contact.friction=" + std::to_string(mu) + " --set solver.scheme=" + scheme);
   INFO(res.output);
   REQUIRE(res.status == 0);
   const Table t = parseTable(readText(dir / "timeseries.csv"));
@@ -45,10 +46,8 @@ std::vector<Row> run(double mu, const std::string& tag) {
   return rows;
 }
 
-}  // namespace
-
-TEST_CASE("tan(alpha) = 0.309 < mu = 0.5: the rod sticks exactly, no creep, no penetration") {
-  const auto rows = run(0.5, "stick");
+void checkSticks(const std::string& scheme) {
+  const auto rows = run(0.5, "stick", scheme);
   double vmax = 0, xmax = 0, pen = 0;
   for (const auto& r : rows) {
     vmax = std::max(vmax, std::abs(r.vx));
@@ -63,10 +62,10 @@ TEST_CASE("tan(alpha) = 0.309 < mu = 0.5: the rod sticks exactly, no creep, no p
   CHECK(pen < 1e-12);
 }
 
-TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu cos(alpha))") {
+void checkSlides(const std::string& scheme) {
   const double mu = 0.2;
   const double a = g * (std::sin(alpha) - mu * std::cos(alpha));
-  const auto rows = run(mu, "slide");
+  const auto rows = run(mu, "slide", scheme);
   for (const auto& r : rows) {
     if (r.t < 0.01) continue;
     CHECK(r.vx == doctest::Approx(a * r.t).epsilon(1e-6));
@@ -78,6 +77,17 @@ TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu co
   const double n = 200;
   CHECK(rows.back().x == doctest::Approx(a * dt * dt * n * (n + 1) / 2).epsilon(1e-6));
 }
+
+}  // namespace
+
+TEST_CASE("tan(alpha) = 0.309 < mu = 0.5: the rod sticks exactly, no creep, no penetration") { checkSticks("nonlinear"); }
+
+TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu cos(alpha))") { checkSlides("nonlinear"); }
+
+// The seed's own time stepping (one linearized step and one contact problem per time step): a
+// straight rod on a plane is a linear problem, so the same exact results.
+TEST_CASE("linearized scheme: sticks exactly when tan(alpha) < mu") { checkSticks("linearized"); }
+TEST_CASE("linearized scheme: slides with a = g (sin(alpha) - mu cos(alpha))") { checkSlides("linearized"); }
 
 TEST_CASE("frictionless (mu = 0): a = g sin(alpha)") {
   const auto rows = run(0.0, "frictionless");
