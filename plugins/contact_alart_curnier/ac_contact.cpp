@@ -582,6 +582,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     polish.max_iterations = 1;
     polish.proximal = false;
     polish.rho_retries = false;
+    polish.refactorize = false;  // an unreduced system polishes only with the LU it has
     solver.options() = polish;  // same problem: W (or A and G), q and rho stay
     for (int k = 0; k < 4; ++k) {
       Vec r_keep = r;

@@ -421,7 +421,7 @@ bool Solver::unreducedDirection(double shift) {
     if (gmresDirection(shift, kStaleGmresIterations)) return true;
     try_stale_ = false;
   }
-  if (!assembleAndFactorizeUnreduced(shift)) return false;
+  if (!opt_.refactorize || !assembleAndFactorizeUnreduced(shift)) return false;
   ++factorizations_;
   // With the current K the preconditioned system is the identity up to the pivot regularization:
   // the direction is kept even short of kGmresTolerance (it is then still the LU's, refined).

@@ -67,6 +67,8 @@ struct Options {
   double rho = 0;             // > 0: rho_N = rho_T = rho for every contact; 0: 1 / (trace(W_ii)/3)
   bool rho_retries = true;    // automatic rho: a solve short of tolerance is retried from its best
                               // iterate with rho x 10, then x 0.1 (same solutions, other stalls)
+  bool refactorize = true;    // unreduced systems: false = directions only from the LU of an
+                              // earlier iteration (GMRES), none when that does not converge
 };
 
 struct Result {
