@@ -48,13 +48,13 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::string mat(int rods, int nodes) {
+std::string mat(int rods, int nodes, const std::string& scheme) {
   const double r = 0.002, s = 3 * r;  // parallel neighbours 2 mm apart: beyond the contact reach
   const int n1 = rods / 2, n2 = rods - n1;
   const double L = std::max(0.1, (std::max(n1, n2) + 2) * s);
   std::ostringstream o;
   o << "[simulation]\nname = \"bench_ac\"\nduration = 1.0\ndt = 1e-3\n\n[solver]\ntype = \"implicit-euler\"\n"
-    << "tolerance = 1e-9\n\n";
+    << "tolerance = 1e-9\nscheme = \"" << scheme << "\"\n\n";
   auto rod = [&](const std::string& name, double x0, double y0, double x1, double y1, double z) {
     o << "[[rod]]\nname = \"" << name << "\"\nmodel = \"der\"\nnodes = " << nodes << "\nradius = " << r
       << "\ndensity = 1000.0\nyoungs_modulus = 1e7\npoisson_ratio = 0.5\ngeometry = { shape = \"straight\", start = ["
@@ -150,7 +150,9 @@ int main(int argc, char** argv) {
     bench(registry, ss.str(), scene_file, skip, steps);
     return 0;
   }
-  for (int n : rods)
-    bench(registry, mat(n, nodes), "mat " + std::to_string(n) + " x " + std::to_string(nodes), skip, steps);
+  for (const char* scheme : {"nonlinear", "linearized"})
+    for (int n : rods)
+      bench(registry, mat(n, nodes, scheme), "mat " + std::to_string(n) + " x " + std::to_string(nodes) + " " + scheme,
+            skip, steps);
   return 0;
 }
