@@ -54,7 +54,8 @@ std::string mat(int rods, int nodes, const std::string& scheme) {
   const double L = std::max(0.1, (std::max(n1, n2) + 2) * s);
   std::ostringstream o;
   o << "[simulation]\nname = \"bench_ac\"\nduration = 1.0\ndt = 1e-3\n\n[solver]\ntype = \"implicit-euler\"\n"
-    << "tolerance = 1e-9\nscheme = \"" << scheme << "\"\n\n";
+    << "tolerance = 1e-9\nscheme = \"" << scheme << "\"\n"
+    << (scheme == "linearized" ? "predictor = \"position\"\n\n" : "\n");
   auto rod = [&](const std::string& name, double x0, double y0, double x1, double y1, double z) {
     o << "[[rod]]\nname = \"" << name << "\"\nmodel = \"der\"\nnodes = " << nodes << "\nradius = " << r
       << "\ndensity = 1000.0\nyoungs_modulus = 1e7\npoisson_ratio = 0.5\ngeometry = { shape = \"straight\", start = ["
