@@ -83,15 +83,17 @@ void pairFriction(const Vec12& f, const Vec12& v, double mu, double K2, bool jac
 }
 
 void nodeFriction(double fn, const Vec3& n, const Vec3& v, double mu, double K2, Vec3& force, Eigen::Matrix3d* d_dv,
-                  Vec3* d_dfn) {
+                  Vec3* d_dfn, Eigen::Matrix3d* d_dn) {
   const Mat3 P = Mat3::Identity() - n * n.transpose();
   const Vec3 vT = P * v;
   double g, gp;
   slipFactor(vT.norm(), 0.5 * K2, g, gp);
   const Vec3 phi = g * vT;
   force = -mu * fn * phi;
-  if (d_dv) *d_dv = -mu * fn * (g * Mat3::Identity() + gp * vT * vT.transpose()) * P;
+  const Mat3 Dphi = g * Mat3::Identity() + gp * vT * vT.transpose();  // d phi / d v_T
+  if (d_dv) *d_dv = -mu * fn * Dphi * P;
   if (d_dfn) *d_dfn = -mu * phi;
+  if (d_dn) *d_dn = mu * fn * Dphi * (n * v.transpose() + n.dot(v) * Mat3::Identity());  // d v_T / d n = -(n v^T + (n.v) I)
 }
 
 }  // namespace rodsim::imc

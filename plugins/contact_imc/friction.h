@@ -30,10 +30,10 @@ struct FrictionResult {
 void pairFriction(const Vec12& f, const Vec12& v, double mu, double K2, bool jacobian, FrictionResult& out);
 
 // The same law for one node on a fixed surface: contact force magnitude fn along unit normal n,
-// node velocity v relative to the surface. F^fr = -mu fn gamma v_T/|v_T|; returns dF/dv (3x3) and
-// dF/dfn (3).
+// node velocity v relative to the surface. F^fr = -mu fn gamma v_T/|v_T|; returns dF/dv (3x3),
+// dF/dfn (3) and, for curved surfaces whose normal moves with the node, dF/dn (3x3).
 void nodeFriction(double fn, const Vec3& n, const Vec3& v, double mu, double K2, Vec3& force,
-                  Eigen::Matrix3d* d_dv, Vec3* d_dfn);
+                  Eigen::Matrix3d* d_dv, Vec3* d_dfn, Eigen::Matrix3d* d_dn = nullptr);
 
 // gamma(tau)/tau and (d/dtau(gamma/tau))/tau for gamma = tanh(a tau), a = K2/2 (series near 0).
 void slipFactor(double tau, double a, double& g, double& dg_over_tau);

@@ -24,15 +24,6 @@ std::string obstacleNames(World& world) {
   return out.empty() ? "(none: the scene has no [[obstacle]])" : out;
 }
 
-const char* shapeName(Obstacle::Shape s) {
-  switch (s) {
-    case Obstacle::Shape::Plane: return "plane";
-    case Obstacle::Shape::Sphere: return "sphere";
-    case Obstacle::Shape::Cylinder: return "cylinder";
-  }
-  return "?";
-}
-
 }  // namespace
 
 Schema ImcContact::schema() {
@@ -41,7 +32,7 @@ Schema ImcContact::schema() {
            "(Eq. 9/B.1) on the minimum edge-edge distance (point-point, point-edge, edge-edge, Eqs. 10-13), "
            "contact distance r_i + r_j per pair, self-contact included; fully implicit Coulomb friction "
            "(Eqs. 14-21); adaptive stiffness k = s max|F_i| (SI B.3); candidate pairs once per step from a "
-           "sweep-and-prune broad phase (SI B.2). Also node-plane contact with [[obstacle]] planes."};
+           "sweep-and-prune broad phase (SI B.2). Also node contact with [[obstacle]] planes, spheres and (spinning) cylinders."};
   s.add<double>("friction", 0.0, "Coulomb friction coefficient mu (Eq. 18).").atLeast(0);
   s.add<double>("delta", 1e-5,
                 "Distance tolerance delta: forces act for distances below r_i + r_j + delta; the softplus "
@@ -72,8 +63,8 @@ Schema ImcContact::schema() {
       .greater(0);
   s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
   s.optional<std::vector<std::string>>(
-      "obstacles", "Plane obstacles the rods touch, by name (default: all obstacles of the scene; only planes "
-                   "are supported).");
+      "obstacles", "Obstacles the rods' nodes touch, by name: planes, spheres, cylinders (spinning ones drag "
+                   "through friction); default: all obstacles of the scene.");
   return s;
 }
 
@@ -95,7 +86,7 @@ void ImcContact::bind(World& world) {
   edges_.clear();
   node_dofs_.clear();
   node_radius_.clear();
-  planes_.clear();
+  obstacles_.clear();
   std::vector<Rod*> rods;
   if (rod_names_) {
     if (rod_names_->empty()) throw ParamError("rods", "the list is empty; name at least one rod (rods: " + names(world) + ") or leave 'rods' out for all rods");
@@ -144,28 +135,22 @@ void ImcContact::bind(World& world) {
   }
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
-  // Obstacles: planes only.
-  auto usePlane = [&](const Obstacle& o) {
-    if (o.shape != Obstacle::Shape::Plane)
-      throw ParamError("obstacles", "obstacle '" + o.name + "' is a " + shapeName(o.shape) +
-                                        "; imc handles plane obstacles only (list the planes in 'obstacles', or "
-                                        "use another contact model for spheres and cylinders)");
-    planes_.push_back(&o);
-  };
+  // Obstacles: planes, spheres and cylinders (spinning ones too), node against surface.
+  auto useObstacle = [&](const Obstacle& o) { obstacles_.push_back(&o); };
   if (obstacle_names_) {
     for (const auto& n : *obstacle_names_) {
       const Obstacle* found = nullptr;
       for (int i = 0; i < world.numObstacles(); ++i)
         if (world.obstacle(i).name == n) found = &world.obstacle(i);
       if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleNames(world));
-      usePlane(*found);
+      useObstacle(*found);
     }
   } else {
-    for (int i = 0; i < world.numObstacles(); ++i) usePlane(world.obstacle(i));
+    for (int i = 0; i < world.numObstacles(); ++i) useObstacle(world.obstacle(i));
   }
   node_mark_.assign(world.numDofs(), 0);
   cand_.clear();
-  plane_cand_.clear();
+  obstacle_cand_.clear();
   stats_ = {};
 }
 
@@ -198,11 +183,11 @@ void ImcContact::buildCandidates(const Vec& q) {
     // candidates along rods side by side cost more than the contact terms themselves.
     if (gap < delta_ + margin_) cand_.push_back({a, b, gap < delta_ + pattern_band_});
   }
-  plane_cand_.clear();
+  obstacle_cand_.clear();
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    for (const Obstacle* p : planes_)
+    for (const Obstacle* p : obstacles_)
       if (p->signedDistance(node(q, node_dofs_[i])) < node_radius_[i] + delta_ + margin_)
-        plane_cand_.push_back({node_dofs_[i], node_radius_[i], p});
+        obstacle_cand_.push_back({node_dofs_[i], node_radius_[i], p});
   // Nodes of the candidates, for the stiffness rule.
   cand_nodes_.clear();
   auto mark = [&](int x) {
@@ -217,7 +202,7 @@ void ImcContact::buildCandidates(const Vec& q) {
     mark(edges_[p.b].x0);
     mark(edges_[p.b].x1);
   }
-  for (const auto& c : plane_cand_) mark(c.x);
+  for (const auto& c : obstacle_cand_) mark(c.x);
   for (int x : cand_nodes_) node_mark_[x] = 0;
   q_cand_ = q;
   timing_.filter_s += since(t0);
@@ -312,9 +297,9 @@ void ImcContact::addForce(const EvalContext& ctx, Vec& f) {
     f.segment<3>(B.x0) += pe_.force.segment<3>(6);
     f.segment<3>(B.x1) += pe_.force.segment<3>(9);
   }
-  for (const auto& c : plane_cand_) {
-    const Vec3 n = c.plane->normal;
-    const double d = c.plane->signedDistance(node(q, c.x));
+  for (const auto& c : obstacle_cand_) {
+    Vec3 n;
+    const double d = c.obstacle->signedDistance(node(q, c.x), &n);
     stats_.min_gap = std::min(stats_.min_gap, d - c.radius);
     const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
     if (!e.active) continue;
@@ -324,7 +309,7 @@ void ImcContact::addForce(const EvalContext& ctx, Vec& f) {
     if (fric) {
       Vec3 fr, vel;
       for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
-      nodeFriction(fn, n, vel - c.plane->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, nullptr, nullptr);
+      nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, nullptr, nullptr);
       F += fr;
     }
     f.segment<3>(c.x) += F;
@@ -364,21 +349,25 @@ void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
       for (int c = 0; c < 3; ++c) dofs[3 * a + c] = xs[a] + c;
     K.addBlock(dofs, block_);
   }
-  for (const auto& c : plane_cand_) {
-    const Vec3 n = c.plane->normal;
-    const double d = c.plane->signedDistance(node(q, c.x));
+  for (const auto& c : obstacle_cand_) {
+    const Vec3 x = node(q, c.x);
+    Vec3 n;
+    const double d = c.obstacle->signedDistance(x, &n);
     const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
     Mat3 B = Mat3::Zero();
     if (e.active) {
       const double fn = -k_ / c.radius * e.dE;
       const Vec3 dfn = -k_ / (c.radius * c.radius) * e.d2E * n;  // d fn / dx
-      B = -(n * dfn.transpose());                              // -dF^c/dx
+      const Mat3 dn = c.obstacle->distanceHessian(x);             // d n / dx (0 on a plane)
+      B = -(n * dfn.transpose() + fn * dn);                       // -dF^c/dx
       if (fric) {
+        // The friction sees the velocity relative to the surface, v - v_s(x), and the normal n(x).
         Vec3 fr, vel, d_dfn;
-        Mat3 d_dv;
+        Mat3 d_dv, d_dn;
         for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
-        nodeFriction(fn, n, vel - c.plane->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, &d_dv, &d_dfn);
-        B -= vd * d_dv + d_dfn * dfn.transpose();
+        nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(x), mu_, K2_, fr, &d_dv, &d_dfn, &d_dn);
+        B -= d_dv * (vd * Mat3::Identity() - c.obstacle->surfaceVelocityGradient()) + d_dfn * dfn.transpose() +
+             d_dn * dn;
       }
     }
     K.addContiguous(c.x, B);
@@ -396,8 +385,8 @@ double ImcContact::energy(const EvalContext& ctx) const {
                  k_, 0, pe);
     e += k_ * pe.e.E;
   }
-  for (const auto& c : plane_cand_)
-    e += k_ * imcEnergy(c.plane->signedDistance(node(q, c.x)) / c.radius, 1.0, delta_ / c.radius).E;
+  for (const auto& c : obstacle_cand_)
+    e += k_ * imcEnergy(c.obstacle->signedDistance(node(q, c.x)) / c.radius, 1.0, delta_ / c.radius).E;
   return e;
 }
 

@@ -1,4 +1,4 @@
-// The "imc" contact model: rod-rod (and rod-plane) penalty contact with fully implicit friction
+// The "imc" contact model: rod-rod (and node-obstacle) penalty contact with fully implicit friction
 // (seed 002, Sec. 3, SI Appendix B). See README.md.
 #pragma once
 
@@ -43,7 +43,7 @@ class ImcContact final : public Contact {
   void loadState(const std::vector<double>& in) override { k_ = in.at(0); }
   double margin() const { return margin_; }
   int numCandidates() const { return static_cast<int>(cand_.size()); }
-  int numPlaneCandidates() const { return static_cast<int>(plane_cand_.size()); }
+  int numObstacleCandidates() const { return static_cast<int>(obstacle_cand_.size()); }
   int numEdges() const { return static_cast<int>(edges_.size()); }
   // Broad-phase pairs of the last build before exclusion and the distance check.
   int numBroadPairs() const { return static_cast<int>(overlaps_.size()); }
@@ -59,10 +59,10 @@ class ImcContact final : public Contact {
     int a, b;                 // edge indexes, a < b
     bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
   };
-  struct PlaneCandidate {
+  struct ObstacleCandidate {
     int x = 0;            // global x DOF of the node
     double radius = 0;
-    const Obstacle* plane = nullptr;
+    const Obstacle* obstacle = nullptr;
   };
 
   void buildCandidates(const Vec& q);
@@ -81,7 +81,7 @@ class ImcContact final : public Contact {
   std::vector<EdgeRef> edges_;
   std::vector<int> node_dofs_;        // x DOF of every node of the selected rods
   std::vector<double> node_radius_;   // m, same order
-  std::vector<const Obstacle*> planes_;
+  std::vector<const Obstacle*> obstacles_;
   double h_max_ = 0, self_exclusion_ = 0;
 
   // candidates (rebuilt each step, SI B.2)
@@ -89,7 +89,7 @@ class ImcContact final : public Contact {
   SweepAndPrune sap_;
   std::vector<std::pair<int, int>> overlaps_;
   std::vector<Pair> cand_;
-  std::vector<PlaneCandidate> plane_cand_;
+  std::vector<ObstacleCandidate> obstacle_cand_;
   std::vector<int> cand_nodes_;       // x DOFs of the nodes of candidate pairs (unique)
   std::vector<char> node_mark_;       // per global DOF, scratch for cand_nodes_
   Vec q_cand_;                        // configuration the candidates were built at

@@ -41,12 +41,31 @@ struct Obstacle {
         return r - radius;
       }
     }
+    if (n) *n = normal;  // unreachable
     return 0;
+  }
+  // Second derivative of signedDistance at p: the derivative of the normal, d n / d p. Zero for a
+  // plane; (I - n n^T) / |p - center| for a sphere; (P - n n^T) / r for a cylinder, P the
+  // projection across the axis and r the distance from it (zero on the axis or the center, where
+  // the normal is not defined).
+  Mat3 distanceHessian(const Vec3& p) const {
+    Vec3 n;
+    const double r = signedDistance(p, &n) + radius;
+    if (shape == Shape::Plane || !(r > 0)) return Mat3::Zero();
+    const Mat3 across = shape == Shape::Cylinder ? Mat3(Mat3::Identity() - axis * axis.transpose()) : Mat3::Identity();
+    return (across - n * n.transpose()) / r;
   }
   // Velocity (m/s) of the obstacle's material point at p (nonzero for a spinning cylinder).
   Vec3 surfaceVelocity(const Vec3& p) const {
     if (shape != Shape::Cylinder || angular_velocity == 0) return Vec3::Zero();
     return angular_velocity * axis.cross(Vec3(p - origin));
+  }
+  // d surfaceVelocity / d p (constant: omega [axis]x for a spinning cylinder).
+  Mat3 surfaceVelocityGradient() const {
+    if (shape != Shape::Cylinder || angular_velocity == 0) return Mat3::Zero();
+    Mat3 cross;
+    cross << 0, -axis.z(), axis.y(), axis.z(), 0, -axis.x(), -axis.y(), axis.x(), 0;
+    return angular_velocity * cross;
   }
 };
 

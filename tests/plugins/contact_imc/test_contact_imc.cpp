@@ -302,6 +302,71 @@ TEST_CASE("node-plane contact with friction: K = -dF/dq by finite differences, r
   }
 }
 
+// Curved obstacles: the normal turns with the node (d n / dx = distanceHessian) and a spinning
+// cylinder's surface moves (d v_s / dx): both enter K through the contact force and the friction.
+TEST_CASE("node on a sphere and on a spinning cylinder: K = -dF/dq by finite differences, Coulomb bound") {
+  for (const auto shape : {Obstacle::Shape::Sphere, Obstacle::Shape::Cylinder})
+    for (double slip : {-1.0, 0.3, 20.0}) {  // -1: frictionless (the normal force's curvature term shows)
+      const double mu = slip < 0 ? 0.0 : 0.5;
+      PlaneWorld w;
+      w.plane.name = "body";
+      w.plane.shape = shape;
+      w.plane.radius = 0.05;
+      w.plane.center = Vec3(0.01, 0, -0.05);
+      w.plane.origin = Vec3(0.01, 0, -0.05);
+      w.plane.axis = Vec3(1, 0.3, 0).normalized();
+      w.plane.angular_velocity = shape == Obstacle::Shape::Cylinder ? 2.0 : 0.0;
+      // Four nodes on the surface, r - 0.3 delta deep, along an arc across the axis.
+      SpringChain::Options o;
+      const double reach = w.plane.radius + r - 0.3 * delta;
+      for (int k = 0; k < 4; ++k) {
+        const double a = 0.2 * (k - 1.5);
+        const Vec3 radial = Vec3(-0.3 * std::sin(a), std::sin(a), std::cos(a)).normalized();
+        const Vec3 across = shape == Obstacle::Shape::Cylinder
+                                ? Vec3(radial - radial.dot(w.plane.axis) * w.plane.axis).normalized()
+                                : radial;
+        const Vec3 along = shape == Obstacle::Shape::Cylinder ? Vec3(0.01 * k * w.plane.axis) : Vec3::Zero();
+        o.points.push_back(w.plane.origin + reach * across + along);
+      }
+      o.radius = r;
+      w.addRod<SpringChain>("rod", o);
+      const double nu = 1e-3, dt = 1e-3;
+      auto& c = w.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"delta", delta}, {"stiffness", 1e-2},
+                                                                            {"friction", mu}, {"slip_tolerance", nu}}));
+      w.finalize();
+      const Vec q = w.q();
+      // Start of the step: each node moved with the surface, plus a slip of `slip` nu along x.
+      Vec q_start = q, v0 = Vec::Zero(q.size());
+      for (int k = 0; k < 4; ++k)
+        q_start.segment<3>(3 * k) -= dt * (w.plane.surfaceVelocity(q.segment<3>(3 * k)) + std::abs(slip) * nu * Vec3::UnitX());
+      w.q() = q_start;
+      w.beginStep(dt);
+      EvalContext ctx;
+      ctx.dt = dt;
+      ctx.q_start = &q_start;
+      ctx.v_start = &v0;
+      const Vec f = force(c, ctx, q);
+      CHECK(c.stats().active == 4);
+      StiffnessSink K;
+      ctx.q = &q;
+      c.addStiffness(ctx, K);
+      const double e = relErr(dense(K, q.size()), -fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q,
+                                                                std::min(1e-5 * delta, 1e-4 * nu * dt)));
+      CAPTURE(slip);
+      CAPTURE(static_cast<int>(shape));
+      MESSAGE("shape " << static_cast<int>(shape) << ", mu " << mu << ", slip " << slip << " nu: K rel. error " << e);
+      CHECK(e <= 1e-6);
+      for (int k = 0; k < 4; ++k) {
+        Vec3 n;
+        w.plane.signedDistance(q.segment<3>(3 * k), &n);
+        const Vec3 fk = f.segment<3>(3 * k);
+        const double fn = fk.dot(n);
+        CHECK(fn > 0);
+        CHECK((fk - fn * n).norm() <= mu * fn * (1 + 1e-12) + 1e-18);
+      }
+    }
+}
+
 TEST_CASE("bad parameters are ParamErrors naming the key") {
   FakeWorld w;
   addCrossing(w, 0.01);
@@ -315,10 +380,8 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
     CHECK(std::string(e.what()).find("'a', 'b'") != std::string::npos);
   }
   PlaneWorld pw;
-  pw.plane.name = "ball";
-  pw.plane.shape = Obstacle::Shape::Sphere;
-  pw.plane.radius = 0.1;
+  pw.plane.name = "floor";
   addCrossing(pw, 0.01);
-  pw.addContact<ImcContact>(makeParams(ImcContact::schema(), {}));
-  CHECK_THROWS_WITH_AS(pw.finalize(), doctest::Contains("plane obstacles only"), ParamError);
+  pw.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"obstacles", std::vector<std::string>{"flor"}}}));
+  CHECK_THROWS_WITH_AS(pw.finalize(), doctest::Contains("no obstacle named 'flor'"), ParamError);
 }

@@ -227,6 +227,15 @@ TEST_CASE("node-plane friction partials by finite differences") {
     nodeFriction(fn + 1e-6, n, v, mu, K2, Fp, nullptr, nullptr);
     nodeFriction(fn - 1e-6, n, v, mu, K2, Fm, nullptr, nullptr);
     CHECK(relErr(dfn, (Fp - Fm) / 2e-6) <= 1e-6);
+    // d/dn (n as a free 3-vector: the law projects with I - n n^T)
+    Eigen::Matrix3d dn;
+    nodeFriction(fn, n, v, mu, K2, F, nullptr, nullptr, &dn);
+    auto byN = [&](const Vec3& m) {
+      Vec3 o;
+      nodeFriction(fn, m, v, mu, K2, o, nullptr, nullptr);
+      return Eigen::VectorXd(o);
+    };
+    CHECK(relErr(dn, fdJacobian(byN, n, 1e-6)) <= 1e-6);
   }
 }
 
