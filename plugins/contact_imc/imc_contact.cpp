@@ -309,7 +309,7 @@ void ImcContact::addForce(const EvalContext& ctx, Vec& f) {
     if (fric) {
       Vec3 fr, vel;
       for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
-      nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(node(q, c.x)), mu_, K2_, fr, nullptr, nullptr);
+      nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(node(q, c.x) - d * n), mu_, K2_, fr, nullptr, nullptr);
       F += fr;
     }
     f.segment<3>(c.x) += F;
@@ -361,12 +361,14 @@ void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
       const Mat3 dn = c.obstacle->distanceHessian(x);             // d n / dx (0 on a plane)
       B = -(n * dfn.transpose() + fn * dn);                       // -dF^c/dx
       if (fric) {
-        // The friction sees the velocity relative to the surface, v - v_s(x), and the normal n(x).
+        // The friction sees the node's velocity relative to the surface's material point under it,
+        // s(x) = x - d n (ds/dx = I - n n^T - d dn/dx), and the normal n(x).
         Vec3 fr, vel, d_dfn;
         Mat3 d_dv, d_dn;
         for (int i = 0; i < 3; ++i) vel[i] = ctx.velocity(c.x + i);
-        nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(x), mu_, K2_, fr, &d_dv, &d_dfn, &d_dn);
-        B -= d_dv * (vd * Mat3::Identity() - c.obstacle->surfaceVelocityGradient()) + d_dfn * dfn.transpose() +
+        nodeFriction(fn, n, vel - c.obstacle->surfaceVelocity(x - d * n), mu_, K2_, fr, &d_dv, &d_dfn, &d_dn);
+        const Mat3 ds = Mat3::Identity() - n * n.transpose() - d * dn;
+        B -= d_dv * (vd * Mat3::Identity() - c.obstacle->surfaceVelocityGradient() * ds) + d_dfn * dfn.transpose() +
              d_dn * dn;
       }
     }

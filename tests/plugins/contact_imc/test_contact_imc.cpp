@@ -337,8 +337,12 @@ TEST_CASE("node on a sphere and on a spinning cylinder: K = -dF/dq by finite dif
       const Vec q = w.q();
       // Start of the step: each node moved with the surface, plus a slip of `slip` nu along x.
       Vec q_start = q, v0 = Vec::Zero(q.size());
-      for (int k = 0; k < 4; ++k)
-        q_start.segment<3>(3 * k) -= dt * (w.plane.surfaceVelocity(q.segment<3>(3 * k)) + std::abs(slip) * nu * Vec3::UnitX());
+      for (int k = 0; k < 4; ++k) {  // the surface point under node k moves with the surface
+        Vec3 n;
+        const Vec3 x = q.segment<3>(3 * k);
+        const double d = w.plane.signedDistance(x, &n);
+        q_start.segment<3>(3 * k) -= dt * (w.plane.surfaceVelocity(x - d * n) + std::abs(slip) * nu * Vec3::UnitX());
+      }
       w.q() = q_start;
       w.beginStep(dt);
       EvalContext ctx;
