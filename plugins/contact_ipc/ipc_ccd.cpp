@@ -46,4 +46,23 @@ CcdResult nodePlaneCcd(const Vec3& x, const Vec3& dx, const Vec3& origin, const 
   return r;
 }
 
+CcdResult nodeRoundCcd(const Vec3& x, const Vec3& dx, const Vec3& center, const Vec3& axis, double R, double r_node,
+                       const CcdOptions& opt) {
+  // a + t b: the node's offset from the center across the axis; the gap reaches its target when
+  // |a + t b| = rho = R + r + gap_fraction gap0, a quadratic b.b t^2 + 2 a.b t + (a.a - rho^2) = 0.
+  const Vec3 a = (x - center) - (x - center).dot(axis) * axis, b = dx - dx.dot(axis) * axis;
+  CcdResult r;
+  r.gap0 = a.norm() - R - r_node;
+  if (!(r.gap0 > 0)) {
+    r.t = 0;
+    return r;
+  }
+  const double rho = R + r_node + opt.gap_fraction * r.gap0;
+  const double ab = a.dot(b), c = a.squaredNorm() - rho * rho, disc = ab * ab - b.squaredNorm() * c;
+  if (ab >= 0 || disc < 0) return r;  // moving away, or passing by outside the target
+  r.iterations = 1;
+  r.t = std::min(1.0, c / (-ab + std::sqrt(disc)));  // the smaller root, without cancellation
+  return r;
+}
+
 }  // namespace rodsim::ipc

@@ -10,7 +10,8 @@
 // gap g_k > target, the gap cannot reach the target before t_k + (g_k - target)/V: that is the
 // next iterate, and each iterate is safe. The iteration stops when t reaches 1, when the gap is
 // within `tolerance` (relative to g_0 - target) of the target, or after `max_iterations`.
-// Node-plane: the signed distance is linear in t, so the crossing time is exact.
+// Node-plane: the signed distance is linear in t, so the crossing time is exact. Node-sphere and
+// node-cylinder: the distance to the center (axis) is the root of a quadratic in t: exact too.
 #pragma once
 
 #include <Eigen/Core>
@@ -38,6 +39,11 @@ CcdResult edgeEdgeCcd(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3
 
 // A node x of radius r moving by dx against the plane through `origin` with unit normal n.
 CcdResult nodePlaneCcd(const Vec3& x, const Vec3& dx, const Vec3& origin, const Vec3& n, double r,
+                       const CcdOptions& opt);
+
+// A node x of radius r moving by dx outside a sphere (axis = 0) or an infinite cylinder (unit axis)
+// of radius R around `center`.
+CcdResult nodeRoundCcd(const Vec3& x, const Vec3& dx, const Vec3& center, const Vec3& axis, double R, double r,
                        const CcdOptions& opt);
 
 }  // namespace rodsim::ipc

@@ -31,8 +31,8 @@ Schema IpcContact::schema() {
   Schema s{"ipc",
            "Incremental Potential Contact for rods (IPC, seed 002 ref. [34]): clamped log barrier "
            "-(d - d_hat)^2 ln(d/d_hat) (seed 002 Eq. 8) on the gap d = distance - r_i - r_j of every edge pair "
-           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on node-plane "
-           "gaps, continuous collision detection bounding every Newton step so that no gap reaches zero, "
+           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on node-obstacle "
+           "gaps (planes, spheres, spinning cylinders), continuous collision detection bounding every Newton step so that no gap reaches zero, "
            "adaptive barrier stiffness, lagged smoothed Coulomb friction. Self-contact included."};
   s.optional<double>("d_hat",
                      "Barrier activation distance: forces act on gaps below d_hat. Default: 0.1 times the smallest "
@@ -87,8 +87,8 @@ Schema IpcContact::schema() {
       .greater(0);
   s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
   s.optional<std::vector<std::string>>(
-      "obstacles", "Plane obstacles the rods touch, by name (default: all obstacles of the scene; only planes "
-                   "are supported).");
+      "obstacles", "Obstacles the rods' nodes touch, by name: planes, spheres, cylinders (spinning ones drag "
+                   "through friction); default: all obstacles of the scene.");
   return s;
 }
 
@@ -117,7 +117,7 @@ void IpcContact::bind(World& world) {
   edge_rest_length_.clear();
   node_dofs_.clear();
   node_radius_.clear();
-  planes_.clear();
+  obstacles_.clear();
   std::vector<Rod*> rods;
   if (rod_names_) {
     if (rod_names_->empty())
@@ -167,27 +167,21 @@ void IpcContact::bind(World& world) {
   d_hat_ = d_hat_param_ ? *d_hat_param_ : (std::isfinite(r_min) ? 0.1 * r_min : 1e-4);
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
-  auto usePlane = [&](const Obstacle& o) {
-    if (o.shape != Obstacle::Shape::Plane)
-      throw ParamError("obstacles", "obstacle '" + o.name +
-                                        "' is not a plane; ipc handles plane obstacles only (list the planes in "
-                                        "'obstacles', or use another contact model for spheres and cylinders)");
-    planes_.push_back(&o);
-  };
+  auto useObstacle = [&](const Obstacle& o) { obstacles_.push_back(&o); };  // planes, spheres, cylinders
   if (obstacle_names_) {
     for (const auto& n : *obstacle_names_) {
       const Obstacle* found = nullptr;
       for (int i = 0; i < world.numObstacles(); ++i)
         if (world.obstacle(i).name == n) found = &world.obstacle(i);
       if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleList(world));
-      usePlane(*found);
+      useObstacle(*found);
     }
   } else {
-    for (int i = 0; i < world.numObstacles(); ++i) usePlane(world.obstacle(i));
+    for (int i = 0; i < world.numObstacles(); ++i) useObstacle(world.obstacle(i));
   }
   barrier_grad_.setZero(world.numDofs());
   cand_.clear();
-  plane_cand_.clear();
+  obstacle_cand_.clear();
   stats_ = {};
 }
 
@@ -245,20 +239,22 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
     c.lag.lambda_unit = pb_.active ? (pb_.grad.segment<3>(0) + pb_.grad.segment<3>(3)).norm() : 0.0;
     cand_.push_back(c);
   }
-  plane_cand_.clear();
+  obstacle_cand_.clear();
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    for (const Obstacle* p : planes_)
+    for (const Obstacle* p : obstacles_)
       if (p->signedDistance(node(q, node_dofs_[i])) < node_radius_[i] + d_hat_ + margin_) {
-        PlaneCandidate c;
+        ObstacleCandidate c;
         c.x = node_dofs_[i];
         c.radius = node_radius_[i];
-        c.plane = p;
-        const double gap = p->signedDistance(node(q_lag, c.x)) - c.radius;
+        c.obstacle = p;
+        const Vec3 x_lag = node(q_lag, c.x);
+        const double distance = p->signedDistance(x_lag, &c.n_lag), gap = distance - c.radius;
         if (!(gap > 0))
-          throw std::runtime_error("ipc: a node touches or crosses plane '" + p->name + "' (gap " +
+          throw std::runtime_error("ipc: a node touches or crosses obstacle '" + p->name + "' (gap " +
                                    std::to_string(gap) + " m) at the start of the step");
         c.lambda_unit = std::abs(barrier(gap, d_hat_).d1);
-        plane_cand_.push_back(c);
+        c.surface_step = dt_ * p->surfaceVelocity(x_lag - distance * c.n_lag);
+        obstacle_cand_.push_back(c);
       }
   q_cand_ = q;
 }
@@ -281,6 +277,7 @@ void IpcContact::beginStep(const EvalContext& ctx) {
   double vmax = 0;  // fastest node at the step start
   if (ctx.v_start && ctx.v_start->size() == q.size())
     for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
+  dt_ = ctx.dt;
   margin_ = margin_param_ ? *margin_param_ : std::max(2 * h_max_, 2 * vmax * ctx.dt);
   pattern_band_ = std::min(margin_, std::max(d_hat_, 4 * vmax * ctx.dt));
   if (barrier_grad_.size() != q.size()) barrier_grad_.setZero(q.size());
@@ -292,8 +289,8 @@ void IpcContact::beginStep(const EvalContext& ctx) {
     pairNodes(q, c, p0, p1, q0, q1);
     step_start_gap_ = std::min(step_start_gap_, imc::segmentDistance(p0, p1, q0, q1) - pairReach(c));
   }
-  for (const PlaneCandidate& c : plane_cand_)
-    step_start_gap_ = std::min(step_start_gap_, c.plane->signedDistance(node(q, c.x)) - c.radius);
+  for (const ObstacleCandidate& c : obstacle_cand_)
+    step_start_gap_ = std::min(step_start_gap_, c.obstacle->signedDistance(node(q, c.x)) - c.radius);
   need_kappa_ = true;
   step_fraction_ = 1;
   if (kappa_fixed_) kappa_ = *kappa_fixed_;
@@ -362,11 +359,12 @@ void IpcContact::updateKappa(const EvalContext& ctx, const Vec& f) {
       barrier_grad_.segment<3>(edges_[c.b].x0) += pb_.grad.segment<3>(6);
       barrier_grad_.segment<3>(edges_[c.b].x1) += pb_.grad.segment<3>(9);
     }
-    for (const PlaneCandidate& c : plane_cand_) {
-      const Scalar2 b = barrier(c.plane->signedDistance(node(q, c.x)) - c.radius, d_hat_);
+    for (const ObstacleCandidate& c : obstacle_cand_) {
+      Vec3 n;
+      const Scalar2 b = barrier(c.obstacle->signedDistance(node(q, c.x), &n) - c.radius, d_hat_);
       if (b.d1 == 0) continue;
       any = true;
-      barrier_grad_.segment<3>(c.x) += b.d1 * c.plane->normal;
+      barrier_grad_.segment<3>(c.x) += b.d1 * n;
     }
     kappa_ = kappa_min_;
     if (any) {
@@ -424,9 +422,9 @@ void IpcContact::addForce(const EvalContext& ctx, Vec& f) {
     f.segment<3>(edges_[c.b].x0) += F.segment<3>(6);
     f.segment<3>(edges_[c.b].x1) += F.segment<3>(9);
   }
-  for (const PlaneCandidate& c : plane_cand_) {
-    const Vec3 n = c.plane->normal;
-    const double gap = c.plane->signedDistance(node(q, c.x)) - c.radius;
+  for (const ObstacleCandidate& c : obstacle_cand_) {
+    Vec3 n;
+    const double gap = c.obstacle->signedDistance(node(q, c.x), &n) - c.radius;
     stats_.min_gap = std::min(stats_.min_gap, gap);
     const Scalar2 b = barrier(gap, d_hat_);
     Vec3 F = Vec3::Zero();
@@ -434,10 +432,9 @@ void IpcContact::addForce(const EvalContext& ctx, Vec& f) {
       ++stats_.active;
       F = -kappa_ * b.d1 * n;
     }
-    if (fric && c.lambda_unit > 0) {
+    if (fric && c.lambda_unit > 0) {  // lagged: normal force, tangent plane and surface motion
       const double w[1] = {1.0};
-      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
-      frictionPotential<1>(w, d, n, mu_ * kappa_ * c.lambda_unit, eps_u, 1, nf_);
+      frictionPotential<1>(w, obstacleSlide(ctx, c), c.n_lag, mu_ * kappa_ * c.lambda_unit, eps_u, 1, nf_);
       F -= nf_.grad;
     }
     f.segment<3>(c.x) += F;
@@ -445,7 +442,7 @@ void IpcContact::addForce(const EvalContext& ctx, Vec& f) {
 }
 
 // K = -dF/dq = kappa d2B + d2D (friction potential with lagged normal force, normal and contact
-// point): symmetric. One 12 x 12 block per candidate and one 3 x 3 per plane candidate, in
+// point): symmetric. One 12 x 12 block per candidate and one 3 x 3 per obstacle candidate, in
 // candidate order, structural zeros when inactive (constant pattern within a step).
 void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   const Vec& q = *ctx.q;
@@ -474,14 +471,15 @@ void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
       for (int k = 0; k < 3; ++k) dofs[3 * a + k] = xs[a] + k;
     K.addBlock(dofs, block_);
   }
-  for (const PlaneCandidate& c : plane_cand_) {
-    const Vec3 n = c.plane->normal;
-    const Scalar2 b = barrier(c.plane->signedDistance(node(q, c.x)) - c.radius, d_hat_);
-    Mat3 B = kappa_ * b.d2 * n * n.transpose();
+  for (const ObstacleCandidate& c : obstacle_cand_) {
+    const Vec3 x = node(q, c.x);
+    Vec3 n;
+    const Scalar2 b = barrier(c.obstacle->signedDistance(x, &n) - c.radius, d_hat_);
+    // d2/dx2 of B(gap(x)): B'' n n^T + B' dn/dx (the normal turns on spheres and cylinders)
+    Mat3 B = kappa_ * (b.d2 * n * n.transpose() + b.d1 * c.obstacle->distanceHessian(x));
     if (fric && c.lambda_unit > 0) {
       const double w[1] = {1.0};
-      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
-      frictionPotential<1>(w, d, n, mu_ * kappa_ * c.lambda_unit, eps_u, 2, nf_);
+      frictionPotential<1>(w, obstacleSlide(ctx, c), c.n_lag, mu_ * kappa_ * c.lambda_unit, eps_u, 2, nf_);
       B += nf_.hess;
     }
     K.addContiguous(c.x, B);
@@ -509,13 +507,12 @@ double IpcContact::energy(const EvalContext& ctx) const {
       e += pf.D;
     }
   }
-  for (const PlaneCandidate& c : plane_cand_) {
-    const double gap = c.plane->signedDistance(node(q, c.x)) - c.radius;
+  for (const ObstacleCandidate& c : obstacle_cand_) {
+    const double gap = c.obstacle->signedDistance(node(q, c.x)) - c.radius;
     if (gap < d_hat_) e += kappa_ * (gap > 0 ? barrier(gap, d_hat_).v : std::numeric_limits<double>::infinity());
     if (fric && c.lambda_unit > 0) {
       const double w[1] = {1.0};
-      const Vec3 d = q.segment<3>(c.x) - ctx.q_start->segment<3>(c.x);
-      frictionPotential<1>(w, d, c.plane->normal, mu_ * kappa_ * c.lambda_unit, eps_u, 0, nf);
+      frictionPotential<1>(w, obstacleSlide(ctx, c), c.n_lag, mu_ * kappa_ * c.lambda_unit, eps_u, 0, nf);
       e += nf.D;
     }
   }
@@ -546,10 +543,19 @@ double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
     t = std::min(t, r.t);
   }
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    for (const Obstacle* p : planes_) {
+    for (const Obstacle* p : obstacles_) {
       const int x = node_dofs_[i];
-      const CcdResult r = nodePlaneCcd(node(q, x), dq.segment<3>(x), p->origin, p->normal, node_radius_[i], ccd_);
-      t = std::min(t, r.t);
+      const Vec3 at = node(q, x), by = dq.segment<3>(x);
+      const double r = node_radius_[i];
+      switch (p->shape) {
+        case Obstacle::Shape::Plane: t = std::min(t, nodePlaneCcd(at, by, p->origin, p->normal, r, ccd_).t); break;
+        case Obstacle::Shape::Sphere:
+          t = std::min(t, nodeRoundCcd(at, by, p->center, Vec3::Zero(), p->radius, r, ccd_).t);
+          break;
+        case Obstacle::Shape::Cylinder:
+          t = std::min(t, nodeRoundCcd(at, by, p->origin, p->axis, p->radius, r, ccd_).t);
+          break;
+      }
     }
   const double fraction = t < 1 ? ccd_safety_ * t : 1.0;
   step_fraction_ = std::min(step_fraction_, fraction);

@@ -45,7 +45,7 @@ class IpcContact final : public Contact {
   double kappaMin() const { return kappa_min_; }
   double dHat() const { return d_hat_; }
   int numCandidates() const { return static_cast<int>(cand_.size()); }
-  int numPlaneCandidates() const { return static_cast<int>(plane_cand_.size()); }
+  int numObstacleCandidates() const { return static_cast<int>(obstacle_cand_.size()); }
   // Smallest CCD fraction returned during the last step (1 when never limited).
   double lastStepFraction() const { return step_fraction_; }
 
@@ -62,11 +62,13 @@ class IpcContact final : public Contact {
     FrictionLag lag;        // closest points, normal, unit-kappa normal force at the step start
     bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
   };
-  struct PlaneCandidate {
+  struct ObstacleCandidate {
     int x = 0;              // global x DOF of the node
     double radius = 0;
-    const Obstacle* plane = nullptr;
+    const Obstacle* obstacle = nullptr;
     double lambda_unit = 0; // unit-kappa normal force at the step start
+    Vec3 n_lag = Vec3::UnitZ();       // normal at the step start (the friction's tangent plane)
+    Vec3 surface_step = Vec3::Zero(); // dt times the velocity of the surface point under the node
   };
 
   bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const;
@@ -76,6 +78,10 @@ class IpcContact final : public Contact {
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   void pairNodes(const Vec& q, const Candidate& c, Vec3& p0, Vec3& p1, Vec3& q0, Vec3& q1) const;
   void pairDisplacement(const EvalContext& ctx, const Candidate& c, Vec12& dx) const;
+  // The node's displacement over the step relative to the surface under it (friction).
+  Vec3 obstacleSlide(const EvalContext& ctx, const ObstacleCandidate& c) const {
+    return node(*ctx.q, c.x) - ctx.q_start->segment<3>(c.x) - c.surface_step;
+  }
   double pairReach(const Candidate& c) const { return edges_[c.a].radius + edges_[c.b].radius; }
 
   // parameters
@@ -90,7 +96,7 @@ class IpcContact final : public Contact {
   std::vector<double> edge_rest_length_;
   std::vector<int> node_dofs_;       // x DOF of every node of the selected rods
   std::vector<double> node_radius_;  // m, same order
-  std::vector<const Obstacle*> planes_;
+  std::vector<const Obstacle*> obstacles_;
   double d_hat_ = 0, h_max_ = 0, self_exclusion_ = 0, mean_node_mass_ = 0;
 
   // candidates (rebuilt each step and when a node moved farther than margin/2)
@@ -98,9 +104,10 @@ class IpcContact final : public Contact {
   imc::SweepAndPrune sap_;
   std::vector<std::pair<int, int>> overlaps_;
   std::vector<Candidate> cand_;
-  std::vector<PlaneCandidate> plane_cand_;
+  std::vector<ObstacleCandidate> obstacle_cand_;
   Vec q_cand_;
   double margin_ = 0;
+  double dt_ = 0;            // the step's dt (surface motion of spinning obstacles)
   double pattern_band_ = 0;  // candidates with a gap below d_hat + this are in the Jacobian's pattern
 
   // barrier stiffness (N/m): adaptive as in IPC

@@ -163,3 +163,23 @@ TEST_CASE("CCD: node against a plane is exact") {
   CHECK(nodePlaneCcd(Vec3(0, 0, 1), Vec3(0, 0, -0.1), Vec3::Zero(), Vec3::UnitZ(), 0.2, opt).t == 1);
   CHECK(nodePlaneCcd(Vec3(0, 0, 0.2), Vec3(0, 0, 1), Vec3::Zero(), Vec3::UnitZ(), 0.2, opt).t == 0);
 }
+
+TEST_CASE("CCD: node against a sphere and a cylinder is exact") {
+  const CcdOptions opt;
+  // sphere of radius 1 at the origin, node of radius 0.5 at height 3 moving by (0.3, 0, -4):
+  // gap 1.5 -> target 0.15, reached when |x + t dx| = 1.65
+  const Vec3 x(0, 0, 3), dx(0.3, 0, -4);
+  const CcdResult s = nodeRoundCcd(x, dx, Vec3::Zero(), Vec3::Zero(), 1.0, 0.5, opt);
+  CHECK(s.gap0 == doctest::Approx(1.5));
+  CHECK((x + s.t * dx).norm() == doctest::Approx(1.65).epsilon(1e-14));
+  // cylinder along y: motion along the axis changes nothing
+  const Vec3 dy(0.3, 7.0, -4);
+  const CcdResult c = nodeRoundCcd(x, dy, Vec3::Zero(), Vec3::UnitY(), 1.0, 0.5, opt);
+  CHECK(c.t == doctest::Approx(s.t).epsilon(1e-14));
+  // moving away, passing by outside the target, and starting in contact
+  CHECK(nodeRoundCcd(x, Vec3(0, 0, 1), Vec3::Zero(), Vec3::Zero(), 1.0, 0.5, opt).t == 1);
+  CHECK(nodeRoundCcd(x, Vec3(10, 0, -2.5), Vec3::Zero(), Vec3::Zero(), 1.0, 0.5, opt).t == 1);
+  CHECK(nodeRoundCcd(Vec3(0, 0, 1.4), dx, Vec3::Zero(), Vec3::Zero(), 1.0, 0.5, opt).t == 0);
+  // a short step that stops before the target: t = 1
+  CHECK(nodeRoundCcd(x, 0.1 * dx, Vec3::Zero(), Vec3::Zero(), 1.0, 0.5, opt).t == 1);
+}

@@ -174,7 +174,7 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
   shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid by 20 eps_u along +x during the step
   w.q() = q_start;
   w.beginStep(dt);
-  CHECK(c.numPlaneCandidates() == 4);
+  CHECK(c.numObstacleCandidates() == 4);
   Vec v0 = Vec::Zero(q.size());
   EvalContext ctx;
   ctx.dt = dt;
@@ -196,6 +196,69 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
   Vec dq = Vec::Zero(q.size());
   shiftRod(w, dq, 0, Vec3(0, 0, -1e-3));
   CHECK(w.maxStepFraction(q, dq) == doctest::Approx(0.8 * 0.9 * 0.3 * d_hat / 1e-3).epsilon(1e-9));
+}
+
+// Curved obstacles: the barrier's Hessian gains B' dn/dx (the normal turns with the node); the
+// lagged friction slides against the surface point under the node, which a spinning cylinder moves.
+TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, CCD") {
+  for (const auto shape : {Obstacle::Shape::Sphere, Obstacle::Shape::Cylinder}) {
+    PlaneWorld w;
+    w.plane.name = "body";
+    w.plane.shape = shape;
+    w.plane.radius = 0.05;
+    w.plane.center = w.plane.origin = Vec3(0, 0, -0.05);
+    w.plane.axis = Vec3::UnitX();
+    w.plane.angular_velocity = shape == Obstacle::Shape::Cylinder ? 3.0 : 0.0;
+    SpringChain::Options o;
+    for (int k = 0; k < 4; ++k) {  // nodes over the top, 0.3 ... 0.6 d_hat from the surface
+      const double a = 0.05 * (k - 1.5), reach = w.plane.radius + r + (0.3 + 0.1 * k) * d_hat;
+      o.points.push_back(w.plane.origin + Vec3(0.3 * L * k * (shape == Obstacle::Shape::Cylinder), reach * std::sin(a),
+                                               reach * std::cos(a)));
+    }
+    o.radius = r;
+    w.addRod<SpringChain>("rod", o);
+    auto& c = w.addContact<IpcContact>(
+        makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
+    w.finalize();
+    const Vec q = w.q();
+    Vec q_start = q;
+    shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid along +x relative to the fixed frame
+    w.q() = q_start;
+    w.beginStep(dt);
+    CHECK(c.numObstacleCandidates() == 4);
+    Vec v0 = Vec::Zero(q.size());
+    EvalContext ctx;
+    ctx.dt = dt;
+    ctx.q_start = &q_start;
+    ctx.v_start = &v0;
+    const Vec f = force(c, ctx, q);
+    CHECK(c.stats().active == 4);
+    CHECK(c.stats().min_gap == doctest::Approx(0.3 * d_hat).epsilon(1e-9));
+    // node 0 slides (20 eps_u and more: the sliding regime) relative to the surface point under it:
+    // +x, and on the drum (turning about x) the surface moves along y under it. The friction force is
+    // opposite to that relative slide.
+    Vec3 n;
+    const Vec3 x0 = q.segment<3>(0);
+    const double dist = w.plane.signedDistance(q_start.segment<3>(0), &n);
+    const Vec3 slide = x0 - q_start.segment<3>(0) - dt * w.plane.surfaceVelocity(q_start.segment<3>(0) - dist * n);
+    const Vec3 ft = f.segment<3>(0) - f.segment<3>(0).dot(n) * n;
+    const Vec3 slide_t = slide - slide.dot(n) * n;
+    CHECK(ft.normalized().dot(slide_t.normalized()) < -0.999);
+    StiffnessSink K;
+    ctx.q = &q;
+    c.addStiffness(ctx, K);
+    const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, 1e-9);
+    CAPTURE(static_cast<int>(shape));
+    CHECK(relErr(dense(K, q.size()), -J) < 1e-5);
+    // CCD: the rod falls by 1 mm; the first node (0.3 d_hat) hits first, almost radially
+    Vec dq = Vec::Zero(q.size());
+    shiftRod(w, dq, 0, Vec3(0, 0, -1e-3));
+    const double t = w.maxStepFraction(q, dq) / 0.8;
+    CHECK(t > 0);
+    CHECK(t < 1);
+    const Vec3 x_hit = q.segment<3>(0) + t * dq.segment<3>(0);
+    CHECK(w.plane.signedDistance(x_hit) - r == doctest::Approx(0.1 * 0.3 * d_hat).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("adaptive kappa: balance at the first contact, clamp to [kappa_min, 100 kappa_min], doubling") {
