@@ -93,7 +93,8 @@ void nodeFriction(double fn, const Vec3& n, const Vec3& v, double mu, double K2,
   const Mat3 Dphi = g * Mat3::Identity() + gp * vT * vT.transpose();  // d phi / d v_T
   if (d_dv) *d_dv = -mu * fn * Dphi * P;
   if (d_dfn) *d_dfn = -mu * phi;
-  if (d_dn) *d_dn = mu * fn * Dphi * (n * v.transpose() + n.dot(v) * Mat3::Identity());  // d v_T / d n = -(n v^T + (n.v) I)
+  // d v_T / d n = -(n v^T + (n.v) I)
+  if (d_dn) *d_dn = mu * fn * Dphi * (n * v.transpose() + n.dot(v) * Mat3::Identity());
 }
 
 }  // namespace rodsim::imc

@@ -32,7 +32,8 @@ Schema ImcContact::schema() {
            "(Eq. 9/B.1) on the minimum edge-edge distance (point-point, point-edge, edge-edge, Eqs. 10-13), "
            "contact distance r_i + r_j per pair, self-contact included; fully implicit Coulomb friction "
            "(Eqs. 14-21); adaptive stiffness k = s max|F_i| (SI B.3); candidate pairs once per step from a "
-           "sweep-and-prune broad phase (SI B.2). Also node contact with [[obstacle]] planes, spheres and (spinning) cylinders."};
+           "sweep-and-prune broad phase (SI B.2). Also node contact with [[obstacle]] planes, spheres and "
+           "(spinning) cylinders."};
   s.add<double>("friction", 0.0, "Coulomb friction coefficient mu (Eq. 18).").atLeast(0);
   s.add<double>("delta", 1e-5,
                 "Distance tolerance delta: forces act for distances below r_i + r_j + delta; the softplus "

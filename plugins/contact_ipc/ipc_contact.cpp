@@ -31,8 +31,9 @@ Schema IpcContact::schema() {
   Schema s{"ipc",
            "Incremental Potential Contact for rods (IPC, seed 002 ref. [34]): clamped log barrier "
            "-(d - d_hat)^2 ln(d/d_hat) (seed 002 Eq. 8) on the gap d = distance - r_i - r_j of every edge pair "
-           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on node-obstacle "
-           "gaps (planes, spheres, spinning cylinders), continuous collision detection bounding every Newton step so that no gap reaches zero, "
+           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on "
+           "node-obstacle gaps (planes, spheres, spinning cylinders), continuous collision detection bounding "
+           "every Newton step so that no gap reaches zero, "
            "adaptive barrier stiffness, lagged smoothed Coulomb friction. Self-contact included."};
   s.optional<double>("d_hat",
                      "Barrier activation distance: forces act on gaps below d_hat. Default: 0.1 times the smallest "

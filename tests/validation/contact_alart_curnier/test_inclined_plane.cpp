@@ -80,9 +80,13 @@ void checkSlides(const std::string& scheme) {
 
 }  // namespace
 
-TEST_CASE("tan(alpha) = 0.309 < mu = 0.5: the rod sticks exactly, no creep, no penetration") { checkSticks("nonlinear"); }
+TEST_CASE("tan(alpha) = 0.309 < mu = 0.5: the rod sticks exactly, no creep, no penetration") {
+  checkSticks("nonlinear");
+}
 
-TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu cos(alpha))") { checkSlides("nonlinear"); }
+TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu cos(alpha))") {
+  checkSlides("nonlinear");
+}
 
 // The seed's own time stepping (one linearized step and one contact problem per time step): a
 // straight rod on a plane is a linear problem, so the same exact results.

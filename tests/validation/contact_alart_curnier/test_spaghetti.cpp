@@ -145,8 +145,9 @@ TEST_CASE("spaghetti on a plate, mu = 0.3, side by side: alart-curnier, imc and 
       ke_peak = std::max(ke_peak, t.at(i, "kinetic_energy"));
     }
     const double f = footprint(t, end), fb = footprint(t, before), motion = maxEndMotion(t, before, end);
-    MESSAGE(name << ": footprint " << fb << " -> " << f << " m (alart-curnier " << f_ac << "), rod-end motion over the last 0.2 s "
-                 << motion << " m, KE(T) " << t.at(end, "kinetic_energy") << " J of " << ke_peak << ", min gap " << min_gap << " m");
+    MESSAGE(name << ": footprint " << fb << " -> " << f << " m (alart-curnier " << f_ac
+                 << "), rod-end motion over the last 0.2 s " << motion << " m, KE(T) " << t.at(end, "kinetic_energy")
+                 << " J of " << ke_peak << ", min gap " << min_gap << " m");
     CHECK(std::abs(f - fb) < 0.02 * fb);
     CHECK(motion < 5e-5);
     CHECK(t.at(end, "kinetic_energy") < 1e-5 * ke_peak);
