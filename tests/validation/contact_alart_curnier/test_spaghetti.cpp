@@ -130,10 +130,10 @@ TEST_CASE("spaghetti on a plate, mu = 0: the rods slide off each other and sprea
 // keep their gaps positive (imc inside its delta band, ipc near d_hat = 0.1 r) and the rest
 // footprints agree to 1 % (0.5 mm: the models differ by their contact thickness and smoothing).
 TEST_CASE("spaghetti on a plate, mu = 0.3, side by side: alart-curnier, imc and ipc all come to rest") {
-  const std::string smooth = "--set solver.line_search_watchdog=0 ";
   const Table ac = run("side-ac", "");
-  const Table imc = run("side-imc", smooth + "--set contact.type=imc --set solver.predictor=position");
-  const Table ipc = run("side-ipc", smooth + "--set contact.type=ipc");
+  const Table imc =
+      run("side-imc", "--set solver.line_search_watchdog=0 --set contact.type=imc --set solver.predictor=position");
+  const Table ipc = run("side-ipc", "--set solver.line_search_watchdog=0 --set contact.type=ipc");
   const std::size_t end = ac.size() - 1, before = end - std::lround(0.2 / kDt);
   const double f_ac = footprint(ac, end);
   for (const auto* model : {&imc, &ipc}) {
