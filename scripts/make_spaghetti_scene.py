@@ -11,7 +11,7 @@ collide and settle.
 
 friction = 0.3 (seed Table I): the pile comes to rest and stays still. friction = 0: the rods slide
 off each other and spread over the plate. The same scene runs with --set contact.type=imc or ipc
-(with the plain line search, solver.line_search_watchdog = 0, and for imc solver.predictor = position).
+(imc with solver.predictor = position; both with fewer solves with solver.line_search_watchdog = 0).
 
 Usage: scripts/make_spaghetti_scene.py [--rods 31] [--nodes 16] [--duration 1] [--friction 0.3]
                                        [--seed 3] > scenes/contact_ac/spaghetti_plate.toml
@@ -81,8 +81,8 @@ out = [f"""# {a.rods} spaghetti ({a.nodes} nodes, {L * 100:g} cm, r = {r * 1000:
 # Random headings, tilts within {a.tilt:g} deg, centres in a disk of {a.spread * L * 100:g} cm, stacked without
 # overlap from {a.drop * 100:g} cm up to {top * 100:.2f} cm. friction = {a.friction}: the pile comes to rest and
 # stays still; --set contact.friction=0: the rods slide off each other and spread. Also runs with
-# --set contact.type=imc or ipc (the contact table holds only keys the models share); the smooth
-# models need --set solver.line_search_watchdog=0 (and imc --set solver.predictor=position) at the impacts.
+# --set contact.type=imc or ipc (the contact table holds only keys the models share); imc needs
+# --set solver.predictor=position, and both take fewer solves with --set solver.line_search_watchdog=0.
 [simulation]
 name = "{a.name}"
 duration = {a.duration:g}

@@ -369,7 +369,25 @@ double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, doub
 
 NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool inertial) {
   inertial_ = inertial;
+  const bool watchdog = opt_.watchdog > 0 && opt_.line_search && !opt_.linearized && impulse_contact_ < 0;
+  if (!watchdog || !inertial) return iterate(world, ctx, q, watchdog);
+  // The watchdog's relaxed full steps can cycle where contact forces are stiff (a node landing in a
+  // penalty band or on a barrier: a spaghetti pile with imc or ipc failed at its first impacts). A
+  // time step that fails after the watchdog had to return to its reference point is solved again
+  // from the same start with the plain line search.
+  q_first_ = q;
+  const NewtonResult first = iterate(world, ctx, q, true);
+  if (first.ok || !watchdog_returned_) return first;  // without a return the plain search is the same
+  q = q_first_;
+  NewtonResult again = iterate(world, ctx, q, false);
+  again.solves += first.solves;
+  if (!again.ok) again.message += " (retried with the plain line search after the watchdog's attempt failed)";
+  return again;
+}
+
+NewtonResult NewtonCore::iterate(World& world, EvalContext& ctx, Vec& q, bool watchdog) {
   history_.clear();
+  watchdog_returned_ = false;
   NewtonResult res;
   std::string why;
   double rnorm = 0;
@@ -443,7 +461,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
     const double phi0 = 0.5 * rnorm * rnorm;
     double alpha = 0;
     const bool can_search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
-    if (can_search && opt_.watchdog > 0) {
+    if (can_search && watchdog) {
       // Watchdog (Chamberlain et al. 1982): |R|^2 is a poor merit for stiff rods (a full Newton
       // step that bends a beam first raises the axial forces), so full steps are taken while
       // one of `watchdog` consecutive steps achieves sufficient decrease relative to the
@@ -465,6 +483,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
       } else if (alpha < 0 || relaxed >= opt_.watchdog) {
         dq_ = dq_ref_;
         have_ref = false;
+        watchdog_returned_ = true;
         alpha = lineSearch(world, ctx, q_ref_, phi_ref, dphi0_ref, cap_ref, false, have_k, rnorm,
                            why);
       }

@@ -85,6 +85,8 @@ class NewtonCore {
                     double alpha_cap, bool full_step, bool& have_k, double& rnorm,
                     std::string& why);
   std::string describeDof(World& world, int g) const;
+  // One Newton solve from q (solve() may run it twice: with the watchdog, then without).
+  NewtonResult iterate(World& world, EvalContext& ctx, Vec& q, bool watchdog);
 
   NewtonOptions opt_;
   LinearSolver linear_;
@@ -98,6 +100,8 @@ class NewtonCore {
   // Work vectors: global (size numDofs) and matrix-sized (free DOFs, or global for impulse).
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;
   Vec q_ref_, dq_ref_;  // watchdog reference point and its Newton step
+  Vec q_first_;         // initial guess, for the retry without the watchdog
+  bool watchdog_returned_ = false;  // the last iterate() went back to a watchdog reference point
   Vec b_, x_, Jx_;
   std::vector<double> history_;
 };
