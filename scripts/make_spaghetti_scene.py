@@ -87,6 +87,7 @@ out = [f"""# {a.rods} spaghetti ({a.nodes} nodes, {L * 100:g} cm, r = {r * 1000:
 name = "{a.name}"
 duration = {a.duration:g}
 dt = {a.dt:g}
+on_failure = "substep"  # violent impacts: halve a step whose frozen contact frames let rods overlap
 
 [solver]
 type = "implicit-euler"

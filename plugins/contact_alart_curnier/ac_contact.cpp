@@ -81,6 +81,12 @@ Schema AlartCurnierContact::schema() {
              "are re-evaluated; later iterations keep them (only the gap follows the iterate), which "
              "restores fast convergence when rods slide along each other.")
       .atLeast(1);
+  s.add<double>("penetration_tolerance", 0.01,
+                "Frozen frames (after frame_updates iterations) constrain the gap linearized along "
+                "them; when the true overlap of two rods at an iterate exceeds this fraction of their "
+                "mean radius, the solve fails (the step is halved with simulation.on_failure = "
+                "\"substep\", or the run stops) instead of going on inside each other.")
+      .greater(0);
   s.add<std::string>("newton_system", "auto",
                      "Linear system of each nonsmooth Newton step: 'reduced' factorizes J = F_u W + F_r "
                      "(3n unknowns; dense per rod, cheap for few contacts); 'unreduced' the sparse system "
@@ -102,6 +108,7 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
       rod_rod_(p.boolean("rod_rod")),
       partition_(p.boolean("partition")),
       frame_updates_(static_cast<int>(p.integer("frame_updates"))),
+      penetration_tolerance_(p.real("penetration_tolerance")),
       rod_names_(p.strings("rods")),
       obstacle_names_(p.strings("obstacles")) {
   if (!(mu_ >= 0) || !std::isfinite(mu_)) throw ParamError("friction", "friction must be a finite number >= 0");
@@ -673,6 +680,16 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   }
   frozen_valid_ = step_.solves >= frame_updates_;
   buildPoints(q);
+  for (const ContactPoint& p : points_)
+    if (p.frozen && p.true_gap < -penetration_tolerance_ * 0.5 * p.radii) {
+      std::fprintf(stderr,
+                   "alart-curnier '%s': with frozen contact frames (after %d Newton iterations) edge %d of rod "
+                   "'%s' and edge %d of rod '%s' overlap by %.3e m, more than penetration_tolerance x radius = "
+                   "%.3e m; halve the step (simulation.on_failure = \"substep\") or raise frame_updates\n",
+                   name().c_str(), frame_updates_, p.key[2], rods_[p.key[1]]->name().c_str(), p.key[4],
+                   rods_[p.key[3]]->name().c_str(), -p.true_gap, penetration_tolerance_ * 0.5 * p.radii);
+      return false;
+    }
   const int n_all = static_cast<int>(points_.size());
   // Components each contact touches (free DOFs of its nodes); contacts touching none (every node
   // prescribed) cannot be moved by an impulse and are left out.

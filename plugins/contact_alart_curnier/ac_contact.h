@@ -113,6 +113,7 @@ class AlartCurnierContact final : public Contact {
   double mu_, restitution_, margin_;
   bool rod_rod_, partition_;
   int frame_updates_;
+  double penetration_tolerance_;  // of the mean radius, checked on frozen rod-rod contacts
   enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
   std::vector<std::string> rod_names_, obstacle_names_;
   Options options_;

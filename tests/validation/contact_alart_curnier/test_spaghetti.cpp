@@ -156,3 +156,24 @@ TEST_CASE("spaghetti on a plate, mu = 0.3, side by side: alart-curnier, imc and 
     CHECK(std::abs(f - f_ac) < 0.01 * f_ac);
   }
 }
+
+// Frozen contact frames constrain the gap linearized along them, so a frame that turns within a
+// step lets rods overlap by about r theta^2 (the frictionless pile: 1.6e-6 m). Beyond
+// penetration_tolerance x radius the solve fails: the run stops with exit 3 and says why, or, with
+// on_failure = "substep", the step is halved until the overlap stays below the tolerance.
+TEST_CASE("frozen-frame overlap beyond penetration_tolerance: exit 3 with the reason, or halved steps") {
+  const std::string base = "run scenes/contact_ac/spaghetti_ci.toml --quiet --set contact.friction=0 "
+                           "--set contact.penetration_tolerance=1e-4 --output ";
+  const CommandResult stop =
+      runRodsim(base + scratchDir("ac-spaghetti-overlap-stop").string() + " --set simulation.on_failure=stop");
+  CHECK(stop.status == 3);
+  CHECK(stop.output.find("with frozen contact frames") != std::string::npos);
+  CHECK(stop.output.find("penetration_tolerance") != std::string::npos);
+  const Table t = run("overlap-substep", "--set contact.friction=0 --set contact.penetration_tolerance=1e-4 "
+                                         "--set simulation.on_failure=substep");
+  double min_gap = 1;
+  for (std::size_t i = 1; i < t.size(); ++i)
+    if (!std::isnan(t.at(i, "min_gap"))) min_gap = std::min(min_gap, t.at(i, "min_gap"));
+  MESSAGE("min gap with halved steps " << min_gap << " m (tolerance 1e-4 x r = 2e-7 m)");
+  CHECK(min_gap > -2e-7);
+}
