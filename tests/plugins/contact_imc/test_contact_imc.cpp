@@ -1,6 +1,8 @@
 // The "imc" contact component against a FakeWorld: K = -dF/dq of contact + friction by finite
 // differences (sticking and sliding, Eq. 21), F = -dE/dq, the adaptive stiffness of SI B.3, the
-// self-contact exclusion by arc length, the constant sparsity pattern, plane obstacles, errors.
+// self-contact exclusion by arc length, the constant sparsity pattern, obstacles (plane, sphere,
+// spinning cylinder), errors.
+#include "contact_checks.h"
 #include "fake_world.h"
 #include "finite_differences.h"
 #include "imc_contact.h"
@@ -16,24 +18,15 @@ using rodsim::imc::ImcContact;
 using rodsim::test::fdGradient;
 using rodsim::test::fdJacobian;
 using rodsim::test::relErr;
+using rodsim::test::contactForce;
+using rodsim::test::dense;
+using rodsim::test::ObstacleWorld;
+using rodsim::test::startStep;
+using rodsim::test::stiffnessError;
 
 namespace {
 
 constexpr double r = 1e-3, L = 4e-3, delta = 1e-4;
-
-Eigen::MatrixXd dense(const StiffnessSink& K, int n) {
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-  for (const auto& t : K.entries()) M(t.row(), t.col()) += t.value();
-  return M;
-}
-
-// A world with a plane obstacle (FakeWorld has none).
-class PlaneWorld : public FakeWorld {
- public:
-  Obstacle plane;
-  int numObstacles() const override { return 1; }
-  const Obstacle& obstacle(int) const override { return plane; }
-};
 
 // Rod A along x at z = 0; rod B along y crossing it at x = x_cross, at height z_b (centerlines).
 void addCrossing(FakeWorld& w, double z_b, double x_cross = 0.3 * L) {
@@ -49,14 +42,6 @@ struct Eval {
   EvalContext ctx;
   Vec q_start, v_start;
 };
-
-Vec force(ImcContact& c, const EvalContext& ctx0, const Vec& q) {
-  EvalContext ctx = ctx0;
-  ctx.q = &q;
-  Vec f = Vec::Zero(q.size());
-  c.addForce(ctx, f);
-  return f;
-}
 
 }  // namespace
 
@@ -75,20 +60,15 @@ TEST_CASE("contact + friction stiffness K = -dF/dq by finite differences: sticki
       // rod b moved by (slip nu dt) along x (and a little along y) during the step
       Vec q_start = q, v0 = Vec::Zero(q.size());
       for (int n = 0; n < 5; ++n) q_start.segment<3>(w.rod(1).globalPositionDof(n)) -= slip * nu * dt * Vec3(1, 0.3, 0);
-      w.q() = q_start;
-      w.beginStep(dt);
-      EvalContext ctx;
-      ctx.dt = dt;
-      ctx.q_start = &q_start;
-      ctx.v_start = &v0;
+      EvalContext ctx = startStep(w, q_start, v0, dt);
       ctx.q = &q;
-      Vec f = force(c, ctx, q);
+      Vec f = contactForce(c, ctx, q);
       REQUIRE(c.stats().active >= 1);  // deep in, the neighbouring edges of b touch too
       CHECK(c.stats().min_gap == doctest::Approx(gap).scale(delta).epsilon(1e-3));
       StiffnessSink K;
       c.addStiffness(ctx, K);
       const Eigen::MatrixXd Kd = dense(K, q.size());
-      const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, std::min(1e-5 * delta, 1e-4 * nu * dt));
+      const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return contactForce(c, ctx, y); }, q, std::min(1e-5 * delta, 1e-4 * nu * dt));
       const double e = relErr(Kd, -J);
       MESSAGE("gap ", gap / delta, " delta, slip ", slip, " nu: K rel. error ", e);
       CHECK(e <= 1e-6);
@@ -119,7 +99,7 @@ TEST_CASE("contact force = -dE/dq (no friction) and the static-solver merit ener
   ctx.dt = 1e-3;
   ctx.q_start = &q;
   ctx.v_start = &zero;
-  const Vec f = force(c, ctx, q);
+  const Vec f = contactForce(c, ctx, q);
   const Vec g = fdGradient(
       [&](const Vec& y) {
         EvalContext e = ctx;
@@ -267,9 +247,9 @@ TEST_CASE("candidates are refreshed within a step when a node moves farther than
 
 TEST_CASE("node-plane contact with friction: K = -dF/dq by finite differences, rest gap and Coulomb bound") {
   for (double slip : {0.3, 20.0}) {
-    PlaneWorld w;
-    w.plane.name = "floor";
-    w.plane.normal = Vec3(0, 0.2, 1).normalized();
+    ObstacleWorld w;
+    w.body.name = "floor";
+    w.body.normal = Vec3(0, 0.2, 1).normalized();
     SpringChain::Options o;
     o.points = line(4, Vec3(0, 0, r - 0.3 * delta), Vec3(3 * L, 0, r - 0.3 * delta));
     o.radius = r;
@@ -281,24 +261,15 @@ TEST_CASE("node-plane contact with friction: K = -dF/dq by finite differences, r
     const Vec q = w.q();
     Vec q_start = q, v0 = Vec::Zero(q.size());
     for (int n = 0; n < 4; ++n) q_start[3 * n] -= slip * nu * dt;
-    w.q() = q_start;
-    w.beginStep(dt);
-    EvalContext ctx;
-    ctx.dt = dt;
-    ctx.q_start = &q_start;
-    ctx.v_start = &v0;
-    const Vec f = force(c, ctx, q);
+    const EvalContext ctx = startStep(w, q_start, v0, dt);
+    const Vec f = contactForce(c, ctx, q);
     CHECK(c.stats().active == 4);
-    StiffnessSink K;
-    ctx.q = &q;
-    c.addStiffness(ctx, K);
-    const double e = relErr(dense(K, q.size()), -fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, std::min(1e-5 * delta, 1e-4 * nu * dt)));
     CAPTURE(slip);
-    CHECK(e <= 1e-6);
+    CHECK(stiffnessError(c, ctx, q, std::min(1e-5 * delta, 1e-4 * nu * dt)) <= 1e-6);
     const Vec3 fz = f.segment<3>(0);
-    const double fn = fz.dot(w.plane.normal);
+    const double fn = fz.dot(w.body.normal);
     CHECK(fn > 0);
-    CHECK((fz - fn * w.plane.normal).norm() <= 0.5 * fn * (1 + 1e-12));
+    CHECK((fz - fn * w.body.normal).norm() <= 0.5 * fn * (1 + 1e-12));
   }
 }
 
@@ -308,25 +279,25 @@ TEST_CASE("node on a sphere and on a spinning cylinder: K = -dF/dq by finite dif
   for (const auto shape : {Obstacle::Shape::Sphere, Obstacle::Shape::Cylinder})
     for (double slip : {-1.0, 0.3, 20.0}) {  // -1: frictionless (the normal force's curvature term shows)
       const double mu = slip < 0 ? 0.0 : 0.5;
-      PlaneWorld w;
-      w.plane.name = "body";
-      w.plane.shape = shape;
-      w.plane.radius = 0.05;
-      w.plane.center = Vec3(0.01, 0, -0.05);
-      w.plane.origin = Vec3(0.01, 0, -0.05);
-      w.plane.axis = Vec3(1, 0.3, 0).normalized();
-      w.plane.angular_velocity = shape == Obstacle::Shape::Cylinder ? 2.0 : 0.0;
+      ObstacleWorld w;
+      w.body.name = "body";
+      w.body.shape = shape;
+      w.body.radius = 0.05;
+      w.body.center = Vec3(0.01, 0, -0.05);
+      w.body.origin = Vec3(0.01, 0, -0.05);
+      w.body.axis = Vec3(1, 0.3, 0).normalized();
+      w.body.angular_velocity = shape == Obstacle::Shape::Cylinder ? 2.0 : 0.0;
       // Four nodes on the surface, r - 0.3 delta deep, along an arc across the axis.
       SpringChain::Options o;
-      const double reach = w.plane.radius + r - 0.3 * delta;
+      const double reach = w.body.radius + r - 0.3 * delta;
       for (int k = 0; k < 4; ++k) {
         const double a = 0.2 * (k - 1.5);
         const Vec3 radial = Vec3(-0.3 * std::sin(a), std::sin(a), std::cos(a)).normalized();
         const Vec3 across = shape == Obstacle::Shape::Cylinder
-                                ? Vec3(radial - radial.dot(w.plane.axis) * w.plane.axis).normalized()
+                                ? Vec3(radial - radial.dot(w.body.axis) * w.body.axis).normalized()
                                 : radial;
-        const Vec3 along = shape == Obstacle::Shape::Cylinder ? Vec3(0.01 * k * w.plane.axis) : Vec3::Zero();
-        o.points.push_back(w.plane.origin + reach * across + along);
+        const Vec3 along = shape == Obstacle::Shape::Cylinder ? Vec3(0.01 * k * w.body.axis) : Vec3::Zero();
+        o.points.push_back(w.body.origin + reach * across + along);
       }
       o.radius = r;
       w.addRod<SpringChain>("rod", o);
@@ -340,29 +311,20 @@ TEST_CASE("node on a sphere and on a spinning cylinder: K = -dF/dq by finite dif
       for (int k = 0; k < 4; ++k) {  // the surface point under node k moves with the surface
         Vec3 n;
         const Vec3 x = q.segment<3>(3 * k);
-        const double d = w.plane.signedDistance(x, &n);
-        q_start.segment<3>(3 * k) -= dt * (w.plane.surfaceVelocity(x - d * n) + std::abs(slip) * nu * Vec3::UnitX());
+        const double d = w.body.signedDistance(x, &n);
+        q_start.segment<3>(3 * k) -= dt * (w.body.surfaceVelocity(x - d * n) + std::abs(slip) * nu * Vec3::UnitX());
       }
-      w.q() = q_start;
-      w.beginStep(dt);
-      EvalContext ctx;
-      ctx.dt = dt;
-      ctx.q_start = &q_start;
-      ctx.v_start = &v0;
-      const Vec f = force(c, ctx, q);
+      const EvalContext ctx = startStep(w, q_start, v0, dt);
+      const Vec f = contactForce(c, ctx, q);
       CHECK(c.stats().active == 4);
-      StiffnessSink K;
-      ctx.q = &q;
-      c.addStiffness(ctx, K);
-      const double e = relErr(dense(K, q.size()), -fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q,
-                                                                std::min(1e-5 * delta, 1e-4 * nu * dt)));
+      const double e = stiffnessError(c, ctx, q, std::min(1e-5 * delta, 1e-4 * nu * dt));
       CAPTURE(slip);
       CAPTURE(static_cast<int>(shape));
       MESSAGE("shape " << static_cast<int>(shape) << ", mu " << mu << ", slip " << slip << " nu: K rel. error " << e);
       CHECK(e <= 1e-6);
       for (int k = 0; k < 4; ++k) {
         Vec3 n;
-        w.plane.signedDistance(q.segment<3>(3 * k), &n);
+        w.body.signedDistance(q.segment<3>(3 * k), &n);
         const Vec3 fk = f.segment<3>(3 * k);
         const double fn = fk.dot(n);
         CHECK(fn > 0);
@@ -383,8 +345,8 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
     CHECK(std::string(e.what()).find("'nope'") != std::string::npos);
     CHECK(std::string(e.what()).find("'a', 'b'") != std::string::npos);
   }
-  PlaneWorld pw;
-  pw.plane.name = "floor";
+  ObstacleWorld pw;
+  pw.body.name = "floor";
   addCrossing(pw, 0.01);
   pw.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"obstacles", std::vector<std::string>{"flor"}}}));
   CHECK_THROWS_WITH_AS(pw.finalize(), doctest::Contains("no obstacle named 'flor'"), ParamError);

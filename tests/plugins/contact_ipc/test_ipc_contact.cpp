@@ -3,6 +3,7 @@
 // obstacles, the adaptive barrier stiffness (balance, clamp, doubling), the constant sparsity
 // pattern, no allocation in the evaluation loops, and the checkpoint.
 #include "allocation_counter.h"  // g_allocations (this file only)
+#include "contact_checks.h"
 #include "fake_world.h"
 #include "finite_differences.h"
 #include "ipc_barrier.h"
@@ -18,23 +19,15 @@ using rodsim::ipc::IpcContact;
 using rodsim::test::fdGradient;
 using rodsim::test::fdJacobian;
 using rodsim::test::relErr;
+using rodsim::test::contactForce;
+using rodsim::test::dense;
+using rodsim::test::ObstacleWorld;
+using rodsim::test::startStep;
+using rodsim::test::stiffnessError;
 
 namespace {
 
 constexpr double r = 1e-3, L = 4e-3, d_hat = 1e-4, dt = 1e-3;
-
-Eigen::MatrixXd dense(const StiffnessSink& K, int n) {
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-  for (const auto& t : K.entries()) M(t.row(), t.col()) += t.value();
-  return M;
-}
-
-class PlaneWorld : public FakeWorld {
- public:
-  Obstacle plane;
-  int numObstacles() const override { return 1; }
-  const Obstacle& obstacle(int) const override { return plane; }
-};
 
 // Rod a along x at z = 0; rod b along y crossing it mid-edge at height 2r + gap (centerlines).
 void addCrossing(FakeWorld& w, double gap) {
@@ -44,14 +37,6 @@ void addCrossing(FakeWorld& w, double gap) {
   a.radius = b.radius = r;
   w.addRod<SpringChain>("a", a);
   w.addRod<SpringChain>("b", b);
-}
-
-Vec force(IpcContact& c, const EvalContext& ctx0, const Vec& q) {
-  EvalContext ctx = ctx0;
-  ctx.q = &q;
-  Vec f = Vec::Zero(q.size());
-  c.addForce(ctx, f);
-  return f;
 }
 
 double energy(IpcContact& c, const EvalContext& ctx0, const Vec& q) {
@@ -90,7 +75,7 @@ TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite diff
       ctx.q_start = &q_start;
       ctx.v_start = &v0;
       ctx.q = &q;
-      const Vec f = force(c, ctx, q);
+      const Vec f = contactForce(c, ctx, q);
       CHECK(c.stats().active >= 1);
       CHECK(c.stats().min_gap == doctest::Approx(gap).epsilon(1e-9));
       StiffnessSink K;
@@ -99,7 +84,7 @@ TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite diff
       // at zero slip the friction force (2/eps_u - |u|/eps_u^2) u is only C1: central differences
       // err by h/(2 eps_u) there, so the step is smaller
       const double h = std::min(1e-3 * gap, (slip == 0 ? 1e-5 : 1e-3) * eps_u);
-      const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, h);
+      const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return contactForce(c, ctx, y); }, q, h);
       const double eK = relErr(Kd, -J);
       const Eigen::VectorXd g = fdGradient([&](const Vec& y) { return energy(c, ctx, y); }, q, h);
       const double eF = relErr(f, -g);
@@ -148,7 +133,7 @@ TEST_CASE("maxStepFraction keeps every gap positive: rod b driven through rod a"
   ctx.dt = dt;
   ctx.q_start = &q;
   ctx.v_start = &zero;
-  force(c, ctx, q1);
+  contactForce(c, ctx, q1);
   CHECK(c.stats().min_gap == doctest::Approx(gap - f * 3e-3).epsilon(1e-9));
   CHECK(c.stats().min_gap > 0.2 * gap);
   // receding motion and no motion: full step
@@ -158,10 +143,10 @@ TEST_CASE("maxStepFraction keeps every gap positive: rod b driven through rod a"
 }
 
 TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against the plane") {
-  PlaneWorld w;
-  w.plane.name = "floor";
-  w.plane.origin = Vec3(0, 0, -0.5 * r);
-  w.plane.normal = Vec3::UnitZ();
+  ObstacleWorld w;
+  w.body.name = "floor";
+  w.body.origin = Vec3(0, 0, -0.5 * r);
+  w.body.normal = Vec3::UnitZ();
   SpringChain::Options o;
   o.points = line(4, Vec3(0, 0, 0.5 * r + 0.3 * d_hat), Vec3(3 * L, 0, 0.5 * r + 0.6 * d_hat));
   o.radius = r;
@@ -172,26 +157,17 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
   const Vec q = w.q();
   Vec q_start = q;
   shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid by 20 eps_u along +x during the step
-  w.q() = q_start;
-  w.beginStep(dt);
+  const Vec v0 = Vec::Zero(q.size());
+  EvalContext ctx = startStep(w, q_start, v0, dt);
   CHECK(c.numObstacleCandidates() == 4);
-  Vec v0 = Vec::Zero(q.size());
-  EvalContext ctx;
-  ctx.dt = dt;
-  ctx.q_start = &q_start;
-  ctx.v_start = &v0;
-  const Vec f = force(c, ctx, q);
+  const Vec f = contactForce(c, ctx, q);
   CHECK(c.stats().min_gap == doctest::Approx(0.3 * d_hat).epsilon(1e-9));
   CHECK(c.stats().active == 4);
   // node 0: normal force kappa |b'(0.3 d_hat)|, friction -mu lambda x-hat (sliding)
   const double lambda = 10.0 * std::abs(rodsim::ipc::barrier(0.3 * d_hat, d_hat).d1);
   CHECK(f[2] == doctest::Approx(lambda).epsilon(1e-9));
   CHECK(f[0] == doctest::Approx(-0.5 * lambda).epsilon(1e-9));
-  StiffnessSink K;
-  ctx.q = &q;
-  c.addStiffness(ctx, K);
-  const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, 1e-9);
-  CHECK(relErr(dense(K, q.size()), -J) < 1e-5);
+  CHECK(stiffnessError(c, ctx, q, 1e-9) < 1e-5);
   // CCD: the rod falls by 1 mm: stops at 0.8 of the time the lowest node reaches 0.1 of its gap
   Vec dq = Vec::Zero(q.size());
   shiftRod(w, dq, 0, Vec3(0, 0, -1e-3));
@@ -202,17 +178,17 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
 // lagged friction slides against the surface point under the node, which a spinning cylinder moves.
 TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, CCD") {
   for (const auto shape : {Obstacle::Shape::Sphere, Obstacle::Shape::Cylinder}) {
-    PlaneWorld w;
-    w.plane.name = "body";
-    w.plane.shape = shape;
-    w.plane.radius = 0.05;
-    w.plane.center = w.plane.origin = Vec3(0, 0, -0.05);
-    w.plane.axis = Vec3::UnitX();
-    w.plane.angular_velocity = shape == Obstacle::Shape::Cylinder ? 3.0 : 0.0;
+    ObstacleWorld w;
+    w.body.name = "body";
+    w.body.shape = shape;
+    w.body.radius = 0.05;
+    w.body.center = w.body.origin = Vec3(0, 0, -0.05);
+    w.body.axis = Vec3::UnitX();
+    w.body.angular_velocity = shape == Obstacle::Shape::Cylinder ? 3.0 : 0.0;
     SpringChain::Options o;
     for (int k = 0; k < 4; ++k) {  // nodes over the top, 0.3 ... 0.6 d_hat from the surface
-      const double a = 0.05 * (k - 1.5), reach = w.plane.radius + r + (0.3 + 0.1 * k) * d_hat;
-      o.points.push_back(w.plane.origin + Vec3(0.3 * L * k * (shape == Obstacle::Shape::Cylinder), reach * std::sin(a),
+      const double a = 0.05 * (k - 1.5), reach = w.body.radius + r + (0.3 + 0.1 * k) * d_hat;
+      o.points.push_back(w.body.origin + Vec3(0.3 * L * k * (shape == Obstacle::Shape::Cylinder), reach * std::sin(a),
                                                reach * std::cos(a)));
     }
     o.radius = r;
@@ -223,15 +199,10 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     const Vec q = w.q();
     Vec q_start = q;
     shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid along +x relative to the fixed frame
-    w.q() = q_start;
-    w.beginStep(dt);
+    const Vec v0 = Vec::Zero(q.size());
+    const EvalContext ctx = startStep(w, q_start, v0, dt);
     CHECK(c.numObstacleCandidates() == 4);
-    Vec v0 = Vec::Zero(q.size());
-    EvalContext ctx;
-    ctx.dt = dt;
-    ctx.q_start = &q_start;
-    ctx.v_start = &v0;
-    const Vec f = force(c, ctx, q);
+    const Vec f = contactForce(c, ctx, q);
     CHECK(c.stats().active == 4);
     CHECK(c.stats().min_gap == doctest::Approx(0.3 * d_hat).epsilon(1e-9));
     // node 0 slides (20 eps_u and more: the sliding regime) relative to the surface point under it:
@@ -239,17 +210,13 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     // opposite to that relative slide.
     Vec3 n;
     const Vec3 x0 = q.segment<3>(0);
-    const double dist = w.plane.signedDistance(q_start.segment<3>(0), &n);
-    const Vec3 slide = x0 - q_start.segment<3>(0) - dt * w.plane.surfaceVelocity(q_start.segment<3>(0) - dist * n);
+    const double dist = w.body.signedDistance(q_start.segment<3>(0), &n);
+    const Vec3 slide = x0 - q_start.segment<3>(0) - dt * w.body.surfaceVelocity(q_start.segment<3>(0) - dist * n);
     const Vec3 ft = f.segment<3>(0) - f.segment<3>(0).dot(n) * n;
     const Vec3 slide_t = slide - slide.dot(n) * n;
     CHECK(ft.normalized().dot(slide_t.normalized()) < -0.999);
-    StiffnessSink K;
-    ctx.q = &q;
-    c.addStiffness(ctx, K);
-    const Eigen::MatrixXd J = fdJacobian([&](const Vec& y) { return force(c, ctx, y); }, q, 1e-9);
     CAPTURE(static_cast<int>(shape));
-    CHECK(relErr(dense(K, q.size()), -J) < 1e-5);
+    CHECK(stiffnessError(c, ctx, q, 1e-9) < 1e-5);
     // CCD: the rod falls by 1 mm; the first node (0.3 d_hat) hits first, almost radially
     Vec dq = Vec::Zero(q.size());
     shiftRod(w, dq, 0, Vec3(0, 0, -1e-3));
@@ -257,7 +224,7 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     CHECK(t > 0);
     CHECK(t < 1);
     const Vec3 x_hit = q.segment<3>(0) + t * dq.segment<3>(0);
-    CHECK(w.plane.signedDistance(x_hit) - r == doctest::Approx(0.1 * 0.3 * d_hat).epsilon(1e-6));
+    CHECK(w.body.signedDistance(x_hit) - r == doctest::Approx(0.1 * 0.3 * d_hat).epsilon(1e-6));
   }
 }
 
@@ -272,13 +239,8 @@ TEST_CASE("adaptive kappa: balance at the first contact, clamp to [kappa_min, 10
   for (double gap : {0.8, 0.09, 0.05, 0.04, 0.03, 0.02, 0.01, 0.005, 0.004, 0.003, 0.05}) {
     Vec q = w.q();
     for (int n = 0; n < 5; ++n) q[w.rod(1).globalPositionDof(n) + 2] = 2 * r + gap * d_hat;
-    w.q() = q;
-    w.beginStep(dt);
-    EvalContext ctx;
-    ctx.dt = dt;
-    ctx.q_start = &q;
-    ctx.v_start = &zero;
-    force(c, ctx, q);
+    EvalContext ctx = startStep(w, q, zero, dt);
+    contactForce(c, ctx, q);
     kappas.push_back(c.kappa());
     CHECK(c.kappaMin() == doctest::Approx(kappa_min));
   }
@@ -356,7 +318,7 @@ TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern b
   Vec q1 = q;
   shiftRod(w, q1, 1, Vec3(0, 0, 2 * d_hat));  // out of the barrier band: structural zeros (the pair started in the pattern band)
   StiffnessSink K0, K1;
-  force(c, ctx, q);
+  contactForce(c, ctx, q);
   ctx.q = &q;
   c.addStiffness(ctx, K0);
   ctx.q = &q1;
