@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,19 @@
 #include <limits>
 
 namespace rodsim::ac {
+
+namespace {
+// printf-style formatting into a string (the contact's failure reasons).
+std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string formatted(const char* format, ...) {
+  char buffer[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return buffer;
+}
+}  // namespace
 
 void closestSegmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
   // Minimize |p0 + s d1 - q0 - t d2|^2 over [0,1]^2 (normal equations, then clamping).
@@ -617,6 +631,12 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
   return g.result.converged;
 }
 
+bool AlartCurnierContact::fail(const std::string& why) {
+  failure_ = why;
+  std::fprintf(stderr, "alart-curnier '%s': %s\n", name().c_str(), why.c_str());
+  return false;
+}
+
 bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) {
   const Eigen::SparseMatrix<double>& A = *sys.A;
   const Vec& b = *sys.b;
@@ -627,10 +647,8 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   const double dt = ctx.dt;
   const int N = static_cast<int>(A.rows());
   const auto t_start = std::chrono::steady_clock::now();
-  if (!(dt > 0)) {
-    std::fprintf(stderr, "alart-curnier: needs a time step (the implicit-euler solver); dt = %g\n", dt);
-    return false;
-  }
+  failure_.clear();
+  if (!(dt > 0)) return fail(formatted("needs a time step (the implicit-euler solver); dt = %g", dt));
   // A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns
   // only when A's pattern or the fixed mask changed; one sparse LU per component.
   const bool same = static_cast<int>(a_outer_.size()) == A.outerSize() + 1 &&
@@ -665,10 +683,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       cp.lu.factorize(cp.A);
       ok = cp.lu.info() == Eigen::Success;
     }
-    if (!ok) {
-      std::fprintf(stderr, "alart-curnier '%s': the linearized system matrix is singular\n", name().c_str());
-      return false;
-    }
+    if (!ok) return fail("the linearized system matrix is singular");
     rhs_.resize(nc);
     for (int l = 0; l < nc; ++l) rhs_[l] = b[cp.dofs[l]];
     if (cp.isDense())
@@ -682,13 +697,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   buildPoints(q);
   for (const ContactPoint& p : points_)
     if (p.frozen && p.true_gap < -penetration_tolerance_ * 0.5 * p.radii) {
-      std::fprintf(stderr,
-                   "alart-curnier '%s': with frozen contact frames (after %d Newton iterations) edge %d of rod "
-                   "'%s' and edge %d of rod '%s' overlap by %.3e m, more than penetration_tolerance x radius = "
-                   "%.3e m; halve the step (simulation.on_failure = \"substep\") or raise frame_updates\n",
-                   name().c_str(), frame_updates_, p.key[2], rods_[p.key[1]]->name().c_str(), p.key[4],
-                   rods_[p.key[3]]->name().c_str(), -p.true_gap, penetration_tolerance_ * 0.5 * p.radii);
-      return false;
+      return fail(formatted("with frozen contact frames (after %d Newton iterations) edge %d of rod '%s' and "
+                            "edge %d of rod '%s' overlap by %.3e m, more than penetration_tolerance x radius = "
+                            "%.3e m; halve the step (simulation.on_failure = \"substep\") or raise frame_updates",
+                            frame_updates_, p.key[2], rods_[p.key[1]]->name().c_str(), p.key[4],
+                            rods_[p.key[3]]->name().c_str(), -p.true_gap, penetration_tolerance_ * 0.5 * p.radii));
     }
   const int n_all = static_cast<int>(points_.size());
   // Components each contact touches (free DOFs of its nodes); contacts touching none (every node
@@ -949,14 +962,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
                    u_all_[3 * i], u_all_[3 * i + 1], u_all_[3 * i + 2]);
       std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(u_all_.segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
     }
-  if (!last_.converged) {
-    std::fprintf(stderr,
-                 "alart-curnier '%s': contact solve did not converge (%s): %d contacts in %d groups, %d iterations, "
-                 "natural-map residual rel %.3e abs %.3e (tolerance %.3e), |f_AC| %.3e\n",
-                 name().c_str(), last_.message.c_str(), n, int(groups_.size()), last_.iterations,
-                 last_.residual.rel, last_.residual.abs, options_.tolerance, last_.ac_norm);
-    return false;
-  }
+  if (!last_.converged)
+    return fail(formatted("contact solve did not converge (%s): %d contacts in %d groups, %d iterations, "
+                          "natural-map residual rel %.3e abs %.3e (tolerance %.3e), |f_AC| %.3e",
+                          last_.message.c_str(), n, int(groups_.size()), last_.iterations, last_.residual.rel,
+                          last_.residual.abs, options_.tolerance, last_.ac_norm));
   return true;
 }
 

@@ -66,6 +66,7 @@ class AlartCurnierContact final : public Contact {
   }
   void beginStep(const EvalContext& ctx) override;
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override;
+  std::string failureReason() const override { return failure_; }
   ContactStats stats() const override { return stats_; }
   // Per step (timeseries.csv "<name>.<column>", mean in summary.json): see README.md, "Report".
   std::vector<std::string> reportColumns() const override;
@@ -114,6 +115,8 @@ class AlartCurnierContact final : public Contact {
   bool rod_rod_, partition_;
   int frame_updates_;
   double penetration_tolerance_;  // of the mean radius, checked on frozen rod-rod contacts
+  std::string failure_;           // why the last solveLinearized failed ("" when it did not)
+  bool fail(const std::string& why);  // records why, prints it to stderr, returns false
   enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
   std::vector<std::string> rod_names_, obstacle_names_;
   Options options_;

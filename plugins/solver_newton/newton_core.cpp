@@ -231,6 +231,8 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
     ++solves;
     if (!contact.solveLinearized(sys, dq_)) {
       why = "impulse contact '" + contact.name() + "' did not solve the linearized system";
+      const std::string reason = contact.failureReason();
+      if (!reason.empty()) why += " (" + reason + ")";
       return false;
     }
     for (int g = 0; g < dq_.size(); ++g)

@@ -48,6 +48,9 @@ class Contact : public Component {
   // Impulse: solve sys with contact impulses; write the step into dq (global). Return false if
   // the contact solver did not converge.
   virtual bool solveLinearized(const LinearizedSystem& /*sys*/, Vec& /*dq*/) { return false; }
+  // Why the last solveLinearized returned false, in one line ("" when it did not say): the solver
+  // puts it into the step's failure message (and so into summary.json).
+  virtual std::string failureReason() const { return {}; }
   // True when the model handles [[obstacle]] contact (the kernel refuses obstacles otherwise).
   virtual bool usesObstacles() const { return false; }
   // Contact count and smallest gap in the configuration last evaluated.

@@ -164,11 +164,13 @@ TEST_CASE("spaghetti on a plate, mu = 0.3, side by side: alart-curnier, imc and 
 TEST_CASE("frozen-frame overlap beyond penetration_tolerance: exit 3 with the reason, or halved steps") {
   const std::string base = "run scenes/contact_ac/spaghetti_ci.toml --quiet --set contact.friction=0 "
                            "--set contact.penetration_tolerance=1e-4 --output ";
-  const CommandResult stop =
-      runRodsim(base + scratchDir("ac-spaghetti-overlap-stop").string() + " --set simulation.on_failure=stop");
+  const auto stop_dir = scratchDir("ac-spaghetti-overlap-stop");
+  const CommandResult stop = runRodsim(base + stop_dir.string() + " --set simulation.on_failure=stop");
   CHECK(stop.status == 3);
   CHECK(stop.output.find("with frozen contact frames") != std::string::npos);
   CHECK(stop.output.find("penetration_tolerance") != std::string::npos);
+  // the reason travels into the step's failure message (Contact::failureReason)
+  CHECK(readText(stop_dir / "summary.json").find("overlap by") != std::string::npos);
   const Table t = run("overlap-substep", "--set contact.friction=0 --set contact.penetration_tolerance=1e-4 "
                                          "--set simulation.on_failure=substep");
   double min_gap = 1;
