@@ -50,6 +50,20 @@ void shiftRod(FakeWorld& w, Vec& q, int rod, const Vec3& d) {
   for (int n = 0; n < w.rod(rod).numNodes(); ++n) q.segment<3>(w.rod(rod).globalPositionDof(n)) += d;
 }
 
+// The obstacle tests' contact (friction 0.5, eps_v = 1e-2, fixed kappa 10) on a finalized world, and
+// the start of a step over which rod 0 slid by 2e-4 m (20 eps_u) along +x.
+IpcContact& addObstacleContact(ObstacleWorld& w) {
+  auto& c = w.addContact<IpcContact>(
+      makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
+  w.finalize();
+  return c;
+}
+Vec slidStart(FakeWorld& w, const Vec& q) {
+  Vec q_start = q;
+  shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));
+  return q_start;
+}
+
 }  // namespace
 
 TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite differences, sticking and sliding") {
@@ -151,13 +165,8 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
   o.points = line(4, Vec3(0, 0, 0.5 * r + 0.3 * d_hat), Vec3(3 * L, 0, 0.5 * r + 0.6 * d_hat));
   o.radius = r;
   w.addRod<SpringChain>("rod", o);
-  auto& c = w.addContact<IpcContact>(
-      makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
-  w.finalize();
-  const Vec q = w.q();
-  Vec q_start = q;
-  shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid by 20 eps_u along +x during the step
-  const Vec v0 = Vec::Zero(q.size());
+  auto& c = addObstacleContact(w);
+  const Vec q = w.q(), q_start = slidStart(w, q), v0 = Vec::Zero(q.size());
   EvalContext ctx = startStep(w, q_start, v0, dt);
   CHECK(c.numObstacleCandidates() == 4);
   const Vec f = contactForce(c, ctx, q);
@@ -193,13 +202,8 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     }
     o.radius = r;
     w.addRod<SpringChain>("rod", o);
-    auto& c = w.addContact<IpcContact>(
-        makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
-    w.finalize();
-    const Vec q = w.q();
-    Vec q_start = q;
-    shiftRod(w, q_start, 0, Vec3(-2e-4, 0, 0));  // slid along +x relative to the fixed frame
-    const Vec v0 = Vec::Zero(q.size());
+    auto& c = addObstacleContact(w);
+    const Vec q = w.q(), q_start = slidStart(w, q), v0 = Vec::Zero(q.size());
     const EvalContext ctx = startStep(w, q_start, v0, dt);
     CHECK(c.numObstacleCandidates() == 4);
     const Vec f = contactForce(c, ctx, q);
