@@ -143,35 +143,8 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
 
 void AlartCurnierContact::bind(World& world) {
   world_ = &world;
-  rods_.clear();
-  if (rod_names_.empty()) {
-    for (int i = 0; i < world.numRods(); ++i) rods_.push_back(&world.rod(i));
-  } else {
-    for (const auto& name : rod_names_) {
-      Rod* r = world.findRod(name);
-      if (!r) {
-        std::string all;
-        for (int i = 0; i < world.numRods(); ++i) all += (i ? ", '" : "'") + world.rod(i).name() + "'";
-        throw ParamError("rods", "no rod named '" + name + "' (rods: " + all + ")");
-      }
-      rods_.push_back(r);
-    }
-  }
-  obstacles_.clear();
-  if (obstacle_names_.empty()) {
-    for (int i = 0; i < world.numObstacles(); ++i) obstacles_.push_back(i);
-  } else {
-    for (const auto& name : obstacle_names_) {
-      int found = -1;
-      std::string all;
-      for (int i = 0; i < world.numObstacles(); ++i) {
-        if (world.obstacle(i).name == name) found = i;
-        all += (i ? ", '" : "'") + world.obstacle(i).name + "'";
-      }
-      if (found < 0) throw ParamError("obstacles", "no obstacle named '" + name + "' (obstacles: " + all + ")");
-      obstacles_.push_back(found);
-    }
-  }
+  rods_ = resolveRods(world, rod_names_, "rods");
+  obstacles_ = resolveObstacles(world, obstacle_names_, "obstacles");
 }
 
 void AlartCurnierContact::beginStep(const EvalContext& ctx) {

@@ -12,18 +12,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string names(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numRods(); ++i) out += (i ? ", '" : "'") + world.rod(i).name() + "'";
-  return out.empty() ? "(none)" : out;
-}
-
-std::string obstacleNames(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numObstacles(); ++i) out += (i ? ", '" : "'") + world.obstacle(i).name + "'";
-  return out.empty() ? "(none: the scene has no [[obstacle]])" : out;
-}
-
 }  // namespace
 
 Schema ImcContact::schema() {
@@ -88,32 +76,12 @@ void ImcContact::bind(World& world) {
   node_dofs_.clear();
   node_radius_.clear();
   obstacles_.clear();
-  std::vector<Rod*> rods;
-  if (rod_names_) {
-    if (rod_names_->empty()) throw ParamError("rods", "the list is empty; name at least one rod (rods: " + names(world) + ") or leave 'rods' out for all rods");
-    for (const auto& n : *rod_names_) {
-      Rod* r = world.findRod(n);
-      if (!r) throw ParamError("rods", "no rod named '" + n + "'; valid rods: " + names(world));
-      if (std::find(rods.begin(), rods.end(), r) != rods.end())
-        throw ParamError("rods", "rod '" + n + "' is listed twice");
-      rods.push_back(r);
-    }
-  } else {
-    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
-  }
+  const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   h_max_ = 0;
   for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {
     Rod& rod = *rods[ri];
     const int n = rod.numNodes();
-    // Rest arc length from the Voronoi lengths: l_0 = 2 V_0, l_e = 2 V_e - l_{e-1}.
-    double s = 0, l_prev = 0;
-    std::vector<double> arc(n, 0.0);
-    for (int e = 0; e + 1 < n; ++e) {
-      const double l = e == 0 ? 2 * rod.restVoronoiLength(0) : 2 * rod.restVoronoiLength(e) - l_prev;
-      s += l;
-      arc[e + 1] = s;
-      l_prev = l;
-    }
+    const std::vector<double> arc = restArcLengths(rod);
     for (int i = 0; i < n; ++i) {
       node_dofs_.push_back(rod.globalPositionDof(i));
       node_radius_.push_back(rod.nodeRadius(i));
@@ -137,18 +105,7 @@ void ImcContact::bind(World& world) {
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
   // Obstacles: planes, spheres and cylinders (spinning ones too), node against surface.
-  auto useObstacle = [&](const Obstacle& o) { obstacles_.push_back(&o); };
-  if (obstacle_names_) {
-    for (const auto& n : *obstacle_names_) {
-      const Obstacle* found = nullptr;
-      for (int i = 0; i < world.numObstacles(); ++i)
-        if (world.obstacle(i).name == n) found = &world.obstacle(i);
-      if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleNames(world));
-      useObstacle(*found);
-    }
-  } else {
-    for (int i = 0; i < world.numObstacles(); ++i) useObstacle(world.obstacle(i));
-  }
+  for (int i : resolveObstacles(world, obstacle_names_, "obstacles")) obstacles_.push_back(&world.obstacle(i));
   node_mark_.assign(world.numDofs(), 0);
   cand_.clear();
   obstacle_cand_.clear();

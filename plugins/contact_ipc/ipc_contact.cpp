@@ -13,18 +13,6 @@ namespace {
 
 constexpr double kParallelFrictionTol = 1e-6;  // lagEdgeEdge: overlap-midpoint rule below this sin^2
 
-std::string rodList(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numRods(); ++i) out += (i ? ", '" : "'") + world.rod(i).name() + "'";
-  return out.empty() ? "(none)" : out;
-}
-
-std::string obstacleList(World& world) {
-  std::string out;
-  for (int i = 0; i < world.numObstacles(); ++i) out += (i ? ", '" : "'") + world.obstacle(i).name + "'";
-  return out.empty() ? "(none: the scene has no [[obstacle]])" : out;
-}
-
 }  // namespace
 
 Schema IpcContact::schema() {
@@ -119,67 +107,38 @@ void IpcContact::bind(World& world) {
   node_dofs_.clear();
   node_radius_.clear();
   obstacles_.clear();
-  std::vector<Rod*> rods;
-  if (rod_names_) {
-    if (rod_names_->empty())
-      throw ParamError("rods", "the list is empty; name at least one rod (rods: " + rodList(world) +
-                                   ") or leave 'rods' out for all rods");
-    for (const auto& n : *rod_names_) {
-      Rod* r = world.findRod(n);
-      if (!r) throw ParamError("rods", "no rod named '" + n + "'; valid rods: " + rodList(world));
-      if (std::find(rods.begin(), rods.end(), r) != rods.end())
-        throw ParamError("rods", "rod '" + n + "' is listed twice");
-      rods.push_back(r);
-    }
-  } else {
-    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
-  }
+  const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   h_max_ = 0;
   double r_min = std::numeric_limits<double>::infinity();
   for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {
     Rod& rod = *rods[ri];
     const int n = rod.numNodes();
-    // Rest edge lengths from the Voronoi lengths: l_0 = 2 V_0, l_e = 2 V_e - l_{e-1}.
-    double s = 0, l_prev = 0;
+    const std::vector<double> arc = restArcLengths(rod);
     for (int i = 0; i < n; ++i) {
       node_dofs_.push_back(rod.globalPositionDof(i));
       node_radius_.push_back(rod.nodeRadius(i));
     }
     for (int e = 0; e + 1 < n; ++e) {
-      const double l = e == 0 ? 2 * rod.restVoronoiLength(0) : 2 * rod.restVoronoiLength(e) - l_prev;
       EdgeRef E;
       E.x0 = rod.globalPositionDof(e);
       E.x1 = rod.globalPositionDof(e + 1);
       E.rod = ri;
       E.radius = rod.radius(e);
-      E.s0 = s;
-      E.s1 = s + l;
-      s += l;
-      l_prev = l;
+      E.s0 = arc[e];
+      E.s1 = arc[e + 1];
       if (!(E.radius > 0))
         throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on edge " + std::to_string(e) +
                                      "; ipc needs the cross-section radius as the contact thickness");
       h_max_ = std::max(h_max_, E.radius);
       r_min = std::min(r_min, E.radius);
       edges_.push_back(E);
-      edge_rest_length_.push_back(l);
+      edge_rest_length_.push_back(arc[e + 1] - arc[e]);
     }
   }
   d_hat_ = d_hat_param_ ? *d_hat_param_ : (std::isfinite(r_min) ? 0.1 * r_min : 1e-4);
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
-  auto useObstacle = [&](const Obstacle& o) { obstacles_.push_back(&o); };  // planes, spheres, cylinders
-  if (obstacle_names_) {
-    for (const auto& n : *obstacle_names_) {
-      const Obstacle* found = nullptr;
-      for (int i = 0; i < world.numObstacles(); ++i)
-        if (world.obstacle(i).name == n) found = &world.obstacle(i);
-      if (!found) throw ParamError("obstacles", "no obstacle named '" + n + "'; obstacles: " + obstacleList(world));
-      useObstacle(*found);
-    }
-  } else {
-    for (int i = 0; i < world.numObstacles(); ++i) useObstacle(world.obstacle(i));
-  }
+  for (int i : resolveObstacles(world, obstacle_names_, "obstacles")) obstacles_.push_back(&world.obstacle(i));  // planes, spheres, cylinders
   barrier_grad_.setZero(world.numDofs());
   cand_.clear();
   obstacle_cand_.clear();

@@ -53,16 +53,7 @@ RssForce::RssForce(const Params& p)
 }
 
 void RssForce::bind(World& world) {
-  std::vector<Rod*> rods;
-  if (rod_names_) {
-    for (const auto& n : *rod_names_) {
-      Rod* r = world.findRod(n);
-      if (!r) throw ParamError("rods", "no rod named '" + n + "'");
-      rods.push_back(r);
-    }
-  } else {
-    for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
-  }
+  const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   std::vector<Segment> segments;
   std::vector<double> blob;
   node_dof_.clear();

@@ -5,6 +5,7 @@
 #include <rodsim/obstacle.h>
 #include <rodsim/params.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -113,5 +114,31 @@ class World {
 };
 
 inline const Obstacle& World::obstacle(int) const { throw std::out_of_range("this world has no obstacles"); }
+
+// Indexes of the obstacles named by an optional list parameter (`key`); every obstacle when it is
+// absent or empty (the contract's `obstacles = []`). Unknown or repeated names are ParamErrors.
+inline std::vector<int> resolveObstacles(const World& world, const std::optional<std::vector<std::string>>& names,
+                                         const std::string& key) {
+  std::vector<int> found;
+  if (!names || names->empty()) {
+    for (int i = 0; i < world.numObstacles(); ++i) found.push_back(i);
+    return found;
+  }
+  for (const auto& n : *names) {
+    int index = -1;
+    std::string valid;
+    for (int i = 0; i < world.numObstacles(); ++i) {
+      if (world.obstacle(i).name == n) index = i;
+      valid += (i ? ", '" : "'") + world.obstacle(i).name + "'";
+    }
+    if (index < 0)
+      throw ParamError(key, "no obstacle named '" + n + "'; valid obstacles: " +
+                                (valid.empty() ? std::string("(none: the scene has no [[obstacle]])") : valid));
+    for (int i : found)
+      if (i == index) throw ParamError(key, "obstacle '" + n + "' is listed twice");
+    found.push_back(index);
+  }
+  return found;
+}
 
 }  // namespace rodsim

@@ -99,26 +99,50 @@ class Rod : public Component {
   int dof_offset_ = 0;
 };
 
+// The world's rod names, quoted and comma-separated, for error messages.
+inline std::string rodNames(World& world) {
+  std::string names;
+  for (int i = 0; i < world.numRods(); ++i) names += (i ? ", '" : "'") + world.rod(i).name() + "'";
+  return names.empty() ? std::string("(none: the scene has no rod)") : names;
+}
+
 // Name resolution for components that act on rods, with the error every scene check gives: the rod
 // named `name`, or ParamError(key, ...) listing the valid names.
 inline Rod& resolveRod(World& world, const std::string& name, const std::string& key) {
   if (Rod* rod = world.findRod(name)) return *rod;
-  std::string valid;
-  for (int i = 0; i < world.numRods(); ++i) valid += (i ? ", '" : "'") + world.rod(i).name() + "'";
-  throw ParamError(key, "no rod named '" + name + "'; valid rods: " +
-                            (valid.empty() ? std::string("(none: the scene has no rod)") : valid));
+  throw ParamError(key, "no rod named '" + name + "'; valid rods: " + rodNames(world));
 }
 
-// The rods named by an optional list parameter (`key`), or every rod when it is absent.
+// The rods named by an optional list parameter (`key`); every rod when it is absent or empty (the
+// contract's `rods = []`). A rod listed twice is an error: it would take part twice.
 inline std::vector<Rod*> resolveRods(World& world, const std::optional<std::vector<std::string>>& names,
                                      const std::string& key) {
   std::vector<Rod*> rods;
-  if (!names) {
+  if (!names || names->empty()) {
     for (int i = 0; i < world.numRods(); ++i) rods.push_back(&world.rod(i));
     return rods;
   }
-  for (const auto& n : *names) rods.push_back(&resolveRod(world, n, key));
+  for (const auto& n : *names) {
+    Rod* rod = &resolveRod(world, n, key);
+    for (const Rod* r : rods)
+      if (r == rod) throw ParamError(key, "rod '" + n + "' is listed twice");
+    rods.push_back(rod);
+  }
   return rods;
+}
+
+// Rest arc length (m) at every node, 0 at node 0: the rest edge lengths follow from the rest Voronoi
+// lengths, l_0 = 2 V_0 and l_e = 2 V_e - l_{e-1}.
+inline std::vector<double> restArcLengths(const Rod& rod) {
+  const int n = rod.numNodes();
+  std::vector<double> arc(n, 0.0);
+  double l_prev = 0;
+  for (int e = 0; e + 1 < n; ++e) {
+    const double l = e == 0 ? 2 * rod.restVoronoiLength(0) : 2 * rod.restVoronoiLength(e) - l_prev;
+    arc[e + 1] = arc[e] + l;
+    l_prev = l;
+  }
+  return arc;
 }
 
 }  // namespace rodsim

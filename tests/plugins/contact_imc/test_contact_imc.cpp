@@ -349,5 +349,10 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
   pw.body.name = "floor";
   addCrossing(pw, 0.01);
   pw.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"obstacles", std::vector<std::string>{"flor"}}}));
-  CHECK_THROWS_WITH_AS(pw.finalize(), doctest::Contains("no obstacle named 'flor'"), ParamError);
+  CHECK_THROWS_WITH_AS(pw.finalize(), doctest::Contains("no obstacle named 'flor'; valid obstacles: 'floor'"), ParamError);
+  ObstacleWorld twice;
+  twice.body.name = "floor";
+  addCrossing(twice, 0.01);
+  twice.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"obstacles", std::vector<std::string>{"floor", "floor"}}}));
+  CHECK_THROWS_WITH_AS(twice.finalize(), doctest::Contains("obstacle 'floor' is listed twice"), ParamError);
 }

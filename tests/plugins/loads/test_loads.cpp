@@ -82,6 +82,25 @@ TEST_CASE("gravity: an unknown rod name is a ParamError on 'rods' listing the va
   checkParamError([&] { w.finalize(); }, "rods", "valid rods: 'beam'");
 }
 
+TEST_CASE("gravity: a rod listed twice is a ParamError; an empty list means every rod (the contract's rods = [])") {
+  FakeWorld twice;
+  twice.addRod<SpringChain>("beam", chain(3, Vec3(0, 0, 0), Vec3(1, 0, 0)));
+  twice.addForce<Gravity>(makeParams(Gravity::schema(), {{"rods", toValue(std::vector<std::string>{"beam", "beam"})}}));
+  checkParamError([&] { twice.finalize(); }, "rods", "rod 'beam' is listed twice");  // it would fall twice as fast
+
+  FakeWorld w;
+  w.addRod<SpringChain>("a", chain(3, Vec3(0, 0, 0), Vec3(1, 0, 0)));
+  w.addRod<SpringChain>("b", chain(3, Vec3(0, 1, 0), Vec3(1, 1, 0)));
+  auto& g = w.addForce<Gravity>(makeParams(Gravity::schema(), {{"rods", toValue(std::vector<std::string>{})}}));
+  w.finalize();
+  Vec f = Vec::Zero(w.numDofs());
+  g.addForce(staticContext(w.q()), f);
+  for (int r = 0; r < 2; ++r) {
+    const int d = w.rod(r).globalPositionDof(1);
+    CHECK(f[d + 2] == doctest::Approx(-9.81 * w.mass()[d]));
+  }
+}
+
 TEST_CASE("point-load: force at a node (negative index), torque through addNodeTorque") {
   FakeWorld w;
   w.addRod<SpringChain>("other", chain(2, Vec3(0, 5, 0), Vec3(1, 5, 0)));
