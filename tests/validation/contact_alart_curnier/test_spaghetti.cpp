@@ -38,14 +38,24 @@ Table run(const std::string& tag, const std::string& sets) {
   return t;
 }
 
+// Probe column of rod k's end ("a" or "b") along `axis`: s<k><end>_<axis>. Built by appending:
+// "s" + std::to_string(k) trips a GCC 12 -Wrestrict false positive.
+std::string endColumn(int k, const char* end, const char* axis) {
+  std::string c = "s";
+  c += std::to_string(k);
+  c += end;
+  c += '_';
+  c += axis;
+  return c;
+}
+
 // RMS distance of the rod ends from their centroid in the plate's plane (m).
 double footprint(const Table& t, std::size_t row) {
   std::vector<double> x, y;
   for (int k = 0; k < kRods; ++k)
     for (const char* end : {"a", "b"}) {
-      const std::string base = "s" + std::to_string(k) + end;
-      x.push_back(t.at(row, base + "_x"));
-      y.push_back(t.at(row, base + "_y"));
+      x.push_back(t.at(row, endColumn(k, end, "x")));
+      y.push_back(t.at(row, endColumn(k, end, "y")));
     }
   double mx = 0, my = 0;
   for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / x.size(), my += y[i] / y.size();
@@ -59,8 +69,8 @@ double maxEndMotion(const Table& t, std::size_t a, std::size_t b) {
   double m = 0;
   for (int k = 0; k < kRods; ++k)
     for (const char* end : {"a", "b"}) {
-      const std::string base = "s" + std::to_string(k) + end;
-      m = std::max(m, std::hypot(t.at(b, base + "_x") - t.at(a, base + "_x"), t.at(b, base + "_y") - t.at(a, base + "_y")));
+      const std::string x = endColumn(k, end, "x"), y = endColumn(k, end, "y");
+      m = std::max(m, std::hypot(t.at(b, x) - t.at(a, x), t.at(b, y) - t.at(a, y)));
     }
   return m;
 }
