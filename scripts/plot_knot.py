@@ -46,6 +46,7 @@ from pathlib import Path
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -400,6 +401,10 @@ def main():
         if log:
             a.set_xscale("log")
             a.set_yscale("log")
+            # plain eps ticks: the default labels every minor tick of a sub-decade axis, overlapping
+            a.set_xticks([t for t in (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5) if x[0] <= t <= x[-1]])
+            a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         a.grid(True, which="both", alpha=0.3)
     ax[0].legend(loc="upper left", fontsize=8)
     ax[0].set_title("Trefoil knot tightening (SI C.1): h = 1.6 mm, E = 0.18 MPa")
