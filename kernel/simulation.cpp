@@ -92,6 +92,11 @@ std::string formatDuration(double s) {
 
 }  // namespace
 
+void checkScene(const Scene& scene, const TypeRegistry& registry) {
+  KernelWorld world(scene, registry);
+  resolveProbes(scene, world);
+}
+
 int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options) {
   using Clock = std::chrono::steady_clock;
   // Everything that can reject the input happens before the output directory is touched.

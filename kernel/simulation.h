@@ -16,6 +16,11 @@ struct RunOptions {
   const Checkpoint* restart = nullptr;  // continue from this checkpoint (rodsim run --restart DIR)
 };
 
+// Builds the world and everything a run resolves before its first step (components bound, rods,
+// nodes and probes looked up), then stops: `rodsim check`. Throws InputError for bad input; writes
+// nothing.
+void checkScene(const Scene& scene, const TypeRegistry& registry);
+
 // Builds the world, runs the time loop and writes the output. Returns 0 (ok) or 3 (the
 // simulation failed; everything up to the failure is written). Throws InputError for bad input
 // found while building components (before any file is written).

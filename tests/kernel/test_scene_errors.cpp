@@ -9,7 +9,9 @@ using namespace rodsim::test;
 
 namespace {
 
-// Runs `rodsim run` on `scene` and checks the error contract.
+// Runs `rodsim run` on `scene` and checks the error contract; `rodsim check` must find the same
+// error (it builds and binds every component as run does, so a bad rod name in a component is
+// caught too).
 CommandResult expectInputError(const std::string& name, const std::string& scene, const std::string& location,
                                const std::string& fragment) {
   auto dir = scratchDir("bad-" + name);
@@ -21,6 +23,11 @@ CommandResult expectInputError(const std::string& name, const std::string& scene
   CHECK(r.output.find(file.string() + ":" + location) != std::string::npos);
   CHECK(r.output.find(fragment) != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));  // no half-written output
+  const CommandResult c = runRodsim("check " + file.string());
+  INFO(c.output);
+  CHECK(c.status == 2);
+  CHECK(c.output.find(file.string() + ":" + location) != std::string::npos);
+  CHECK(c.output.find(fragment) != std::string::npos);
   return r;
 }
 
