@@ -65,10 +65,7 @@ Schema AlartCurnierContact::schema() {
            "plane, sphere, cylinder; spinning cylinders drag) and rod-rod (edge vs edge). Impulses r "
            "(N s) act as forces r/dt; no penetration at the end of the step (gap-rate constraint)."};
   s.add<double>("friction", 0.0, "Coulomb coefficient mu.").atLeast(0);
-  s.add<std::vector<std::string>>("rods", std::vector<std::string>{},
-                                  "Rods taking part (empty: all rods, self-contact included).");
-  s.add<std::vector<std::string>>("obstacles", std::vector<std::string>{},
-                                  "Obstacles taking part (empty: all).");
+  declareContactSelection(s);
   s.add<bool>("rod_rod", true, "Rod-rod (and self) contact between edges; false: obstacles only.");
   s.add<double>("restitution", 0.0,
                 "Newton restitution c: the normal velocity after an impact is at least c times the "
@@ -123,8 +120,8 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
       partition_(p.boolean("partition")),
       frame_updates_(static_cast<int>(p.integer("frame_updates"))),
       penetration_tolerance_(p.real("penetration_tolerance")),
-      rod_names_(p.strings("rods")),
-      obstacle_names_(p.strings("obstacles")) {
+      rod_names_(p.optionalStrings("rods")),
+      obstacle_names_(p.optionalStrings("obstacles")) {
   if (!(mu_ >= 0) || !std::isfinite(mu_)) throw ParamError("friction", "friction must be a finite number >= 0");
   options_.tolerance = p.real("tolerance");
   if (!(options_.tolerance > 0 && options_.tolerance < 1))

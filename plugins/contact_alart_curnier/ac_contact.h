@@ -118,7 +118,7 @@ class AlartCurnierContact final : public Contact {
   std::string failure_;           // why the last solveLinearized failed ("" when it did not)
   bool fail(const std::string& why);  // records why, prints it to stderr, returns false
   enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
-  std::vector<std::string> rod_names_, obstacle_names_;
+  std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
   Options options_;
 
   World* world_ = nullptr;

@@ -50,10 +50,7 @@ Schema ImcContact::schema() {
                      "exclusion. Default: max(2 h_max, 2 max|v| dt) each step (2 h_max for the exclusion).")
       .unit("m")
       .greater(0);
-  s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
-  s.optional<std::vector<std::string>>(
-      "obstacles", "Obstacles the rods' nodes touch, by name: planes, spheres, cylinders (spinning ones drag "
-                   "through friction); default: all obstacles of the scene.");
+  declareContactSelection(s);
   return s;
 }
 
@@ -66,8 +63,8 @@ ImcContact::ImcContact(const Params& p)
       scale_(p.real("stiffness_scale")) {
   if (p.has("stiffness")) k_fixed_ = p.real("stiffness");
   if (p.has("margin")) margin_param_ = p.real("margin");
-  if (p.has("rods")) rod_names_ = p.strings("rods");
-  if (p.has("obstacles")) obstacle_names_ = p.strings("obstacles");
+  rod_names_ = p.optionalStrings("rods");
+  obstacle_names_ = p.optionalStrings("obstacles");
 }
 
 void ImcContact::bind(World& world) {

@@ -74,10 +74,7 @@ Schema IpcContact::schema() {
                      "(2 h_max for the exclusion).")
       .unit("m")
       .greater(0);
-  s.optional<std::vector<std::string>>("rods", "Rods in contact with each other and themselves (default: all rods).");
-  s.optional<std::vector<std::string>>(
-      "obstacles", "Obstacles the rods' nodes touch, by name: planes, spheres, cylinders (spinning ones drag "
-                   "through friction); default: all obstacles of the scene.");
+  declareContactSelection(s);
   return s;
 }
 
@@ -93,8 +90,8 @@ IpcContact::IpcContact(const Params& p)
   if (p.has("kappa")) kappa_fixed_ = p.real("kappa");
   if (p.has("kappa_min")) kappa_min_param_ = p.real("kappa_min");
   if (p.has("margin")) margin_param_ = p.real("margin");
-  if (p.has("rods")) rod_names_ = p.strings("rods");
-  if (p.has("obstacles")) obstacle_names_ = p.strings("obstacles");
+  rod_names_ = p.optionalStrings("rods");
+  obstacle_names_ = p.optionalStrings("obstacles");
   ccd_.gap_fraction = p.real("ccd_gap_fraction");
   ccd_.tolerance = p.real("ccd_tolerance");
   ccd_.max_iterations = static_cast<int>(p.integer("ccd_max_iterations"));

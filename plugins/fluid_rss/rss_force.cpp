@@ -49,7 +49,7 @@ RssForce::RssForce(const Params& p)
       threads_(static_cast<int>(p.integer("threads"))),
       refresh_after_(static_cast<int>(p.integer("preconditioner_refresh"))),
       use_lu_(p.string("linear_solver") == "lu") {
-  if (p.has("rods")) rod_names_ = p.strings("rods");
+  rod_names_ = p.optionalStrings("rods");
 }
 
 void RssForce::bind(World& world) {

@@ -7,11 +7,6 @@ namespace rodsim::loads {
 
 namespace {
 
-std::optional<std::vector<std::string>> optionalStrings(const Params& p, const std::string& key) {
-  if (!p.has(key)) return std::nullopt;
-  return p.strings(key);
-}
-
 std::optional<Vec3> optionalVec3(const Params& p, const std::string& key) {
   if (!p.has(key)) return std::nullopt;
   return p.vec3(key);
@@ -30,7 +25,7 @@ Schema Gravity::schema() {
 }
 
 Gravity::Gravity(const Params& p)
-    : Force(p), g_(p.vec3("g")), rod_names_(optionalStrings(p, "rods")) {}
+    : Force(p), g_(p.vec3("g")), rod_names_(p.optionalStrings("rods")) {}
 
 void Gravity::bind(World& world) {
   world_ = &world;
@@ -155,7 +150,7 @@ Damping::Damping(const Params& p)
     : Force(p),
       c_(p.real("coefficient")),
       stop_(p.has("stop") ? p.real("stop") : std::numeric_limits<double>::infinity()),
-      rod_names_(optionalStrings(p, "rods")) {}
+      rod_names_(p.optionalStrings("rods")) {}
 
 void Damping::bind(World& world) {
   dofs_.clear();

@@ -30,6 +30,17 @@ struct ContactStats {
   double min_gap = std::numeric_limits<double>::infinity();  // m; distance minus radii; < 0 penetrates
 };
 
+// The selection every contact model declares the same way, so that a scene can swap models:
+// `rods` and `obstacles`, optional lists of names (absent or empty: all). Read them with
+// Params::optionalStrings and resolve them at bind with resolveRods and resolveObstacles.
+inline void declareContactSelection(Schema& s) {
+  s.optional<std::vector<std::string>>(
+      "rods", "Rods in contact with each other and themselves (absent or empty: all rods).");
+  s.optional<std::vector<std::string>>(
+      "obstacles", "Obstacles the rods' nodes touch, by name: planes, spheres, cylinders (spinning ones drag "
+                   "through friction); absent or empty: all obstacles of the scene.");
+}
+
 class Contact : public Component {
  public:
   using Component::Component;

@@ -195,6 +195,11 @@ class Params {
   const std::vector<std::string>& strings(const std::string& key) const {
     return get<std::vector<std::string>>(key);
   }
+  // An optional list of names (no default): the list, or nullopt when the scene left it out.
+  std::optional<std::vector<std::string>> optionalStrings(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    return strings(key);
+  }
   std::vector<Vec3> points(const std::string& key) const {
     std::vector<Vec3> out;
     for (const auto& p : get<std::vector<std::vector<double>>>(key)) {
