@@ -109,7 +109,10 @@ void OutputWriter::writeRow(long long step, double t, int iterations, double wal
   if (!timeseries_) return;
   std::string row = fmt::format("{},{:.10g},{},{:.4f},{},{},{},{}", step, t, iterations, wall_ms, contacts.active,
                                 csvNumber(contacts.min_gap), csvNumber(kinetic), csvNumber(elastic));
-  for (double p : probes) row += "," + csvNumber(p);
+  for (double p : probes) {
+    row += ',';
+    row += csvNumber(p);  // appended, not "," + csvNumber(p): that trips GCC 12's -Wrestrict false positive
+  }
   appendTimeseries(row);
 }
 
