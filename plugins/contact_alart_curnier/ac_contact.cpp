@@ -2,9 +2,10 @@
 
 #include <Eigen/Geometry>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,19 +13,6 @@
 #include <limits>
 
 namespace rodsim::ac {
-
-namespace {
-// printf-style formatting into a string (the contact's failure reasons).
-std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string formatted(const char* format, ...) {
-  char buffer[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
-  va_end(args);
-  return buffer;
-}
-}  // namespace
 
 void closestSegmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
   // Minimize |p0 + s d1 - q0 - t d2|^2 over [0,1]^2 (normal equations, then clamping).
@@ -618,7 +606,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   const int N = static_cast<int>(A.rows());
   const auto t_start = std::chrono::steady_clock::now();
   failure_.clear();
-  if (!(dt > 0)) return fail(formatted("needs a time step (the implicit-euler solver); dt = %g", dt));
+  if (!(dt > 0)) return fail(fmt::format("needs a time step (the implicit-euler solver); dt = {}", dt));
   // A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns
   // only when A's pattern or the fixed mask changed; one sparse LU per component.
   const bool same = static_cast<int>(a_outer_.size()) == A.outerSize() + 1 &&
@@ -667,11 +655,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   buildPoints(q);
   for (const ContactPoint& p : points_)
     if (p.frozen && p.true_gap < -penetration_tolerance_ * 0.5 * p.radii) {
-      return fail(formatted("with frozen contact frames (after %d Newton iterations) edge %d of rod '%s' and "
-                            "edge %d of rod '%s' overlap by %.3e m, more than penetration_tolerance x radius = "
-                            "%.3e m; halve the step (simulation.on_failure = \"substep\") or raise frame_updates",
-                            frame_updates_, p.key[2], rods_[p.key[1]]->name().c_str(), p.key[4],
-                            rods_[p.key[3]]->name().c_str(), -p.true_gap, penetration_tolerance_ * 0.5 * p.radii));
+      return fail(fmt::format("with frozen contact frames (after {} Newton iterations) edge {} of rod '{}' and "
+                              "edge {} of rod '{}' overlap by {:.3e} m, more than penetration_tolerance x radius = "
+                              "{:.3e} m; halve the step (simulation.on_failure = \"substep\") or raise frame_updates",
+                              frame_updates_, p.key[2], rods_[p.key[1]]->name(), p.key[4], rods_[p.key[3]]->name(),
+                              -p.true_gap, penetration_tolerance_ * 0.5 * p.radii));
     }
   const int n_all = static_cast<int>(points_.size());
   // Components each contact touches (free DOFs of its nodes); contacts touching none (every node
@@ -933,10 +921,10 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(u_all_.segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
     }
   if (!last_.converged)
-    return fail(formatted("contact solve did not converge (%s): %d contacts in %d groups, %d iterations, "
-                          "natural-map residual rel %.3e abs %.3e (tolerance %.3e), |f_AC| %.3e",
-                          last_.message.c_str(), n, int(groups_.size()), last_.iterations, last_.residual.rel,
-                          last_.residual.abs, options_.tolerance, last_.ac_norm));
+    return fail(fmt::format("contact solve did not converge ({}): {} contacts in {} groups, {} iterations, "
+                            "natural-map residual rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
+                            last_.message, n, groups_.size(), last_.iterations, last_.residual.rel,
+                            last_.residual.abs, options_.tolerance, last_.ac_norm));
   return true;
 }
 

@@ -115,6 +115,13 @@ class World {
 
 inline const Obstacle& World::obstacle(int) const { throw std::out_of_range("this world has no obstacles"); }
 
+// The world's obstacle names, quoted and comma-separated, for error messages.
+inline std::string obstacleNames(const World& world) {
+  std::string names;
+  for (int i = 0; i < world.numObstacles(); ++i) names += (i ? ", '" : "'") + world.obstacle(i).name + "'";
+  return names.empty() ? std::string("(none: the scene has no [[obstacle]])") : names;
+}
+
 // Indexes of the obstacles named by an optional list parameter (`key`); every obstacle when it is
 // absent or empty (the contract's `obstacles = []`). Unknown or repeated names are ParamErrors.
 inline std::vector<int> resolveObstacles(const World& world, const std::optional<std::vector<std::string>>& names,
@@ -126,14 +133,9 @@ inline std::vector<int> resolveObstacles(const World& world, const std::optional
   }
   for (const auto& n : *names) {
     int index = -1;
-    std::string valid;
-    for (int i = 0; i < world.numObstacles(); ++i) {
+    for (int i = 0; i < world.numObstacles(); ++i)
       if (world.obstacle(i).name == n) index = i;
-      valid += (i ? ", '" : "'") + world.obstacle(i).name + "'";
-    }
-    if (index < 0)
-      throw ParamError(key, "no obstacle named '" + n + "'; valid obstacles: " +
-                                (valid.empty() ? std::string("(none: the scene has no [[obstacle]])") : valid));
+    if (index < 0) throw ParamError(key, "no obstacle named '" + n + "'; valid obstacles: " + obstacleNames(world));
     for (int i : found)
       if (i == index) throw ParamError(key, "obstacle '" + n + "' is listed twice");
     found.push_back(index);
