@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 using namespace rodsim::test;
@@ -79,4 +80,20 @@ TEST_CASE("the generated parameter reference in docs/ is up to date") {
   std::string committed = readText(std::string(RODSIM_SOURCE_DIR) + "/docs/reference/parameters.md");
   // Regenerate with: build/bin/rodsim describe --all --markdown > docs/reference/parameters.md
   CHECK_MESSAGE(r.output == committed, "docs/reference/parameters.md is stale: regenerate it");
+}
+
+TEST_CASE("every shipped scene passes rodsim check") {
+  // Scenes are documentation that runs: a schema change that breaks one (a renamed key, a new
+  // range) must fail here, not in the hands of the next user. check builds and binds every
+  // component without writing anything, so this costs a second or two for all of them.
+  namespace fs = std::filesystem;
+  int scenes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(std::string(RODSIM_SOURCE_DIR) + "/scenes")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++scenes;
+    CommandResult r = runRodsim("check " + entry.path().string());
+    INFO(entry.path().string() << "\n" << r.output);
+    CHECK(r.status == 0);
+  }
+  CHECK(scenes >= 40);
 }
