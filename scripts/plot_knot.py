@@ -48,6 +48,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
+from scipy.spatial import cKDTree
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENE = ROOT / "scenes/knots/trefoil.toml"
@@ -89,11 +90,12 @@ def contact_nodes(p, h, tol):
     sp = (s[:-1, None] * (1 - u) + s[1:, None] * u).ravel()
     edge = np.repeat(np.arange(len(p) - 1), len(u))
     hit = np.zeros(len(p) - 1, bool)
-    for k in range(0, len(pts), 500):
-        d = np.linalg.norm(pts[k:k + 500, None, :] - pts[None, :, :], axis=2)
-        far = np.abs(sp[k:k + 500, None] - sp[None, :]) > 8 * h
-        close = (d < 2 * h + tol) & far
-        hit[edge[k:k + 500][close.any(axis=1)]] = True
+    # all point pairs closer than 2h + tol (a k-d tree: the all-pairs distance matrix took minutes
+    # over the frames of a long run), then those farther apart than 8h along the rod
+    i, j = cKDTree(pts).query_pairs(2 * h + tol, output_type="ndarray").T
+    far = np.abs(sp[i] - sp[j]) > 8 * h
+    hit[edge[i[far]]] = True
+    hit[edge[j[far]]] = True
     idx = np.nonzero(hit)[0]
     return idx, s
 
