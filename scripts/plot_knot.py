@@ -66,6 +66,17 @@ def scene_values(text):
                 v=abs(float(v.split(",")[0])))
 
 
+def eps_log_axis(a):
+    """A log eps axis labelled with plain eps values inside the plotted range (the default labels
+    every minor tick of a sub-decade axis, overlapping; set_xticks alone would widen the range)."""
+    a.set_xscale("log")
+    lo, hi = a.get_xlim()
+    a.set_xticks([t for t in (0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5) if lo <= t <= hi])
+    a.set_xlim(lo, hi)
+    a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 def read_vtp(path):
     txt = Path(path).read_text()
     m = re.search(r"<Points><DataArray[^>]*>(.*?)</DataArray>", txt, re.S)
@@ -401,12 +412,8 @@ def main():
         a.set_xlabel("ε = (h/R)^½")
         a.set_ylabel("F h² / EI")
         if log:
-            a.set_xscale("log")
             a.set_yscale("log")
-            # plain eps ticks: the default labels every minor tick of a sub-decade axis, overlapping
-            a.set_xticks([t for t in (0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5) if x[0] <= t <= x[-1]])
-            a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-            a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            eps_log_axis(a)
         a.grid(True, which="both", alpha=0.3)
     ax[0].legend(loc="upper left", fontsize=8)
     ax[0].set_title("Trefoil knot tightening (SI C.1): h = 1.6 mm, E = 0.18 MPa")

@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plot_knot import SIGMA, analyse, scene_values  # noqa: E402  (same measurement as the main plot)
+from plot_knot import SIGMA, analyse, eps_log_axis, scene_values  # noqa: E402  (same measurement as the main plot)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,12 +90,7 @@ def main():
     for a, title in zip(ax, ("frictionless: F h²/EI ÷ ε⁴/2", "μ = 0.1: F h²/EI ÷ (ε⁴/2 + μσε³)")):
         a.axhline(1.0, color="k", lw=1)
         a.axhspan(0.9, 1.1, color="C2", alpha=0.12, label="within 10 %")
-        a.set_xscale("log")
-        lo, hi = a.get_xlim()  # ticks inside the data's range only (set_xticks would widen it)
-        a.set_xticks([t for t in (0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.4) if lo <= t <= hi])
-        a.set_xlim(lo, hi)
-        a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        a.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        eps_log_axis(a)
         a.set_xlabel("ε = (h/R)^½,  R = e/2π")
         a.set_title(title)
         a.grid(True, which="both", alpha=0.3)
