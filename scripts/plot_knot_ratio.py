@@ -87,7 +87,8 @@ def main():
         print("\n| scene | eps | (F(mu) - F(0)) h²/EI / (mu sigma eps³) |\n|---|---|---|")
         for name, e, r in shares:
             print(f"| {name} | {e:.3f} | {r:.2f} |")
-    for a, title in zip(ax, ("frictionless: F h²/EI ÷ ε⁴/2", "μ = 0.1: F h²/EI ÷ (ε⁴/2 + μσε³)")):
+    mus = ", ".join(sorted({f"{scene_values(Path(run[0]).read_text())['mu']:g}" for run in args.run}))
+    for a, title in zip(ax, ("frictionless: F h²/EI ÷ ε⁴/2", f"μ = {mus}: F h²/EI ÷ (ε⁴/2 + μσε³)")):
         a.axhline(1.0, color="k", lw=1)
         a.axhspan(0.9, 1.1, color="C2", alpha=0.12, label="within 10 %")
         eps_log_axis(a)
