@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <type_traits>
 
 namespace rodsim::rss {
 
@@ -48,40 +47,52 @@ void FarFieldPoints::set(int s, const Vec3& start, const Vec3& end, double eps2_
 
 namespace {
 
-// Adds Gauss point α (weight |e| w in gw) of every segment to the 12 sums (see far_field.h); the
-// first point assigns them (no separate zeroing pass). One restrict pointer per output array
-// (out + j S), so that the loop vectorizes across segments.
-template <bool kFirst>
-inline void addGaussPoint(int S, double alpha, double tx, double ty, double tz, const double* __restrict gx,
-                          const double* __restrict gy, const double* __restrict gz,
-                          const double* __restrict gw, const double* __restrict pe, double* __restrict o0,
-                          double* __restrict o1, double* __restrict o2, double* __restrict o3,
-                          double* __restrict o4, double* __restrict o5, double* __restrict o6,
-                          double* __restrict o7, double* __restrict o8, double* __restrict o9,
-                          double* __restrict o10, double* __restrict o11) {
+// The 12 sums of far_field.h for every segment: segments vectorized, the Gauss points of a
+// segment summed in registers in the order g = 0, 1, 2, 3 and each sum stored once. Point g of
+// segment s is at [g S + s]. One restrict pointer per array, so that the loop vectorizes.
+// Compiled for AVX-512, for AVX2 + FMA and for generic x86-64; the loader picks one at run time.
+// The clones differ in vector width only (no sum runs across lanes).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void gaussSums(int S, double tx, double ty, double tz, const double* __restrict gx,
+                      const double* __restrict gy, const double* __restrict gz, const double* __restrict gw,
+                      const double* __restrict pe, double* __restrict o0, double* __restrict o1,
+                      double* __restrict o2, double* __restrict o3, double* __restrict o4,
+                      double* __restrict o5, double* __restrict o6, double* __restrict o7,
+                      double* __restrict o8, double* __restrict o9, double* __restrict o10,
+                      double* __restrict o11) {
+  static_assert(kGaussPoints == 4);
   for (int s = 0; s < S; ++s) {
-    const double rx = tx - gx[s], ry = ty - gy[s], rz = tz - gz[s], eps2 = pe[s];
-    const double iR = 1.0 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
-    const double iR3 = iR * iR * iR;
-    const double w = gw[s], we = w * alpha;
-    const double diag = iR + eps2 * iR3;  // Eq. A.1
-    const double Kxx = diag + iR3 * rx * rx, Kyy = diag + iR3 * ry * ry, Kzz = diag + iR3 * rz * rz;
-    const double Kxy = iR3 * rx * ry, Kxz = iR3 * rx * rz, Kyz = iR3 * ry * rz;
-    if constexpr (kFirst) {
-      o0[s] = w * Kxx, o1[s] = w * Kyy, o2[s] = w * Kzz, o3[s] = w * Kxy, o4[s] = w * Kxz, o5[s] = w * Kyz;
-      o6[s] = we * Kxx, o7[s] = we * Kyy, o8[s] = we * Kzz, o9[s] = we * Kxy, o10[s] = we * Kxz, o11[s] = we * Kyz;
-    } else {
-      o0[s] += w * Kxx, o1[s] += w * Kyy, o2[s] += w * Kzz, o3[s] += w * Kxy, o4[s] += w * Kxz, o5[s] += w * Kyz;
-      o6[s] += we * Kxx, o7[s] += we * Kyy, o8[s] += we * Kzz, o9[s] += we * Kxy, o10[s] += we * Kxz, o11[s] += we * Kyz;
-    }
+    const double eps2 = pe[s];
+    // Starting from zero is exact: 0 + w K rounds as w K.
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0, a11 = 0;
+#define RODSIM_RSS_GAUSS_POINT(g)                                                                        \
+  {                                                                                                      \
+    const double rx = tx - gx[(g) * S + s], ry = ty - gy[(g) * S + s], rz = tz - gz[(g) * S + s];        \
+    const double iR = 1.0 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);                               \
+    const double iR3 = iR * iR * iR;                                                                     \
+    const double w = gw[(g) * S + s], we = w * kGaussAlpha[g];                                           \
+    const double diag = iR + eps2 * iR3; /* Eq. A.1 */                                                   \
+    const double Kxx = diag + iR3 * rx * rx, Kyy = diag + iR3 * ry * ry, Kzz = diag + iR3 * rz * rz;     \
+    const double Kxy = iR3 * rx * ry, Kxz = iR3 * rx * rz, Kyz = iR3 * ry * rz;                          \
+    a0 += w * Kxx, a1 += w * Kyy, a2 += w * Kzz, a3 += w * Kxy, a4 += w * Kxz, a5 += w * Kyz;            \
+    a6 += we * Kxx, a7 += we * Kyy, a8 += we * Kzz, a9 += we * Kxy, a10 += we * Kxz, a11 += we * Kyz;   \
+  }
+    RODSIM_RSS_GAUSS_POINT(0)
+    RODSIM_RSS_GAUSS_POINT(1)
+    RODSIM_RSS_GAUSS_POINT(2)
+    RODSIM_RSS_GAUSS_POINT(3)
+#undef RODSIM_RSS_GAUSS_POINT
+    o0[s] = a0, o1[s] = a1, o2[s] = a2, o3[s] = a3, o4[s] = a4, o5[s] = a5;
+    o6[s] = a6, o7[s] = a7, o8[s] = a8, o9[s] = a9, o10[s] = a10, o11[s] = a11;
   }
 }
 
 }  // namespace
 
-// Compiled twice, for AVX2 + FMA machines and generic x86-64; the loader picks one at run time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out, char* __restrict near) {
   const int S = points.segments;
@@ -94,20 +105,9 @@ void farFieldRow(const Vec3& target, const FarFieldPoints& points, double* out, 
     const double dx = tx - mx[s], dy = ty - my[s], dz = tz - mz[s];
     near[s] = dx * dx + dy * dy + dz * dz < n2[s];  // the complement of isFarField
   }
-  // Gauss point outermost, segments innermost: unit-stride loads that vectorize across segments.
-  for (int g = 0; g < kGaussPoints; ++g) {
-    const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(g) * S;
-    auto add = [&](auto first) {
-      addGaussPoint<decltype(first)::value>(
-          S, kGaussAlpha[g], tx, ty, tz, points.x.data() + o, points.y.data() + o, points.z.data() + o,
-          points.weight.data() + o, points.eps2.data(), out, out + S, out + 2 * S, out + 3 * S, out + 4 * S,
-          out + 5 * S, out + 6 * S, out + 7 * S, out + 8 * S, out + 9 * S, out + 10 * S, out + 11 * S);
-    };
-    if (g == 0)
-      add(std::true_type{});
-    else
-      add(std::false_type{});
-  }
+  gaussSums(S, tx, ty, tz, points.x.data(), points.y.data(), points.z.data(), points.weight.data(),
+            points.eps2.data(), out, out + S, out + 2 * S, out + 3 * S, out + 4 * S, out + 5 * S, out + 6 * S,
+            out + 7 * S, out + 8 * S, out + 9 * S, out + 10 * S, out + 11 * S);
 }
 
 }  // namespace rodsim::rss
