@@ -304,7 +304,9 @@ double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, doub
   std::string trial_why;
   for (int trial = 0; trial < opt_.max_trials; ++trial) {
     q_trial_ = q + alpha * dq_;
-    const bool with_k = trial == 0;
+    // The stiffness at the first trial point serves the next iteration; it is skipped when the
+    // solve is expected to stop there (see trial_k_), and assembled later if it does not.
+    const bool with_k = trial == 0 && trial_k_;
     double rn = 0;
     last_ok = evaluate(world, ctx, q_trial_, F_trial_, R_trial_, with_k ? &trial_sink_ : nullptr,
                        rn, trial_why);
@@ -388,6 +390,12 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
 }
 
 NewtonResult NewtonCore::iterate(World& world, EvalContext& ctx, Vec& q, bool watchdog) {
+  const NewtonResult result = iterateOnce(world, ctx, q, watchdog);
+  last_one_solve_ = result.ok && result.solves == 1;
+  return result;
+}
+
+NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, bool watchdog) {
   history_.clear();
   watchdog_returned_ = false;
   NewtonResult res;
@@ -423,6 +431,10 @@ NewtonResult NewtonCore::iterate(World& world, EvalContext& ctx, Vec& q, bool wa
       }
       have_k = true;
     }
+    // A solve that converged after one linear solve last time is expected to do so again: its
+    // first trial point then needs no stiffness. Otherwise (and from the second solve on) the
+    // trial point is likely the next iterate, whose stiffness is assembled with its forces.
+    trial_k_ = !(res.solves == 0 && last_one_solve_);
     double dphi0 = 0;
     ctx.q = &q;  // linearize at the current iterate (evaluate() may have pointed it elsewhere)
     if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {

@@ -87,6 +87,7 @@ class NewtonCore {
   std::string describeDof(World& world, int g) const;
   // One Newton solve from q (solve() may run it twice: with the watchdog, then without).
   NewtonResult iterate(World& world, EvalContext& ctx, Vec& q, bool watchdog);
+  NewtonResult iterateOnce(World& world, EvalContext& ctx, Vec& q, bool watchdog);
 
   NewtonOptions opt_;
   LinearSolver linear_;
@@ -101,7 +102,10 @@ class NewtonCore {
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;
   Vec q_ref_, dq_ref_;  // watchdog reference point and its Newton step
   Vec q_first_;         // initial guess, for the retry without the watchdog
-  bool watchdog_returned_ = false;  // the last iterate() went back to a watchdog reference point
+  bool watchdog_returned_ = false;
+  // Whether the line search assembles the stiffness at its first trial point (lineSearch), and
+  // whether the last solve converged after a single linear solve (the prediction for the next).
+  bool trial_k_ = true, last_one_solve_ = false;  // the last iterate() went back to a watchdog reference point
   Vec b_, x_, Jx_;
   std::vector<double> history_;
 };
