@@ -143,15 +143,19 @@ Rod* KernelWorld::findRod(const std::string& name) {
 }
 
 void KernelWorld::beginStep(double dt) {
-  // Only contact models see the start-of-step state (through this context): without them, skip
-  // the two full-vector copies (they are a visible share of a cheap explicit step).
-  if (contacts_.empty()) return;
-  q_start_ = q_;
-  v_start_ = v_;
   EvalContext ctx;
   ctx.t = t_;
   ctx.dt = dt;
   ctx.q = &q_;
+  // Forces copy what they need of the start state during the call: no copy of ours is needed.
+  ctx.q_start = &q_;
+  ctx.v_start = &v_;
+  for (auto& f : forces_) guarded(f, [&] { f.object->beginStep(ctx); });
+  // Contact models keep the start-of-step state (through this context): without them, skip the
+  // two full-vector copies (they are a visible share of a cheap explicit step).
+  if (contacts_.empty()) return;
+  q_start_ = q_;
+  v_start_ = v_;
   ctx.q_start = &q_start_;
   ctx.v_start = &v_start_;
   for (auto& c : contacts_) guarded(c, [&] { c.object->beginStep(ctx); });

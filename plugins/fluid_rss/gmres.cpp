@@ -7,13 +7,13 @@ namespace rodsim::rss {
 
 namespace {
 
-// y = A x for a dense row-major block of the preconditioner. A dot product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
+// y = A x for `rows` rows of a dense row-major block (n columns) of the preconditioner. A dot product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
 // AVX2 + FMA clone is picked at run time where the machine has it.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-void matVec(const double* __restrict A, int n, const double* __restrict x, double* __restrict y) {
-  for (int i = 0; i < n; ++i) {
+void matVec(const double* __restrict A, int rows, int n, const double* __restrict x, double* __restrict y) {
+  for (int i = 0; i < rows; ++i) {
     const double* __restrict row = A + static_cast<std::ptrdiff_t>(i) * n;
     double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
@@ -54,10 +54,19 @@ void Gmres::refreshPreconditioner(const LinearOperator& A) {
 }
 
 void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
-  for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
-    const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
-    matVec(block_inverse_[b].data(), size, in.data() + first, out.data() + first);
-  }
+  // Rows [begin, end) of every block: all of them, or one half per thread of the team.
+  auto rows = [&](int part, int parts) {
+    for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
+      const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
+      const int begin = part * size / parts, end = (part + 1) * size / parts;
+      matVec(block_inverse_[b].data() + static_cast<std::ptrdiff_t>(begin) * size, end - begin, size,
+             in.data() + first, out.data() + first + begin);
+    }
+  };
+  if (team_)
+    team_->run([&](int part) { rows(part, 2); });
+  else
+    rows(0, 1);
 }
 
 GmresResult Gmres::solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations) {

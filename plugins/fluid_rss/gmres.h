@@ -7,6 +7,8 @@
 // solve() allocates nothing except when the preconditioner is refreshed.
 #pragma once
 
+#include "two_thread_team.h"
+
 #include <rodsim/linalg.h>
 
 #include <Eigen/Dense>
@@ -39,6 +41,8 @@ class Gmres {
   // Invert the diagonal blocks of A (O(Σ b³)).
   void refreshPreconditioner(const LinearOperator& A);
   bool hasPreconditioner() const { return has_preconditioner_; }
+  // Splits the preconditioner's products with the team's helper (nullptr: none).
+  void setTeam(TwoThreadTeam* team) { team_ = team; }
   // Solves A x = b to |b - A x| <= tol |b|, starting from x.
   GmresResult solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations);
 
@@ -49,6 +53,7 @@ class Gmres {
   std::vector<RowMatrix> block_inverse_;  // of each diagonal block
   Eigen::MatrixXd block_;                 // scratch for a diagonal block
   bool has_preconditioner_ = false;
+  TwoThreadTeam* team_ = nullptr;
   Eigen::MatrixXd V_;  // Krylov basis, n x (m + 1)
   Eigen::MatrixXd H_;  // Hessenberg, (m + 1) x m
   Vec cs_, sn_, g_, y_, r_, w_, z_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 namespace rodsim::rss {
 
@@ -37,6 +38,11 @@ Schema RssForce::schema() {
                    "GMRES iterations per solve before falling back to dense LU (counted).")
       .atLeast(1);
   s.add<int>("threads", 1, "Threads assembling the operator and applying it in GMRES (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
+  s.add<bool>("overlap", false,
+              "Compute each step's hydrodynamic forces on a second thread while the solver evaluates "
+              "the rods and contacts (the solver's thread joins the assembly when it needs them). "
+              "Same results bit for bit; pays on an idle machine with two cores or more (the "
+              "worker spins while it waits). Excludes threads > 1.");
   return s;
 }
 
@@ -48,8 +54,72 @@ RssForce::RssForce(const Params& p)
       max_iterations_(static_cast<int>(p.integer("max_iterations"))),
       threads_(static_cast<int>(p.integer("threads"))),
       refresh_after_(static_cast<int>(p.integer("preconditioner_refresh"))),
-      use_lu_(p.string("linear_solver") == "lu") {
+      use_lu_(p.string("linear_solver") == "lu"),
+      overlap_(p.boolean("overlap")) {
   rod_names_ = p.optionalStrings("rods");
+  if (overlap_ && threads_ != 1)
+    throw ParamError("threads", "overlap = true runs the fluid on one thread next to the solver's; "
+                                "set threads = 1 (or overlap = false)");
+}
+
+RssForce::~RssForce() {
+  if (!worker_.joinable()) return;
+  settle();
+  job_.store(kStop, std::memory_order_release);
+  job_.notify_all();
+  worker_.join();
+}
+
+namespace {
+// How long a thread of the overlapped step spins before it sleeps: longer than the waits of a
+// step (a fraction of a millisecond), so that neither side pays a wake-up in steady running.
+constexpr auto kSpinFor = std::chrono::milliseconds(2);
+
+// Waits while `state` holds `value`: spinning first, then sleeping on the atomic.
+void waitWhile(const std::atomic<int>& state, int value) {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spins = 1; state.load(std::memory_order_acquire) == value; ++spins) {
+    if (spins % 256 != 0 || std::chrono::steady_clock::now() - start < kSpinFor)
+      spinPause();
+    else
+      state.wait(value, std::memory_order_acquire);
+  }
+}
+}  // namespace
+
+void RssForce::settle() const { waitWhile(job_, kRunning); }
+
+void RssForce::workerLoop() {
+  using clock = std::chrono::steady_clock;
+  for (;;) {
+    waitWhile(job_, kIdle);
+    if (job_.load(std::memory_order_acquire) == kStop) return;
+    try {
+      const auto t0 = clock::now();
+      op_.assembleRows(0);
+      op_.waitAssembled();  // the solver's thread may still write its last rows
+      solveAssembled(x_, u_, 1e3 * std::chrono::duration<double>(clock::now() - t0).count());
+    } catch (...) {
+      worker_error_ = std::current_exception();
+    }
+    job_.store(kIdle, std::memory_order_release);
+    job_.notify_all();
+  }
+}
+
+void RssForce::beginStep(const EvalContext& ctx) {
+  if (!overlap_ || !(ctx.dt > 0)) return;
+  settle();  // an earlier step's job that no addForce claimed (a quasi-static solve)
+  for (std::size_t i = 0; i < node_dof_.size(); ++i) {
+    x_[i] = ctx.q_start->segment<3>(node_dof_[i]);
+    u_[i] = ctx.v_start->segment<3>(node_dof_[i]);
+  }
+  op_.prepareAssembly(x_);
+  worker_error_ = nullptr;
+  claimed_ = false;
+  if (!worker_.joinable()) worker_ = std::thread([this] { workerLoop(); });
+  job_.store(kRunning, std::memory_order_release);
+  job_.notify_one();
 }
 
 void RssForce::bind(World& world) {
@@ -71,6 +141,7 @@ void RssForce::bind(World& world) {
   rod_first_node_.push_back(static_cast<int>(node_dof_.size()));
   const int n = static_cast<int>(node_dof_.size());
   op_.setTopology(n, std::move(segments), std::move(blob), rod_first_node_, threads_);
+  if (overlap_) op_.setTeam(&team_);
   x_.assign(n, Vec3::Zero());
   u_.assign(n, Vec3::Zero());
   rhs_ = Vec::Zero(3 * n);
@@ -81,9 +152,14 @@ void RssForce::bind(World& world) {
 }
 
 void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
+  settle();
+  const auto t0 = std::chrono::steady_clock::now();
   op_.assemble(x);
+  solveAssembled(x, u, 1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void RssForce::solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3>& u, double assembly_ms) {
+  using clock = std::chrono::steady_clock;
   const auto t1 = clock::now();
   const double scale = 8.0 * std::numbers::pi * viscosity_;  // Eq. A.8: 8πη U = A F
   for (std::size_t i = 0; i < u.size(); ++i) rhs_.segment<3>(3 * i) = scale * u[i];
@@ -119,7 +195,7 @@ void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
     last_.relative_residual = 0;  // LU: to round-off
   }
   ++counters_.solves;
-  last_.assembly_ms = 1e3 * std::chrono::duration<double>(t1 - t0).count();
+  last_.assembly_ms = assembly_ms;
   last_.solve_ms = 1e3 * std::chrono::duration<double>(clock::now() - t1).count();
   counters_.assembly_s += 1e-3 * last_.assembly_ms;
   counters_.solve_s += 1e-3 * last_.solve_ms;
@@ -137,7 +213,14 @@ void RssForce::solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u) {
 
 void RssForce::addForce(const EvalContext& ctx, Vec& f) {
   if (ctx.quasi_static || !(ctx.dt > 0)) return;
-  if (ctx.t != solved_for_t_ || ctx.dt != solved_for_dt_) {  // a new step (or a retried one)
+  if (!claimed_) {  // overlap: the job beginStep started; help with its assembly, then wait
+    op_.assembleRows(1);
+    team_.help([this] { return job_.load(std::memory_order_acquire) != kRunning; });
+    claimed_ = true;
+    solved_for_t_ = ctx.t;
+    solved_for_dt_ = ctx.dt;
+    if (worker_error_) std::rethrow_exception(std::exchange(worker_error_, nullptr));
+  } else if (ctx.t != solved_for_t_ || ctx.dt != solved_for_dt_) {  // a new step (or a retried one)
     for (std::size_t i = 0; i < node_dof_.size(); ++i) {
       x_[i] = ctx.q_start->segment<3>(node_dof_[i]);
       u_[i] = ctx.v_start->segment<3>(node_dof_[i]);
@@ -150,10 +233,12 @@ void RssForce::addForce(const EvalContext& ctx, Vec& f) {
 }
 
 void RssForce::saveState(std::vector<double>& out) const {
+  settle();
   out.insert(out.end(), density_.data(), density_.data() + density_.size());
 }
 
 void RssForce::loadState(const std::vector<double>& in) {
+  settle();
   if (in.size() == static_cast<std::size_t>(density_.size())) density_ = Eigen::Map<const Vec>(in.data(), in.size());
 }
 

@@ -9,8 +9,11 @@
 
 #include <rodsim/force.h>
 
+#include <atomic>
+#include <exception>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rodsim::rss {
@@ -19,8 +22,13 @@ class RssForce final : public Force {
  public:
   static Schema schema();
   explicit RssForce(const Params& p);
+  ~RssForce() override;
 
   void bind(World& world) override;
+  // overlap = true: hands the step's solve to the worker thread, which runs while the solver
+  // evaluates the rods and contacts; the first addForce of the step helps with the assembly and
+  // waits for the rest. The densities are the same as without overlap, bit for bit.
+  void beginStep(const EvalContext& ctx) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
   // The warm start of the iterative solver: a restart continues bit for bit.
   void saveState(std::vector<double>& out) const override;
@@ -31,6 +39,7 @@ class RssForce final : public Force {
     return {"gmres_iterations", "relative_residual", "assembly_ms", "solve_ms"};
   }
   void reportValues(std::vector<double>& out) const override {
+    settle();
     out.insert(out.end(), {double(last_.iterations), last_.relative_residual, last_.assembly_ms, last_.solve_ms});
   }
 
@@ -39,20 +48,36 @@ class RssForce final : public Force {
     long long solves = 0, gmres_iterations = 0, lu_fallbacks = 0, preconditioner_refreshes = 0;
     double assembly_s = 0, solve_s = 0;
   };
-  const Counters& counters() const { return counters_; }
+  const Counters& counters() const {
+    settle();
+    return counters_;
+  }
   // Force densities (N/m, exerted on the fluid) and nodal forces (N, on the rods) of the last
   // solve, in the operator's node order; global x DOF of each node.
-  const Vec& densities() const { return density_; }
-  const Vec& nodalForces() const { return nodal_force_; }
+  const Vec& densities() const {
+    settle();
+    return density_;
+  }
+  const Vec& nodalForces() const {
+    settle();
+    return nodal_force_;
+  }
   const std::vector<int>& nodeDofs() const { return node_dof_; }
   // Solve for the force densities of the node positions x and velocities u (in the operator's
   // node order) and update nodalForces(). Used by addForce once per step.
   void solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u);
 
  private:
+  // The densities for u on the assembled operator, and the nodal forces at x; assembly_ms: how
+  // long the assembly took (reported).
+  void solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3>& u, double assembly_ms);
+  // overlap: the worker's loop; settle() waits until no job is running (results readable).
+  void workerLoop();
+  void settle() const;
+
   double viscosity_, blob_ratio_, tolerance_;
   int max_iterations_, threads_, refresh_after_;
-  bool use_lu_;
+  bool use_lu_, overlap_;
   std::optional<std::vector<std::string>> rod_names_;
 
   StokesletOperator op_;
@@ -63,6 +88,14 @@ class RssForce final : public Force {
   int baseline_iterations_ = -1;  // GMRES iterations of the first solve after a refresh
   double solved_for_t_ = -1, solved_for_dt_ = -1;  // the step whose start state was solved
   Counters counters_;
+  // overlap: job_ is kIdle, kRunning (the worker owns x_, u_, the operator and the results), or
+  // kStop; claimed_ is false from beginStep until the step's first addForce took the result.
+  enum : int { kIdle = 0, kRunning = 1, kStop = 2 };
+  mutable std::atomic<int> job_{kIdle};
+  bool claimed_ = true;
+  std::exception_ptr worker_error_;
+  TwoThreadTeam team_;  // the worker drives GMRES; the solver's thread helps while it waits
+  std::thread worker_;
   struct LastSolve {
     int iterations = 0;
     double relative_residual = 0, assembly_ms = 0, solve_ms = 0;

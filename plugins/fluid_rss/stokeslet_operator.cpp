@@ -3,6 +3,7 @@
 #include "far_field.h"
 #include "segment_integrals.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -34,7 +35,7 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
   sym_.assign(static_cast<std::size_t>(6) * nodes * nodes, 0.0);
   x_split_.assign(3 * static_cast<std::size_t>(nodes), 0.0);
   far_.resize(static_cast<int>(segments_.size()));
-  scratch_.resize(threads_);
+  scratch_.resize(std::max(threads_, 2));  // at least the two of an overlapped assembly
   for (RowScratch& r : scratch_) {
     r.far.assign(12 * segments_.size(), 0.0);
     r.near.assign(segments_.size(), 0);
@@ -52,52 +53,81 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
   gmres_.resize(3 * nodes, std::min(3 * nodes, 40), std::move(blocks));
 }
 
-void StokesletOperator::assemble(const std::vector<Vec3>& x) {
+void StokesletOperator::prepareAssembly(const std::vector<Vec3>& x) {
   if (static_cast<int>(x.size()) != nodes_) throw std::logic_error("StokesletOperator: wrong node count");
   const int S = static_cast<int>(segments_.size());
   for (int s = 0; s < S; ++s) far_.set(s, x[segments_[s].start], x[segments_[s].end], eps2_[segments_[s].start]);
+  x_ = &x;
+  next_row_.store(0, std::memory_order_relaxed);
+  rows_done_.store(0, std::memory_order_release);
+}
+
+bool StokesletOperator::assembleRows(int slot) {
+  constexpr int kChunk = 8;  // rows claimed at a time: few claims, and a balanced end
+  RowScratch& scratch = scratch_[slot];
+  for (;;) {
+    const int first = next_row_.fetch_add(kChunk, std::memory_order_relaxed);
+    if (first >= nodes_) break;
+    const int last = std::min(first + kChunk, nodes_);
+    for (int i = first; i < last; ++i) assembleRow(i, scratch);
+    rows_done_.fetch_add(last - first, std::memory_order_acq_rel);
+  }
+  return rows_done_.load(std::memory_order_acquire) == nodes_;
+}
+
+void StokesletOperator::waitAssembled() const {
+  while (rows_done_.load(std::memory_order_acquire) != nodes_) spinPause();
+}
+
+void StokesletOperator::assemble(const std::vector<Vec3>& x) {
+  prepareAssembly(x);
   // One block row per collocation node; rows are independent, so the threads split them.
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 8)
-  for (int i = 0; i < nodes_; ++i) {
+#pragma omp parallel num_threads(threads_) if (threads_ > 1)
+  {
 #ifdef _OPENMP
-    RowScratch& scratch = scratch_[omp_get_thread_num()];
+    assembleRows(omp_get_thread_num());
 #else
-    RowScratch& scratch = scratch_[0];
+    assembleRows(0);
 #endif
-    double* far = scratch.far.data();
-    const Vec3 xi = x[i];
-    farFieldRow(xi, far_, far, scratch.near.data());
-    // Near segments (within 4 |e| of the midpoint): the closed forms of Eqs. A.3-A.5, written over
-    // the quadrature sums in the same layout (whole segment in 0..5, end node's share in 6..11).
-    for (int s = 0; s < S; ++s) {
-      if (!scratch.near[s]) continue;
-      const Segment& seg = segments_[s];
-      const Vec3 r0 = xi - x[seg.start];
-      const Vec3 e = x[seg.end] - x[seg.start];
-      const double eps2 = eps2_[seg.start];
-      Mat3 A_start, A_end;
-      segmentBlocks(r0, e, eps2, std::sqrt(r0.squaredNorm() + eps2), std::sqrt((r0 - e).squaredNorm() + eps2),
-                    A_start, A_end);
-      const Mat3 whole = A_start + A_end;
-      for (int k = 0; k < 6; ++k) {
-        far[k * S + s] = whole(kSymRow[k], kSymCol[k]);
-        far[(6 + k) * S + s] = A_end(kSymRow[k], kSymCol[k]);
-      }
-    }
-    // Node j's block collects its hat function on both adjacent segments (Eq. A.6): the end share
-    // of the segment before it plus the start share (whole minus end) of the segment after it.
-    // Along rod r, node j sits between segments j - r - 1 and j - r.
-    double* node = sym_.data() + static_cast<std::ptrdiff_t>(6) * i * nodes_;  // block row i
+  }
+}
+
+void StokesletOperator::assembleRow(int i, RowScratch& scratch) {
+  const std::vector<Vec3>& x = *x_;
+  const int S = static_cast<int>(segments_.size());
+  double* far = scratch.far.data();
+  const Vec3 xi = x[i];
+  farFieldRow(xi, far_, far, scratch.near.data());
+  // Near segments (within 4 |e| of the midpoint): the closed forms of Eqs. A.3-A.5, written over
+  // the quadrature sums in the same layout (whole segment in 0..5, end node's share in 6..11).
+  for (int s = 0; s < S; ++s) {
+    if (!scratch.near[s]) continue;
+    const Segment& seg = segments_[s];
+    const Vec3 r0 = xi - x[seg.start];
+    const Vec3 e = x[seg.end] - x[seg.start];
+    const double eps2 = eps2_[seg.start];
+    Mat3 A_start, A_end;
+    segmentBlocks(r0, e, eps2, std::sqrt(r0.squaredNorm() + eps2), std::sqrt((r0 - e).squaredNorm() + eps2),
+                  A_start, A_end);
+    const Mat3 whole = A_start + A_end;
     for (int k = 0; k < 6; ++k) {
-      const double* __restrict whole = far + k * S;
-      const double* __restrict end = far + (6 + k) * S;
-      double* __restrict out = node + k * nodes_;
-      for (std::size_t r = 0; r + 1 < rod_first_node_.size(); ++r) {
-        const int first = rod_first_node_[r], last = rod_first_node_[r + 1] - 1, shift = static_cast<int>(r);
-        out[first] = whole[first - shift] - end[first - shift];
-        for (int j = first + 1; j < last; ++j) out[j] = end[j - shift - 1] + whole[j - shift] - end[j - shift];
-        out[last] = end[last - shift - 1];
-      }
+      far[k * S + s] = whole(kSymRow[k], kSymCol[k]);
+      far[(6 + k) * S + s] = A_end(kSymRow[k], kSymCol[k]);
+    }
+  }
+  // Node j's block collects its hat function on both adjacent segments (Eq. A.6): the end share
+  // of the segment before it plus the start share (whole minus end) of the segment after it.
+  // Along rod r, node j sits between segments j - r - 1 and j - r.
+  double* node = sym_.data() + static_cast<std::ptrdiff_t>(6) * i * nodes_;  // block row i
+  for (int k = 0; k < 6; ++k) {
+    const double* __restrict whole = far + k * S;
+    const double* __restrict end = far + (6 + k) * S;
+    double* __restrict out = node + k * nodes_;
+    for (std::size_t r = 0; r + 1 < rod_first_node_.size(); ++r) {
+      const int first = rod_first_node_[r], last = rod_first_node_[r + 1] - 1, shift = static_cast<int>(r);
+      out[first] = whole[first - shift] - end[first - shift];
+      for (int j = first + 1; j < last; ++j) out[j] = end[j - shift - 1] + whole[j - shift] - end[j - shift];
+      out[last] = end[last - shift - 1];
     }
   }
 }
@@ -134,6 +164,13 @@ void StokesletOperator::apply(const double* x, double* y) const {
   double* xs = x_split_.data();
   for (int j = 0; j < n; ++j) xs[j] = x[3 * j], xs[n + j] = x[3 * j + 1], xs[2 * n + j] = x[3 * j + 2];
   const double* rows = sym_.data();
+  if (team_) {  // the block rows in two halves, one per thread of the team
+    team_->run([&](int part) {
+      for (int i = part * n / 2; i < (part + 1) * n / 2; ++i)
+        blockRow(rows + static_cast<std::ptrdiff_t>(6) * i * n, n, xs, xs + n, xs + 2 * n, y + 3 * i);
+    });
+    return;
+  }
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
   for (int i = 0; i < n; ++i)
     blockRow(rows + static_cast<std::ptrdiff_t>(6) * i * n, n, xs, xs + n, xs + 2 * n, y + 3 * i);

@@ -6,12 +6,14 @@
 
 #include "far_field.h"
 #include "gmres.h"
+#include "two_thread_team.h"
 
 #include <rodsim/linalg.h>
 
 #include <Eigen/Dense>
 #include <Eigen/LU>
 
+#include <atomic>
 #include <vector>
 
 namespace rodsim::rss {
@@ -32,11 +34,24 @@ class StokesletOperator : public LinearOperator {
   void setTopology(int nodes, std::vector<Segment> segments, std::vector<double> blob,
                    const std::vector<int>& rod_first_node, int threads);
 
-  // A for the node positions x (size nodes). Rows 3i..3i+2 are node i's velocity.
+  // A for the node positions x (size nodes), on `threads` threads. Rows 3i..3i+2 are node i's
+  // velocity.
   void assemble(const std::vector<Vec3>& x);
+  // The same, shared by threads of the caller's own: prepareAssembly(x) once (x must outlive the
+  // assembly), then any number of threads call assembleRows with distinct slots (0 or 1, or below
+  // `threads`); each claims blocks of rows until none is left and returns whether A is complete.
+  // waitAssembled() returns once every row is written.
+  void prepareAssembly(const std::vector<Vec3>& x);
+  bool assembleRows(int slot);
+  void waitAssembled() const;
   int numNodes() const { return nodes_; }
-  // y = A x (3 nodes entries each, node-major), on `threads` threads.
+  // y = A x (3 nodes entries each, node-major), on `threads` threads, or split with the team's
+  // helper when a team is set (setTeam; nullptr: none).
   void apply(const double* x, double* y) const override;
+  void setTeam(TwoThreadTeam* team) {
+    team_ = team;
+    gmres_.setTeam(team);
+  }
   // Rows and columns first .. first + size - 1 of A, dense (size and first multiples of 3).
   void diagonalBlock(int first, int size, Eigen::MatrixXd& out) const override;
 
@@ -59,10 +74,14 @@ class StokesletOperator : public LinearOperator {
     std::vector<double> far;   // farFieldRow's output, then the near field written over it
     std::vector<char> near;    // segment in the near field of this row's node
   };
-  std::vector<RowScratch> scratch_;
+  std::vector<RowScratch> scratch_;  // per thread slot
+  void assembleRow(int i, RowScratch& scratch);
+  const std::vector<Vec3>* x_ = nullptr;     // positions being assembled
+  std::atomic<int> next_row_{0}, rows_done_{0};  // rows claimed, rows written
   std::vector<int> rod_first_node_;  // first node of each rod, then the node count
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   Gmres gmres_;
+  TwoThreadTeam* team_ = nullptr;
 };
 
 }  // namespace rodsim::rss

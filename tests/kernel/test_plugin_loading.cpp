@@ -30,13 +30,13 @@ TEST_CASE("a plugin built for another ABI version is refused, naming file, versi
   CHECK(r.output.find("rebuild the plugin") != std::string::npos);
 }
 
-TEST_CASE("a plugin built for the previous ABI version (3, before Contact::failureReason) is refused") {
-  static_assert(RODSIM_ABI_VERSION == 4, "update this test when the ABI version changes");
+TEST_CASE("a plugin built for the previous ABI version (4, before Force::beginStep) is refused") {
+  static_assert(RODSIM_ABI_VERSION == 5, "update this test when the ABI version changes");
   CommandResult r = checkWithPlugin("oldabi", OLD_ABI_PLUGIN);
   INFO(r.output);
   CHECK(r.status == 2);
   CHECK(r.output.find(OLD_ABI_PLUGIN) != std::string::npos);
-  CHECK(r.output.find("plugin built for rodsim ABI version 3, this rodsim has ABI version 4") != std::string::npos);
+  CHECK(r.output.find("plugin built for rodsim ABI version 4, this rodsim has ABI version 5") != std::string::npos);
   CHECK(r.output.find("rebuild the plugin") != std::string::npos);
 }
 

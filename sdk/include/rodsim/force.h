@@ -12,6 +12,11 @@ class Force : public Component {
  public:
   using Component::Component;
 
+  // Once per step, before the solver's first evaluation, with the state the step starts from
+  // (ctx.q_start, ctx.v_start; valid during the call only: copy what you need). A force that
+  // depends on that state alone (an explicit force, like the RSS drag) may start computing here,
+  // on another thread, and finish in addForce: its work then overlaps the rods' and contacts'.
+  virtual void beginStep(const EvalContext& /*ctx*/) {}
   virtual void addForce(const EvalContext& ctx, Vec& f) = 0;    // N, N m
   virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}  // K -= dF/dq
   // Potential energy (J) for forces that have one (gravity, point load); 0 otherwise.
