@@ -112,6 +112,8 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   for (const auto& o : scene.obstacles) obstacles_.push_back(o.obstacle);
   for (auto& r : rods_) bindOne(*this, r);
   for (auto& f : forces_) bindOne(*this, f);
+  for (int i = 0; i < static_cast<int>(forces_.size()); ++i)
+    (forces_[i].object->constantInStep() ? step_constant_forces_ : varying_forces_).push_back(i);
   for (auto& c : constraints_) bindOne(*this, c);
   for (auto& c : contacts_) bindOne(*this, c);
   bindOne(*this, solver_);
@@ -166,6 +168,15 @@ void KernelWorld::prescribe(double t, Vec& q) {
 }
 
 void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
+  evaluateVarying(ctx, force, stiffness);
+  addStepConstantForces(ctx, force);
+}
+
+void KernelWorld::addStepConstantForces(const EvalContext& ctx, Vec& force) {
+  for (int i : step_constant_forces_) guarded(forces_[i], [&] { forces_[i].object->addForce(ctx, force); });
+}
+
+void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
   zeroFill(force, q_.size());
   const Vec& q = *ctx.q;
   for (auto& r : rods_) {
@@ -177,10 +188,10 @@ void KernelWorld::evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* st
       if (stiffness) rod.addStiffness(*stiffness);
     });
   }
-  for (auto& f : forces_)
-    guarded(f, [&] {
-      f.object->addForce(ctx, force);
-      if (stiffness) f.object->addStiffness(ctx, *stiffness);
+  for (int i : varying_forces_)
+    guarded(forces_[i], [&] {
+      forces_[i].object->addForce(ctx, force);
+      if (stiffness) forces_[i].object->addStiffness(ctx, *stiffness);
     });
   for (auto& c : contacts_) {
     if (c.object->kind() == Contact::Kind::Impulse) continue;

@@ -47,6 +47,9 @@ class KernelWorld final : public World {
   void beginStep(double dt) override;
   void prescribe(double t, Vec& q) override;
   void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) override;
+  bool hasStepConstantForces() const override { return !step_constant_forces_.empty(); }
+  void evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) override;
+  void addStepConstantForces(const EvalContext& ctx, Vec& force) override;
   void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override;
   double potentialEnergy(const EvalContext& ctx) override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
@@ -77,6 +80,8 @@ class KernelWorld final : public World {
  private:
   std::vector<Bound<Rod>> rods_;
   std::vector<Bound<Force>> forces_;
+  // Indexes into forces_ of the step-constant ones (added last) and of the others.
+  std::vector<int> step_constant_forces_, varying_forces_;
   std::vector<Bound<Constraint>> constraints_;
   std::vector<Bound<Contact>> contacts_;
   Bound<Solver> solver_;

@@ -30,6 +30,7 @@ class RssForce final : public Force {
   // waits for the rest. The densities are the same as without overlap, bit for bit.
   void beginStep(const EvalContext& ctx) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
+  bool constantInStep() const override { return true; }  // explicit: from the start state only
   // The warm start of the iterative solver: a restart continues bit for bit.
   void saveState(std::vector<double>& out) const override;
   void loadState(const std::vector<double>& in) override;

@@ -181,11 +181,19 @@ void NewtonCore::prepare(World& world) {
 }
 
 bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, Vec& R,
-                          StiffnessSink* K, double& rnorm, std::string& why) {
+                          StiffnessSink* K, double& rnorm, std::string& why, bool prefactor) {
   ctx.q = &q;
   F.setZero();
   if (K) K->clear();
-  world.evaluate(ctx, F, K);
+  if (prefactor) {
+    // The Jacobian does not depend on the step-constant forces (an explicit fluid drag): factorize
+    // it before adding them, so that their computation on another thread overlaps this work.
+    world.evaluateVarying(ctx, F, K);
+    prefactorize(world, ctx);
+    world.addStepConstantForces(ctx, F);
+  } else {
+    world.evaluate(ctx, F, K);
+  }
   if (inertial_) {
     const Vec& m = world.mass();
     const double inv_dt2 = 1.0 / (ctx.dt * ctx.dt);
@@ -209,13 +217,30 @@ bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, 
   return true;
 }
 
+bool NewtonCore::assembleJacobian(World& world, const EvalContext& ctx) {
+  return assembler_.assemble(sink_.entries(), inertial_ ? &world.mass() : nullptr,
+                             inertial_ ? 1.0 / (ctx.dt * ctx.dt) : 0.0);
+}
+
+bool NewtonCore::symmetricJacobian() const {
+  return linear_.kind() == LinearSolver::Kind::Auto && assembler_.isSymmetric();
+}
+
+void NewtonCore::prefactorize(World& world, const EvalContext& ctx) {
+  const SpMat& A = assembler_.matrix();
+  if (assembleJacobian(world, ctx)) linear_.analyzePattern(A);
+  prefactored_ok_ = linear_.factorize(A, symmetricJacobian());
+  prefactored_ = true;
+}
+
 bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
                             bool& singular, int& solves) {
   const auto& map = assembler_.globalOf();
   const auto& fixed = world.fixedMask();
   const int m = assembler_.size();
-  const bool rebuilt = assembler_.assemble(sink_.entries(), inertial_ ? &world.mass() : nullptr,
-                                           inertial_ ? 1.0 / (ctx.dt * ctx.dt) : 0.0);
+  // prefactorize() assembled and factorized this Jacobian already (first attempt below).
+  const bool prefactored = std::exchange(prefactored_, false);
+  const bool rebuilt = !prefactored && assembleJacobian(world, ctx);
   const SpMat& A = assembler_.matrix();
   for (int i = 0; i < m; ++i) b_[i] = fixed[map[i]] ? 0.0 : -R_[map[i]];
 
@@ -250,7 +275,7 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
 
   if (rebuilt) linear_.analyzePattern(A);
   // The Levenberg shift below only moves the diagonal: the symmetry is that of the first attempt.
-  const bool symmetric = linear_.kind() == LinearSolver::Kind::Auto && assembler_.isSymmetric();
+  const bool symmetric = symmetricJacobian();
   double mu = 0, base = -1;
   bool ok = false;
   for (int attempt = 0; attempt <= opt_.levenberg_retries && !ok; ++attempt) {
@@ -263,7 +288,7 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
       assembler_.shiftDiagonal(target - mu);
       mu = target;
     }
-    if (!linear_.factorize(A, symmetric)) continue;
+    if (!(attempt == 0 && prefactored ? prefactored_ok_ : linear_.factorize(A, symmetric))) continue;
     ++solves;
     if (!linear_.solve(b_, x_)) continue;
     Jx_.noalias() = A * x_;
@@ -401,7 +426,11 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
   NewtonResult res;
   std::string why;
   double rnorm = 0;
-  if (!evaluate(world, ctx, q, F_, R_, &sink_, rnorm, why)) {
+  // Factorize the first Jacobian before the step-constant forces are added (see evaluate), unless
+  // an impulse contact solves the linear systems.
+  prefactored_ = false;
+  const bool prefactor = impulse_contact_ < 0 && world.hasStepConstantForces();
+  if (!evaluate(world, ctx, q, F_, R_, &sink_, rnorm, why, prefactor)) {
     res.message = "at the initial guess: " + why;
     return res;
   }

@@ -77,8 +77,14 @@ class NewtonCore {
   void setEnergyDescentCheck(bool on) { energy_check_ = on; }
 
  private:
+  // prefactor: assemble and factorize the Jacobian before the step-constant forces are added.
   bool evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, Vec& R,
-                StiffnessSink* K, double& rnorm, std::string& why);
+                StiffnessSink* K, double& rnorm, std::string& why, bool prefactor = false);
+  // The Jacobian of sink_ into the assembler (true when its pattern changed), its symmetry, and
+  // its factorization ahead of linearStep (which then starts from it).
+  bool assembleJacobian(World& world, const EvalContext& ctx);
+  bool symmetricJacobian() const;
+  void prefactorize(World& world, const EvalContext& ctx);
   bool linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
                   bool& singular, int& solves);
   double lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0, double dphi0,
@@ -105,7 +111,8 @@ class NewtonCore {
   bool watchdog_returned_ = false;
   // Whether the line search assembles the stiffness at its first trial point (lineSearch), and
   // whether the last solve converged after a single linear solve (the prediction for the next).
-  bool trial_k_ = true, last_one_solve_ = false;  // the last iterate() went back to a watchdog reference point
+  bool trial_k_ = true, last_one_solve_ = false;
+  bool prefactored_ = false, prefactored_ok_ = false;  // prefactorize() ran; its factorization succeeded  // the last iterate() went back to a watchdog reference point
   Vec b_, x_, Jx_;
   std::vector<double> history_;
 };

@@ -289,12 +289,26 @@ class FakeWorld : public World {
     ctx.q = &q_;
     ctx.q_start = &q_;
     ctx.v_start = &v_;
+    for (auto& f : forces_) f->beginStep(ctx);
     for (auto& c : contacts_) c->beginStep(ctx);
   }
   void prescribe(double t, Vec& q) override {
     for (auto& c : constraints_) c->prescribe(t, q);
   }
   void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* K) override {
+    evaluateVarying(ctx, force, K);
+    addStepConstantForces(ctx, force);
+  }
+  bool hasStepConstantForces() const override {
+    for (auto& f : forces_)
+      if (f->constantInStep()) return true;
+    return false;
+  }
+  void addStepConstantForces(const EvalContext& ctx, Vec& force) override {
+    for (auto& f : forces_)
+      if (f->constantInStep()) f->addForce(ctx, force);
+  }
+  void evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* K) override {
     ++evaluations;
     if (K) ++stiffness_evaluations;
     force.setZero(numDofs());
@@ -305,6 +319,7 @@ class FakeWorld : public World {
       if (K) r->addStiffness(*K);
     }
     for (auto& f : forces_) {
+      if (f->constantInStep()) continue;
       f->addForce(ctx, force);
       if (K) f->addStiffness(ctx, *K);
     }

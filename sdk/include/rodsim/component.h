@@ -99,6 +99,13 @@ class World {
   // Generalized force F(q) (N, N m) of rods, forces and penalty/barrier contacts at ctx.q, and,
   // if `stiffness` is given, K = -dF/dq. Rod frames are updated to ctx.q first.
   virtual void evaluate(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) = 0;
+  // evaluate() in two parts, for solvers that factorize their Jacobian while a step-constant
+  // force (Force::constantInStep) finishes on another thread: evaluateVarying() is evaluate()
+  // without the step-constant forces (they have no stiffness), addStepConstantForces() adds them.
+  // The two give evaluate()'s F bit for bit.
+  virtual bool hasStepConstantForces() const = 0;
+  virtual void evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) = 0;
+  virtual void addStepConstantForces(const EvalContext& ctx, Vec& force) = 0;
   // Only the velocity-dependent part of evaluate(): the rods' addVelocityForce and the forces whose
   // velocityDependent() is true, at the velocities ctx.velocity(i), for the configuration of the
   // last evaluate() (ctx.q must be the same). For explicit kicks that integrate these terms.

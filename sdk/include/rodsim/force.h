@@ -18,6 +18,10 @@ class Force : public Component {
   // on another thread, and finish in addForce: its work then overlaps the rods' and contacts'.
   virtual void beginStep(const EvalContext& /*ctx*/) {}
   virtual void addForce(const EvalContext& ctx, Vec& f) = 0;    // N, N m
+  // True when addForce adds the same vector at every configuration of a step: the force depends
+  // on the start state alone (explicit, like the RSS drag) and has no stiffness. Solvers may then
+  // add it last (World::addStepConstantForces), after the work that does not need it.
+  virtual bool constantInStep() const { return false; }
   virtual void addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {}  // K -= dF/dq
   // Potential energy (J) for forces that have one (gravity, point load); 0 otherwise.
   virtual double potentialEnergy(const EvalContext& /*ctx*/) const { return 0.0; }

@@ -6,7 +6,7 @@
 
 // Bumped whenever a class or struct in sdk/ changes layout or a virtual is added or removed.
 #ifndef RODSIM_ABI_VERSION  // overridable only so that tests can build a mismatching plugin
-#define RODSIM_ABI_VERSION 5  /* 3: Rod::addNodeTorques added; 4: Contact::failureReason added; 5: Force::beginStep added */
+#define RODSIM_ABI_VERSION 5  /* 3: Rod::addNodeTorques added; 4: Contact::failureReason added; 5: Force::beginStep, Force::constantInStep, World::evaluateVarying added */
 #endif
 #define RODSIM_SDK_VERSION "0.1.0"
 

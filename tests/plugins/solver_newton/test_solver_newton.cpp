@@ -232,6 +232,76 @@ TEST_CASE("implicit-euler: a mass-spring loses exactly the backward-Euler energy
   CHECK(s.core().assembler().rebuilds() == 1);
 }
 
+// A constant pull on the last DOF, declared step-constant or not; counts its evaluations.
+class ConstantPull : public Force {
+ public:
+  explicit ConstantPull(bool step_constant) : Force(Params("pull")), step_constant_(step_constant) {}
+  void addForce(const EvalContext&, Vec& f) override {
+    f[f.size() - 1] += 0.5;
+    ++calls;
+  }
+  bool constantInStep() const override { return step_constant_; }
+  int calls = 0;
+
+ private:
+  bool step_constant_;
+};
+
+TEST_CASE("implicit-euler: a step-constant force is added after the factorization, with the same steps") {
+  // A hardening spring (nonlinear: several Newton solves per step) pulled by a constant force.
+  auto run = [](bool step_constant, std::vector<Vec>& states) {
+    FakeWorld w;
+    SpringChain::Options o;
+    o.points = {Vec3(0, 0, 0), Vec3(1.0, 0, 0), Vec3(2.0, 0, 0)};
+    o.stiffness = 50;
+    o.cubic = 5e4;
+    o.mass = 0.1;
+    w.addRod<SpringChain>("chain", o);
+    w.addConstraint<constraints::Clamp>(clampParams("chain", {0}));
+    auto& pull = static_cast<ConstantPull&>(w.addForce(std::make_unique<ConstantPull>(step_constant)));
+    w.finalize();
+    CHECK(w.hasStepConstantForces() == step_constant);
+    ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {{"tolerance", toValue(1e-12)}}));
+    for (int n = 0; n < 20; ++n) {
+      const StepReport r = s.step(w, 0.01);
+      REQUIRE_MESSAGE(r.ok, r.message);
+      CHECK(r.iterations >= 2);  // nonlinear: the prefactorized Jacobian is not the only one
+      states.push_back(w.q());
+    }
+    CHECK(pull.calls == w.evaluations);  // added to every evaluation, split or not
+  };
+  std::vector<Vec> plain, split;
+  run(false, plain);
+  run(true, split);
+  REQUIRE(plain.size() == split.size());
+  // The split evaluation adds the pull after the contacts instead of before them: with no
+  // contacts the sums are the same, bit for bit.
+  for (std::size_t n = 0; n < plain.size(); ++n) CHECK((plain[n] - split[n]).norm() == 0.0);
+}
+
+TEST_CASE("implicit-euler: no stiffness at the line search's trial point once steps take one solve") {
+  // A linear spring: every step converges after one linear solve, at the trial point. The first
+  // step cannot know it and assembles the trial point's stiffness; the later ones skip it.
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = {Vec3(0, 0, 0), Vec3(1.1, 0, 0)};
+  o.rest_lengths = {1.0};
+  o.stiffness = 100;
+  o.mass = 0.1;
+  w.addRod<SpringChain>("spring", o);
+  w.addConstraint<constraints::Clamp>(clampParams("spring", {0}));
+  w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {}));
+  const int steps = 10;
+  for (int n = 0; n < steps; ++n) {
+    const StepReport r = s.step(w, 0.01);
+    REQUIRE_MESSAGE(r.ok, r.message);
+    CHECK(r.iterations == 1);
+  }
+  CHECK(w.evaluations == 2 * steps);              // the initial guess and the trial point
+  CHECK(w.stiffness_evaluations == steps + 1);    // the initial guesses, and step 1's trial point
+}
+
 TEST_CASE("implicit-euler: the committed residual is M a - F; on the clamp it is the reaction") {
   HangingChain c;
   c.w.finalize();

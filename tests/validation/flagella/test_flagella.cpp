@@ -165,3 +165,33 @@ TEST_CASE("the GMRES path reproduces the dense LU reference on the flagella") {
   MESSAGE("max position difference after 50 steps: " << diff << " m");
   CHECK(diff < 1e-9);  // the motion is ~1e-2 m; solver tolerance 1e-10 on the densities
 }
+
+TEST_CASE("the overlapped fluid (overlap = true) gives the same run bit for bit") {
+  // m2_close: heads 3.25 mm apart, so that the run has contact steps (imc) as well.
+  const auto dir = scratchDir("flagella_overlap");
+  std::vector<std::string> finals;
+  std::vector<CsvTable> series;
+  for (std::string overlap : {"false", "true"}) {
+    const CommandResult r = runRodsim("run scenes/flagella/m2_close.toml --set simulation.duration=0.25 --set force.fluid.overlap=" +
+                                      overlap + " --output " + (dir / overlap).string() + " --quiet");
+    REQUIRE_MESSAGE(r.status == 0, r.output);
+    finals.push_back(readText(dir / overlap / "final.csv"));
+    series.push_back(readCsv(dir / overlap / "timeseries.csv"));
+  }
+  CHECK(finals[0] == finals[1]);
+  REQUIRE(series[0].rows.size() == series[1].rows.size());
+  int contact_steps = 0;
+  for (std::size_t k = 0; k < series[0].rows.size(); ++k) {
+    contact_steps += series[0].num(k, "contacts") > 0;
+    CHECK(series[0].num(k, "iterations") == series[1].num(k, "iterations"));
+    CHECK(series[0].num(k, "fluid.gmres_iterations") == series[1].num(k, "fluid.gmres_iterations"));
+  }
+  CHECK(contact_steps > 50);
+}
+
+TEST_CASE("overlap = true with threads > 1 is refused with the reason") {
+  const CommandResult r = runRodsim("check scenes/flagella/m2.toml --set force.fluid.overlap=true --set force.fluid.threads=2");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("threads") != std::string::npos);
+  CHECK(r.output.find("overlap") != std::string::npos);
+}
