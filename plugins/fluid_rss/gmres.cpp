@@ -10,14 +10,14 @@ namespace {
 // y = A x for `rows` rows of a dense row-major block (n columns) of the preconditioner. A dot product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
 // AVX2 + FMA clone is picked at run time where the machine has it.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
-void matVec(const double* __restrict A, int rows, int n, const double* __restrict x, double* __restrict y) {
+void matVec(const float* __restrict A, int rows, int n, const double* __restrict x, double* __restrict y) {
   for (int i = 0; i < rows; ++i) {
-    const double* __restrict row = A + static_cast<std::ptrdiff_t>(i) * n;
+    const float* __restrict row = A + static_cast<std::ptrdiff_t>(i) * n;
     double sum = 0.0;
 #pragma omp simd reduction(+ : sum)
-    for (int j = 0; j < n; ++j) sum += row[j] * x[j];
+    for (int j = 0; j < n; ++j) sum += static_cast<double>(row[j]) * x[j];
     y[i] = sum;
   }
 }
@@ -48,7 +48,7 @@ void Gmres::refreshPreconditioner(const LinearOperator& A) {
   for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
     const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
     A.diagonalBlock(first, size, block_);
-    block_inverse_[b] = Eigen::PartialPivLU<Eigen::MatrixXd>(block_).inverse();
+    block_inverse_[b] = Eigen::PartialPivLU<Eigen::MatrixXd>(block_).inverse().cast<float>();
   }
   has_preconditioner_ = true;
 }

@@ -35,7 +35,10 @@ struct GmresResult {
 
 class Gmres {
  public:
-  using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // The preconditioner's inverse blocks in single precision: a preconditioner need not be exact
+  // (GMRES tests the residual of A itself), and half the bytes halve the time of its products,
+  // which stream the blocks from memory.
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // n unknowns; blocks: the first unknown of each diagonal block, plus n at the end.
   void resize(int n, int restart, std::vector<int> blocks);
   // Invert the diagonal blocks of A (O(Σ b³)).
