@@ -55,35 +55,27 @@ namespace {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
-void gaussSums(int S, double tx, double ty, double tz, const double* __restrict gx,
-                      const double* __restrict gy, const double* __restrict gz, const double* __restrict gw,
-                      const double* __restrict pe, double* __restrict o0, double* __restrict o1,
-                      double* __restrict o2, double* __restrict o3, double* __restrict o4,
-                      double* __restrict o5, double* __restrict o6, double* __restrict o7,
-                      double* __restrict o8, double* __restrict o9, double* __restrict o10,
-                      double* __restrict o11) {
-  static_assert(kGaussPoints == 4);
+void gaussSums(int S, double tx, double ty, double tz, const double* __restrict gx, const double* __restrict gy,
+               const double* __restrict gz, const double* __restrict gw, const double* __restrict pe,
+               double* __restrict o0, double* __restrict o1, double* __restrict o2, double* __restrict o3,
+               double* __restrict o4, double* __restrict o5, double* __restrict o6, double* __restrict o7,
+               double* __restrict o8, double* __restrict o9, double* __restrict o10, double* __restrict o11) {
   for (int s = 0; s < S; ++s) {
     const double eps2 = pe[s];
     // Starting from zero is exact: 0 + w K rounds as w K.
     double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0, a11 = 0;
-#define RODSIM_RSS_GAUSS_POINT(g)                                                                        \
-  {                                                                                                      \
-    const double rx = tx - gx[(g) * S + s], ry = ty - gy[(g) * S + s], rz = tz - gz[(g) * S + s];        \
-    const double iR = 1.0 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);                               \
-    const double iR3 = iR * iR * iR;                                                                     \
-    const double w = gw[(g) * S + s], we = w * kGaussAlpha[g];                                           \
-    const double diag = iR + eps2 * iR3; /* Eq. A.1 */                                                   \
-    const double Kxx = diag + iR3 * rx * rx, Kyy = diag + iR3 * ry * ry, Kzz = diag + iR3 * rz * rz;     \
-    const double Kxy = iR3 * rx * ry, Kxz = iR3 * rx * rz, Kyz = iR3 * ry * rz;                          \
-    a0 += w * Kxx, a1 += w * Kyy, a2 += w * Kzz, a3 += w * Kxy, a4 += w * Kxz, a5 += w * Kyz;            \
-    a6 += we * Kxx, a7 += we * Kyy, a8 += we * Kzz, a9 += we * Kxy, a10 += we * Kxz, a11 += we * Kyz;   \
-  }
-    RODSIM_RSS_GAUSS_POINT(0)
-    RODSIM_RSS_GAUSS_POINT(1)
-    RODSIM_RSS_GAUSS_POINT(2)
-    RODSIM_RSS_GAUSS_POINT(3)
-#undef RODSIM_RSS_GAUSS_POINT
+#pragma GCC unroll 4
+    for (int g = 0; g < kGaussPoints; ++g) {
+      const double rx = tx - gx[g * S + s], ry = ty - gy[g * S + s], rz = tz - gz[g * S + s];
+      const double iR = 1.0 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
+      const double iR3 = iR * iR * iR;
+      const double w = gw[g * S + s], we = w * kGaussAlpha[g];
+      const double diag = iR + eps2 * iR3;  // Eq. A.1
+      const double Kxx = diag + iR3 * rx * rx, Kyy = diag + iR3 * ry * ry, Kzz = diag + iR3 * rz * rz;
+      const double Kxy = iR3 * rx * ry, Kxz = iR3 * rx * rz, Kyz = iR3 * ry * rz;
+      a0 += w * Kxx, a1 += w * Kyy, a2 += w * Kzz, a3 += w * Kxy, a4 += w * Kxz, a5 += w * Kyz;
+      a6 += we * Kxx, a7 += we * Kyy, a8 += we * Kzz, a9 += we * Kxy, a10 += we * Kxz, a11 += we * Kyz;
+    }
     o0[s] = a0, o1[s] = a1, o2[s] = a2, o3[s] = a3, o4[s] = a4, o5[s] = a5;
     o6[s] = a6, o7[s] = a7, o8[s] = a8, o9[s] = a9, o10[s] = a10, o11[s] = a11;
   }
