@@ -174,6 +174,7 @@ void RssForce::solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3
     } else {
       previous_density_ = density_;
     }
+    if (!op_.hasPreconditioner()) refreshPreconditioner(x);
     const GmresResult r = op_.solveGmres(rhs_, density_, tolerance_, max_iterations_);
     counters_.gmres_iterations += r.iterations;
     last_.iterations = r.iterations;
@@ -183,8 +184,7 @@ void RssForce::solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3
     // solve takes clearly more iterations than the first one after the last refresh.
     if (baseline_iterations_ < 0) baseline_iterations_ = r.iterations;
     if (r.iterations > baseline_iterations_ + refresh_after_) {
-      op_.refreshPreconditioner();
-      ++counters_.preconditioner_refreshes;
+      refreshPreconditioner(x);
       baseline_iterations_ = -1;
     }
     if (!solved) ++counters_.lu_fallbacks;  // never accept a short solve: fall back to the reference
@@ -211,6 +211,12 @@ void RssForce::solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3
     }
 }
 
+void RssForce::refreshPreconditioner(const std::vector<Vec3>& x) {
+  op_.refreshPreconditioner();
+  refresh_x_ = x;
+  ++counters_.preconditioner_refreshes;
+}
+
 void RssForce::addForce(const EvalContext& ctx, Vec& f) {
   if (ctx.quasi_static || !(ctx.dt > 0)) return;
   if (!claimed_) {  // overlap: the job beginStep started; help with its assembly, then wait
@@ -235,11 +241,32 @@ void RssForce::addForce(const EvalContext& ctx, Vec& f) {
 void RssForce::saveState(std::vector<double>& out) const {
   settle();
   out.insert(out.end(), density_.data(), density_.data() + density_.size());
+  out.insert(out.end(), previous_density_.data(), previous_density_.data() + previous_density_.size());
+  out.push_back(static_cast<double>(counters_.solves));
+  out.push_back(baseline_iterations_);
+  out.push_back(refresh_x_.empty() ? 0.0 : 1.0);
+  for (const Vec3& p : refresh_x_) out.insert(out.end(), {p.x(), p.y(), p.z()});
 }
 
 void RssForce::loadState(const std::vector<double>& in) {
   settle();
-  if (in.size() == static_cast<std::size_t>(density_.size())) density_ = Eigen::Map<const Vec>(in.data(), in.size());
+  const std::size_t n = density_.size();
+  if (in.size() == n) {  // checkpoints written before the solver state was saved: densities only
+    density_ = Eigen::Map<const Vec>(in.data(), n);
+    return;
+  }
+  if (in.size() != 2 * n + 3 && in.size() != 3 * n + 3) return;  // not ours (the kernel checks the scene)
+  density_ = Eigen::Map<const Vec>(in.data(), n);
+  previous_density_ = Eigen::Map<const Vec>(in.data() + n, n);
+  counters_.solves = static_cast<long long>(in[2 * n]);
+  baseline_iterations_ = static_cast<int>(in[2 * n + 1]);
+  if (in[2 * n + 2] != 0 && in.size() == 3 * n + 3) {
+    // The same operator, hence the same preconditioner bit for bit, as when it was factored.
+    refresh_x_.resize(n / 3);
+    for (std::size_t i = 0; i < refresh_x_.size(); ++i) refresh_x_[i] = Vec3(in[2 * n + 3 + 3 * i], in[2 * n + 4 + 3 * i], in[2 * n + 5 + 3 * i]);
+    op_.assemble(refresh_x_);
+    op_.refreshPreconditioner();
+  }
 }
 
 }  // namespace rodsim::rss

@@ -31,7 +31,9 @@ class RssForce final : public Force {
   void beginStep(const EvalContext& ctx) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
   bool constantInStep() const override { return true; }  // explicit: from the start state only
-  // The warm start of the iterative solver: a restart continues bit for bit.
+  // The iterative solver's state (warm start, preconditioner), so that a restart continues bit
+  // for bit: the last two densities, the solve count, the refresh baseline, and the positions
+  // the preconditioner was factored at (loadState factors it again from them).
   void saveState(std::vector<double>& out) const override;
   void loadState(const std::vector<double>& in) override;
   // Per step in timeseries.csv: GMRES iterations (0 with lu), the relative residual reached, and
@@ -74,6 +76,8 @@ class RssForce final : public Force {
   void solveAssembled(const std::vector<Vec3>& x, const std::vector<Vec3>& u, double assembly_ms);
   // overlap: the worker's loop; settle() waits until no job is running (results readable).
   void workerLoop();
+  // Refactor the GMRES preconditioner from the operator of positions x (remembered for restarts).
+  void refreshPreconditioner(const std::vector<Vec3>& x);
   void settle() const;
 
   double viscosity_, blob_ratio_, tolerance_;
@@ -87,6 +91,7 @@ class RssForce final : public Force {
   std::vector<Vec3> x_, u_;
   Vec rhs_, density_, previous_density_, guess_, nodal_force_;
   int baseline_iterations_ = -1;  // GMRES iterations of the first solve after a refresh
+  std::vector<Vec3> refresh_x_;    // positions of the operator the preconditioner was factored from
   double solved_for_t_ = -1, solved_for_dt_ = -1;  // the step whose start state was solved
   Counters counters_;
   // overlap: job_ is kIdle, kRunning (the worker owns x_, u_, the operator and the results), or

@@ -61,6 +61,7 @@ class StokesletOperator : public LinearOperator {
   GmresResult solveGmres(const Vec& rhs, Vec& F, double tolerance, int max_iterations);
   // Refactor the GMRES preconditioner (each rod's self-interaction block) from the current A.
   void refreshPreconditioner() { gmres_.refreshPreconditioner(*this); }
+  bool hasPreconditioner() const { return gmres_.hasPreconditioner(); }
 
  private:
   int nodes_ = 0, threads_ = 1;
