@@ -7,8 +7,10 @@ namespace rodsim::rss {
 
 namespace {
 
-// y = A x for `rows` rows of a dense row-major block (n columns) of the preconditioner. A dot product per row; `omp simd` lets the compiler reassociate the sum into vector lanes, and the
-// AVX2 + FMA clone is picked at run time where the machine has it.
+// y = A x for `rows` rows of a dense row-major block (n columns, single precision) of the
+// preconditioner. A dot product per row, summed in double; `omp simd` lets the compiler
+// reassociate the sum into vector lanes, and the AVX-512 or AVX2 + FMA clone is picked at run time
+// where the machine has it.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif

@@ -107,13 +107,17 @@ void RssForce::workerLoop() {
   }
 }
 
-void RssForce::beginStep(const EvalContext& ctx) {
-  if (!overlap_ || !(ctx.dt > 0)) return;
-  settle();  // an earlier step's job that no addForce claimed (a quasi-static solve)
+void RssForce::readStartState(const EvalContext& ctx) {
   for (std::size_t i = 0; i < node_dof_.size(); ++i) {
     x_[i] = ctx.q_start->segment<3>(node_dof_[i]);
     u_[i] = ctx.v_start->segment<3>(node_dof_[i]);
   }
+}
+
+void RssForce::beginStep(const EvalContext& ctx) {
+  if (!overlap_ || !(ctx.dt > 0)) return;
+  settle();  // an earlier step's job that no addForce claimed (a quasi-static solve)
+  readStartState(ctx);
   op_.prepareAssembly(x_);
   worker_error_ = nullptr;
   claimed_ = false;
@@ -227,10 +231,7 @@ void RssForce::addForce(const EvalContext& ctx, Vec& f) {
     solved_for_dt_ = ctx.dt;
     if (worker_error_) std::rethrow_exception(std::exchange(worker_error_, nullptr));
   } else if (ctx.t != solved_for_t_ || ctx.dt != solved_for_dt_) {  // a new step (or a retried one)
-    for (std::size_t i = 0; i < node_dof_.size(); ++i) {
-      x_[i] = ctx.q_start->segment<3>(node_dof_[i]);
-      u_[i] = ctx.v_start->segment<3>(node_dof_[i]);
-    }
+    readStartState(ctx);
     solve(x_, u_);
     solved_for_t_ = ctx.t;
     solved_for_dt_ = ctx.dt;

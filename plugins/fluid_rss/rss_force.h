@@ -79,6 +79,8 @@ class RssForce final : public Force {
   // Refactor the GMRES preconditioner from the operator of positions x (remembered for restarts).
   void refreshPreconditioner(const std::vector<Vec3>& x);
   void settle() const;
+  // x_, u_: the positions and velocities of the step's start state, in the operator's node order.
+  void readStartState(const EvalContext& ctx);
 
   double viscosity_, blob_ratio_, tolerance_;
   int max_iterations_, threads_, refresh_after_;

@@ -62,7 +62,7 @@ void StokesletOperator::prepareAssembly(const std::vector<Vec3>& x) {
   rows_done_.store(0, std::memory_order_release);
 }
 
-bool StokesletOperator::assembleRows(int slot) {
+void StokesletOperator::assembleRows(int slot) {
   constexpr int kChunk = 8;  // rows claimed at a time: few claims, and a balanced end
   RowScratch& scratch = scratch_[slot];
   for (;;) {
@@ -72,7 +72,6 @@ bool StokesletOperator::assembleRows(int slot) {
     for (int i = first; i < last; ++i) assembleRow(i, scratch);
     rows_done_.fetch_add(last - first, std::memory_order_acq_rel);
   }
-  return rows_done_.load(std::memory_order_acquire) == nodes_;
 }
 
 void StokesletOperator::waitAssembled() const {

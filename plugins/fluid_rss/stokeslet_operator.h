@@ -39,10 +39,10 @@ class StokesletOperator : public LinearOperator {
   void assemble(const std::vector<Vec3>& x);
   // The same, shared by threads of the caller's own: prepareAssembly(x) once (x must outlive the
   // assembly), then any number of threads call assembleRows with distinct slots (0 or 1, or below
-  // `threads`); each claims blocks of rows until none is left and returns whether A is complete.
-  // waitAssembled() returns once every row is written.
+  // `threads`); each claims blocks of rows until none is left. waitAssembled() returns once every
+  // row is written.
   void prepareAssembly(const std::vector<Vec3>& x);
-  bool assembleRows(int slot);
+  void assembleRows(int slot);
   void waitAssembled() const;
   int numNodes() const { return nodes_; }
   // y = A x (3 nodes entries each, node-major), on `threads` threads, or split with the team's
