@@ -131,7 +131,7 @@ void corePart(int M, int N, int steps) {
     for (int it = 0; it < 3; ++it) {  // three Newton evaluations per step
       f.setZero();
       K.clear();
-      c.addForce(ctx, f);
+      c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
       c.addStiffness(ctx, K);
     }
   }

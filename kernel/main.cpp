@@ -29,13 +29,14 @@ constexpr const char* kUsage =
     "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
     "  rodsim plugins                                 plugin libraries found and the types each provides\n"
     "  rodsim describe TYPE                           every parameter of a component type\n"
-    "  rodsim describe --all [--markdown]             every type (the docs reference)\n";
+    "  rodsim describe --all [--markdown]             every type (the docs reference)\n"
+    "  rodsim describe --compatibility                which rod, solver and contact types work together\n";
 
 struct Args {
   std::string verb, scene, output, type, restart;
   std::vector<std::string> sets, contact_sets, models;
   int jobs = 2;
-  bool quiet = false, all = false, markdown = false;
+  bool quiet = false, all = false, markdown = false, compatibility = false;
 };
 
 Args parseArgs(int argc, char** argv) {
@@ -80,6 +81,7 @@ Args parseArgs(int argc, char** argv) {
       }
     } else if (arg == "--quiet") a.quiet = true;
     else if (arg == "--all") a.all = true;
+    else if (arg == "--compatibility") a.compatibility = true;
     else if (arg == "--markdown") a.markdown = true;
     else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, kUsage));
     else if (a.verb == "describe" && a.type.empty()) a.type = arg;
@@ -93,14 +95,18 @@ Args parseArgs(int argc, char** argv) {
     throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, kUsage));
   if (a.verb == "compare" && a.models.empty())
     throw InputError(fmt::format("'compare' needs --contact MODEL,MODEL... (e.g. --contact imc,ipc)\n{}", kUsage));
-  if (a.verb == "describe" && a.type.empty() && !a.all)
-    throw InputError(fmt::format("'describe' needs a component type (or --all)\n{}", kUsage));
+  if (a.verb == "describe" && a.type.empty() && !a.all && !a.compatibility)
+    throw InputError(fmt::format("'describe' needs a component type (or --all, --compatibility)\n{}", kUsage));
   return a;
 }
 
 int describe(const Args& a, const TypeRegistry& registry) {
   if (a.all) {
     std::printf("%s", referenceMarkdown(registry).c_str());
+    return 0;
+  }
+  if (a.compatibility) {
+    std::printf("%s", compatibilityMarkdown(registry).c_str());
     return 0;
   }
   bool found = false;

@@ -107,6 +107,11 @@ void loadLibrary(TypeRegistry& registry, const fs::path& file) {
     throw InputError(fmt::format("{}: plugin built with SDK '{}', this rodsim expects '{}'; rebuild the plugin "
                                  "with the same compiler and SDK",
                                  file.string(), info->sdk_signature, RODSIM_SDK_SIGNATURE));
+  if (info->sdk_minor > RODSIM_SDK_MINOR)
+    throw InputError(fmt::format("{}: plugin built against SDK 1.{}, newer than this rodsim's SDK {}: it may rely on "
+                                 "capabilities this rodsim does not know; update rodsim or rebuild the plugin against "
+                                 "this SDK",
+                                 file.string(), info->sdk_minor, RODSIM_SDK_VERSION));
   // Loaded libraries are never unloaded, not even at exit: objects, exceptions and static data from
   // a plugin may outlive the registry, and tools (LeakSanitizer, profilers) need the code mapped.
   static auto* forever = new std::vector<std::shared_ptr<LoadedLibrary>>();

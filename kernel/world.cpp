@@ -1,5 +1,7 @@
 #include "world.h"
 
+#include "describe.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -77,6 +79,7 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   for (const auto& s : scene.constraints) constraints_.push_back(make<Constraint>(registry, ComponentKind::Constraint, s));
   for (const auto& s : scene.contacts) contacts_.push_back(make<Contact>(registry, ComponentKind::Contact, s));
   solver_ = make<Solver>(registry, ComponentKind::Solver, scene.solver);
+  checkCompatibility(registry);  // before any bind: a combination that cannot work is named as such
 
   auto record = [&](const ComponentSpec& s, ComponentKind kind) {
     libraries_.emplace_back(s.type, registry.find(kind, s.type)->library);
@@ -117,6 +120,13 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   for (auto& c : constraints_) bindOne(*this, c);
   for (auto& c : contacts_) bindOne(*this, c);
   bindOne(*this, solver_);
+  for (auto& r : rods_)
+    rod_caps_.push_back({r.object->as<RodStiffness>(), r.object->as<RodVelocityForces>(),
+                         r.object->as<RodRotationVectors>()});
+  for (int i = 0; i < static_cast<int>(contacts_.size()); ++i) {
+    if (auto* f = contacts_[i].object->as<ForceContact>()) force_contacts_.emplace_back(i, f);
+    if (auto* s = contacts_[i].object->as<StepBoundContact>()) step_bound_contacts_.emplace_back(i, s);
+  }
 
   if (!scene.obstacles.empty() &&
       std::none_of(contacts_.begin(), contacts_.end(), [](const auto& c) { return c.object->usesObstacles(); }))
@@ -136,6 +146,50 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   }
   for (int i = 0; i < n; ++i)
     if (fixed_[i]) v_[i] = 0.0;
+}
+
+namespace {
+// One component of the scene as the compatibility check sees it.
+struct Participant {
+  const Component* object;
+  const ComponentSpec* spec;
+  const Schema* schema;
+  ComponentKind kind;
+};
+
+}  // namespace
+
+void KernelWorld::checkCompatibility(const TypeRegistry& registry) const {
+  std::vector<Participant> all;
+  auto collect = [&](const auto& bound, ComponentKind kind) {
+    for (const auto& b : bound)
+      all.push_back({b.object.get(), b.spec, &registry.find(kind, b.spec->type)->schema, kind});
+  };
+  collect(rods_, ComponentKind::Rod);
+  collect(forces_, ComponentKind::Force);
+  collect(constraints_, ComponentKind::Constraint);
+  collect(contacts_, ComponentKind::Contact);
+  all.push_back({solver_.object.get(), solver_.spec, &registry.find(ComponentKind::Solver, solver_.spec->type)->schema,
+                 ComponentKind::Solver});
+  // What a type provides is derived from its base classes; it must also answer for them.
+  for (const Participant& p : all)
+    for (const std::string& id : p.schema->provides())
+      if (!const_cast<Component*>(p.object)->queryInterface(id))
+        throw InputError(fmt::format("{}: {} '{}' ({}): the plugin's class derives from the capability '{}' but does "
+                                     "not answer for it: list it in RODSIM_INTERFACES(...)",
+                                     p.spec->where.text, p.spec->section, p.spec->name, p.spec->type, id));
+  for (const Participant& needer : all)
+    for (const Participant& other : all) {
+      if (&other == &needer) continue;
+      const std::string why = incompatibility(*needer.schema, *other.schema, other.kind);
+      if (why.empty()) continue;
+      std::string advice;
+      for (const Requirement& r : needer.schema->requirements())
+        if (r.from == other.kind) advice = r.why;
+      throw InputError(fmt::format("{}: {} '{}' ({}) cannot work with {} '{}' ({}): {}. {}", needer.spec->where.text,
+                                   needer.spec->section, needer.spec->name, needer.spec->type, other.spec->section,
+                                   other.spec->name, other.spec->type, why, advice));
+    }
 }
 
 Rod* KernelWorld::findRod(const std::string& name) {
@@ -179,13 +233,15 @@ void KernelWorld::addStepConstantForces(const EvalContext& ctx, Vec& force) {
 void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
   zeroFill(force, q_.size());
   const Vec& q = *ctx.q;
-  for (auto& r : rods_) {
-    Rod& rod = *r.object;
-    guarded(r, [&] {
+  for (std::size_t r = 0; r < rods_.size(); ++r) {
+    Rod& rod = *rods_[r].object;
+    const RodCapabilities& caps = rod_caps_[r];
+    guarded(rods_[r], [&] {
       rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
       rod.addElasticForce(force.segment(rod.dofOffset(), rod.numDofs()));
-      rod.addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs()));
-      if (stiffness) rod.addStiffness(*stiffness);
+      if (caps.velocity_forces) caps.velocity_forces->addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs()));
+      // checkCompatibility refused solvers that need stiffness with rods that have none
+      if (stiffness && caps.stiffness) caps.stiffness->addStiffness(*stiffness);
     });
   }
   for (int i : varying_forces_)
@@ -193,20 +249,21 @@ void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessS
       forces_[i].object->addForce(ctx, force);
       if (stiffness) forces_[i].object->addStiffness(ctx, *stiffness);
     });
-  for (auto& c : contacts_) {
-    if (c.object->kind() == Contact::Kind::Impulse) continue;
-    guarded(c, [&] {
-      c.object->addForce(ctx, force);
-      if (stiffness) c.object->addStiffness(ctx, *stiffness);
+  if (force_contacts_.empty()) return;
+  copyInto(non_contact_, force);
+  for (auto& [i, contact] : force_contacts_)
+    guarded(contacts_[i], [&] {
+      contact->addForce(ctx, non_contact_, force);
+      if (stiffness) contact->addStiffness(ctx, *stiffness);
     });
-  }
 }
 
 void KernelWorld::evaluateVelocityForces(const EvalContext& ctx, Vec& force) {
   force.setZero(q_.size());
-  for (auto& r : rods_) {
-    Rod& rod = *r.object;
-    guarded(r, [&] { rod.addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs())); });
+  for (std::size_t r = 0; r < rods_.size(); ++r) {
+    Rod& rod = *rods_[r].object;
+    if (RodVelocityForces* vf = rod_caps_[r].velocity_forces)
+      guarded(rods_[r], [&] { vf->addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs())); });
   }
   for (auto& f : forces_)
     if (f.object->velocityDependent()) guarded(f, [&] { f.object->addForce(ctx, force); });
@@ -223,16 +280,14 @@ double KernelWorld::potentialEnergy(const EvalContext& ctx) {
     });
   }
   for (auto& f : forces_) guarded(f, [&] { e += f.object->potentialEnergy(ctx); });
-  for (auto& c : contacts_)
-    if (c.object->kind() != Contact::Kind::Impulse) guarded(c, [&] { e += c.object->energy(ctx); });
+  for (auto& [i, contact] : force_contacts_) guarded(contacts_[i], [&] { e += contact->energy(ctx); });
   return e;
 }
 
 double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
   double alpha = 1.0;
-  for (auto& c : contacts_)
-    if (c.object->kind() == Contact::Kind::Barrier)
-      guarded(c, [&] { alpha = std::min(alpha, c.object->maxStepFraction(q, dq)); });
+  for (auto& [i, contact] : step_bound_contacts_)
+    guarded(contacts_[i], [&] { alpha = std::min(alpha, contact->maxStepFraction(q, dq)); });
   return alpha;
 }
 
@@ -242,12 +297,13 @@ void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& re
   copyInto(q_, q);
   copyInto(v_, v);
   copyInto(residual_, residual);
-  for (auto& r : rods_) {
-    Rod& rod = *r.object;
-    guarded(r, [&] {
+  for (std::size_t r = 0; r < rods_.size(); ++r) {
+    Rod& rod = *rods_[r].object;
+    RodRotationVectors* rv = rod_caps_[r].rotation_vectors;
+    guarded(rods_[r], [&] {
       rod.setConfiguration(q_.segment(rod.dofOffset(), rod.numDofs()));
       rod.commitConfiguration();
-      rod.rebaseDofs(q_.segment(rod.dofOffset(), rod.numDofs()), v_.segment(rod.dofOffset(), rod.numDofs()));
+      if (rv) rv->rebaseDofs(q_.segment(rod.dofOffset(), rod.numDofs()), v_.segment(rod.dofOffset(), rod.numDofs()));
     });
   }
 }

@@ -76,6 +76,9 @@ class KernelWorld final : public World {
   std::vector<std::pair<std::string, std::string>> pluginsInUse() const;
   // Calls f and turns a plugin exception into ComponentFailure naming the component.
   template <class T, class F> void guarded(const Bound<T>& c, F&& f);
+  // Every requirement a component of the scene declares (Schema::require) against what the others
+  // provide; throws InputError naming both components and what is missing.
+  void checkCompatibility(const TypeRegistry& registry) const;
 
  private:
   std::vector<Bound<Rod>> rods_;
@@ -87,6 +90,16 @@ class KernelWorld final : public World {
   Bound<Solver> solver_;
   std::vector<Obstacle> obstacles_;
   std::vector<std::pair<std::string, std::string>> libraries_;
+  // Capabilities of the components, queried once at construction (nullptr: not offered).
+  struct RodCapabilities {
+    RodStiffness* stiffness = nullptr;
+    RodVelocityForces* velocity_forces = nullptr;
+    RodRotationVectors* rotation_vectors = nullptr;
+  };
+  std::vector<RodCapabilities> rod_caps_;
+  std::vector<std::pair<int, ForceContact*>> force_contacts_;       // (index into contacts_, interface)
+  std::vector<std::pair<int, StepBoundContact*>> step_bound_contacts_;
+  Vec non_contact_;  // the force of rods and forces before the contacts add theirs (ForceContact::addForce)
 
   double t_ = 0;
   Vec q_, v_, mass_, residual_;

@@ -41,12 +41,13 @@ struct ContactPoint {
   bool frozen = false;                   // frame and (s, t) kept from an earlier iterate of the step
 };
 
-class AlartCurnierContact final : public Contact {
+class AlartCurnierContact final : public Contact, public LinearizedImpulseContact {
+  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact)
+
  public:
   static Schema schema();
   explicit AlartCurnierContact(const Params& p);
 
-  Kind kind() const override { return Kind::Impulse; }
   bool usesObstacles() const override { return true; }
   void bind(World& world) override;
   // Checkpoint: the warm-start impulses by contact identity (a restart continues bit for bit).

@@ -194,8 +194,8 @@ void ImcContact::maybeRefresh(const Vec& q) {
 }
 
 // SI B.3, Eq. B.5: k = s max_i |F_i^total| over the free nodes of the candidate pairs, F^total the
-// residual without contact at the first evaluation of the step. `f` holds every other force at
-// this point (the world evaluates contacts last); the inertial part is M (q - q_n - dt v_n)/dt^2.
+// residual without contact at the first evaluation of the step: `f` is the force without contact
+// (ForceContact::addForce's non_contact); the inertial part is M (q - q_n - dt v_n)/dt^2.
 void ImcContact::updateStiffness(const EvalContext& ctx, const Vec& f) {
   need_k_ = false;
   if (cand_nodes_.empty()) return;  // nothing to scale yet: decided at the first step with candidates
@@ -227,10 +227,10 @@ void ImcContact::pairVelocity(const EvalContext& ctx, const EdgeRef& A, const Ed
     for (int c = 0; c < 3; ++c) v[3 * a + c] = ctx.velocity(xs[a] + c);
 }
 
-void ImcContact::addForce(const EvalContext& ctx, Vec& f) {
+void ImcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) {
   const Vec& q = *ctx.q;
   maybeRefresh(q);
-  if (need_k_) updateStiffness(ctx, f);
+  if (need_k_) updateStiffness(ctx, non_contact);
   const auto t0 = Clock::now();
   const bool fric = mu_ > 0 && !ctx.quasi_static;
   stats_ = {};

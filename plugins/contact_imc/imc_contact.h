@@ -6,6 +6,7 @@
 #include "friction.h"
 #include "imc_energy.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -15,15 +16,16 @@
 
 namespace rodsim::imc {
 
-class ImcContact final : public Contact {
+class ImcContact final : public Contact, public ForceContact {
+  RODSIM_INTERFACES(ImcContact, ForceContact)
+
  public:
   static Schema schema();
   explicit ImcContact(const Params& p);
 
-  Kind kind() const override { return Kind::Penalty; }
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
-  void addForce(const EvalContext& ctx, Vec& f) override;
+  void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
   double energy(const EvalContext& ctx) const override;
   bool usesObstacles() const override { return true; }

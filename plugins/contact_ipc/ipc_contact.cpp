@@ -256,7 +256,7 @@ void IpcContact::beginStep(const EvalContext& ctx) {
 // Adaptive barrier stiffness (IPC): kappa_min from the mass and force scales, kappa from the
 // balance of the barrier gradient against the rest of the residual the first time a barrier acts,
 // kept in [kappa_min, 100 kappa_min], doubled at a step start whose minimum gap shrank and is below
-// kappa_growth_gap d_hat. `f` holds every other force (the world evaluates contacts last); the
+// kappa_growth_gap d_hat. `f` is the force without contact (addForce's non_contact); the
 // residual without contact is r = M (q - q_n - dt v_n)/dt^2 - f.
 void IpcContact::updateKappa(const EvalContext& ctx, const Vec& f) {
   need_kappa_ = false;
@@ -349,11 +349,11 @@ void IpcContact::pairDisplacement(const EvalContext& ctx, const Candidate& c, Ve
   for (int k = 0; k < 4; ++k) dx.segment<3>(3 * k) = ctx.q->segment<3>(xs[k]) - ctx.q_start->segment<3>(xs[k]);
 }
 
-void IpcContact::addForce(const EvalContext& ctx, Vec& f) {
+void IpcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) {
   const Vec& q = *ctx.q;
   const Vec& q_lag = ctx.q_start ? *ctx.q_start : q;
   maybeRefresh(q, q_lag);
-  if (need_kappa_) updateKappa(ctx, f);
+  if (need_kappa_) updateKappa(ctx, non_contact);
   const bool fric = mu_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double eps_u = eps_v_ * ctx.dt;
   stats_ = {};

@@ -8,6 +8,7 @@
 #include "ipc_distance.h"
 #include "ipc_friction.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -19,15 +20,16 @@ namespace rodsim::ipc {
 
 using imc::Aabb;
 
-class IpcContact final : public Contact {
+class IpcContact final : public Contact, public ForceContact, public StepBoundContact {
+  RODSIM_INTERFACES(IpcContact, ForceContact, StepBoundContact)
+
  public:
   static Schema schema();
   explicit IpcContact(const Params& p);
 
-  Kind kind() const override { return Kind::Barrier; }
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
-  void addForce(const EvalContext& ctx, Vec& f) override;
+  void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
   double energy(const EvalContext& ctx) const override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;

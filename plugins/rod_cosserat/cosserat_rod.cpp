@@ -830,12 +830,6 @@ void CosseratRod::addElasticForce(VecRef fv) const {
                 couple_.front().data(), f, f + rotationDof(0), ne_, closed_);
 }
 
-void CosseratRod::addStiffness(StiffnessSink&) const {
-  throw std::logic_error(
-      "the cosserat rod provides no stiffness matrix: use an explicit solver (position-verlet or pefrl), not an "
-      "implicit or static one");
-}
-
 namespace {
 
 // The couples of addVelocityForce on element e (vectorized across elements): w = ω and dv = v_b - v_a

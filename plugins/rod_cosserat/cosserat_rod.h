@@ -3,6 +3,7 @@
 // (plugins/solver_explicit). See README.md in this folder for the conventions.
 #pragma once
 
+#include <rodsim/capabilities.h>
 #include <rodsim/rod.h>
 
 #include <new>
@@ -27,7 +28,9 @@ using Doubles = std::vector<double, CacheLineAllocator<double>>;
 using Vec3s = std::vector<Vec3, CacheLineAllocator<Vec3>>;
 }  // namespace cosserat
 
-class CosseratRod : public Rod {
+class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVectors {
+  RODSIM_INTERFACES(CosseratRod, RodVelocityForces, RodRotationVectors)
+
  public:
   static Schema schema();
   explicit CosseratRod(const Params& p);
@@ -60,7 +63,6 @@ class CosseratRod : public Rod {
   void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const override;
   double elasticEnergy() const override;
   void addElasticForce(VecRef f_local) const override;
-  void addStiffness(StiffnessSink& K) const override;
   void addVelocityForce(const EvalContext& ctx, VecRef f_local) const override;
 
   void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;

@@ -4,13 +4,16 @@
 
 #include "der_energies.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/rod.h>
 
 #include <vector>
 
 namespace rodsim {
 
-class DerRod : public Rod {
+class DerRod : public Rod, public RodStiffness {
+  RODSIM_INTERFACES(DerRod, RodStiffness)
+
  public:
   static Schema schema();
   explicit DerRod(const Params& p);

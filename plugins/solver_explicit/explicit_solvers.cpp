@@ -174,6 +174,9 @@ double stabilityBound(const Scheme& s) {
 }
 
 void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_default) {
+  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, VelocityImpulseContact::kInterfaceId},
+            "An explicit step adds contact as forces in its kicks (imc, ipc) or solves contact impulses at the "
+            "velocity level (a Moreau-Jean step); use a contact model that offers one of them.");
   s.add<std::string>("velocity_forces", velocity_default,
                      "How a kick treats the velocity-dependent forces (Cosserat gyroscopic, transport and "
                      "dilatation couples of Eq. 24, damping): explicit: frozen at the velocity before the kick, "
@@ -265,7 +268,11 @@ void ExplicitSolver::driftRods(World& world, double h) {
   for (int r = 0; r < world.numRods(); ++r) {
     Rod& rod = world.rod(r);
     const int off = rod.dofOffset(), nd = rod.numDofs();
-    rod.drift(q_.segment(off, nd), v_.segment(off, nd), free_.data() + off, h);
+    // Rotation vectors compose on SO(3); every other DOF drifts by h v (as drift() above).
+    if (RodRotationVectors* rv = rod.as<RodRotationVectors>())
+      rv->drift(q_.segment(off, nd), v_.segment(off, nd), free_.data() + off, h);
+    else
+      drift(q_.data() + off, v_.data() + off, free_.data() + off, h, nd);
   }
 }
 

@@ -23,6 +23,13 @@ std::string fmtNum(double x) {
 // ------------------------------------------------------------------------------------ options
 
 void NewtonOptions::declare(Schema& s) {
+  // What Newton on M q'' = F needs of the others (checked by the kernel before a run).
+  s.require(ComponentKind::Rod, {RodStiffness::kInterfaceId},
+            "Newton needs the Hessian of every rod's elastic energy: the cosserat rod has none, so use an "
+            "explicit solver (position-verlet or pefrl) with it.");
+  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, LinearizedImpulseContact::kInterfaceId},
+            "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
+            "system (alart-curnier).");
   s.add<double>("tolerance", 1e-8,
                 "Converged when the free-DOF force residual norm |R_free| is below this.")
       .unit("N").greater(0);
@@ -159,11 +166,15 @@ void NewtonCore::prepare(World& world) {
   has_barrier_ = false;
   impulse_contact_ = -1;
   impulse_count_ = 0;
+  impulse_ = nullptr;
   for (int c = 0; c < world.numContacts(); ++c) {
-    const auto kind = world.contact(c).kind();
-    if (kind == Contact::Kind::Barrier) has_barrier_ = true;
-    if (kind == Contact::Kind::Impulse) {
-      if (impulse_contact_ < 0) impulse_contact_ = c;
+    Contact& contact = world.contact(c);
+    if (contact.as<StepBoundContact>()) has_barrier_ = true;
+    if (auto* impulse = contact.as<LinearizedImpulseContact>()) {
+      if (impulse_contact_ < 0) {
+        impulse_contact_ = c;
+        impulse_ = impulse;
+      }
       ++impulse_count_;
     }
   }
@@ -247,6 +258,7 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
   if (impulse_contact_ >= 0) {
     // Global layout: matrix index == global DOF. The contact model solves A dq = b + impulses.
     Contact& contact = world.contact(impulse_contact_);
+    LinearizedImpulseContact& impulse = *impulse_;
     LinearizedSystem sys;
     sys.A = &A;
     sys.b = &b_;
@@ -254,9 +266,9 @@ bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::
     sys.ctx = &ctx;
     dq_.setZero();
     ++solves;
-    if (!contact.solveLinearized(sys, dq_)) {
+    if (!impulse.solveLinearized(sys, dq_)) {
       why = "impulse contact '" + contact.name() + "' did not solve the linearized system";
-      const std::string reason = contact.failureReason();
+      const std::string reason = impulse.failureReason();
       if (!reason.empty()) why += " (" + reason + ")";
       return false;
     }

@@ -10,6 +10,7 @@
 
 #include "sparse_assembly.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/component.h>
 #include <rodsim/params.h>
 
@@ -103,6 +104,7 @@ class NewtonCore {
   bool inertial_ = false;
   bool has_barrier_ = false;
   int impulse_contact_ = -1, impulse_count_ = 0;
+  LinearizedImpulseContact* impulse_ = nullptr;  // the contact at impulse_contact_
 
   // Work vectors: global (size numDofs) and matrix-sized (free DOFs, or global for impulse).
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;

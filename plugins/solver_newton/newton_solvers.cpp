@@ -87,7 +87,7 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   // the fraction that CCD allows from q_n, so that Newton starts collision free.
   v_ = q_ - q_n_;  // scratch: the predictor's displacement
   for (int c = 0; c < world.numContacts() && v_.squaredNorm() > 0; ++c) {
-    if (world.contact(c).kind() != Contact::Kind::Barrier) continue;
+    if (!world.contact(c).as<StepBoundContact>()) continue;
     const double f = world.maxStepFraction(q_n_, v_);
     if (f < 1) {
       const auto& fixed = world.fixedMask();

@@ -30,13 +30,13 @@ TEST_CASE("a plugin built for another ABI version is refused, naming file, versi
   CHECK(r.output.find("rebuild the plugin") != std::string::npos);
 }
 
-TEST_CASE("a plugin built for the previous ABI version (4, before Force::beginStep) is refused") {
-  static_assert(RODSIM_ABI_VERSION == 5, "update this test when the ABI version changes");
+TEST_CASE("a plugin built for the previous ABI version (5, SDK 0.1) is refused") {
+  static_assert(RODSIM_ABI_VERSION == 6, "update this test when the ABI version changes");
   CommandResult r = checkWithPlugin("oldabi", OLD_ABI_PLUGIN);
   INFO(r.output);
   CHECK(r.status == 2);
   CHECK(r.output.find(OLD_ABI_PLUGIN) != std::string::npos);
-  CHECK(r.output.find("plugin built for rodsim ABI version 4, this rodsim has ABI version 5") != std::string::npos);
+  CHECK(r.output.find("plugin built for rodsim ABI version 5, this rodsim has ABI version 6") != std::string::npos);
   CHECK(r.output.find("rebuild the plugin") != std::string::npos);
 }
 
@@ -80,6 +80,23 @@ TEST_CASE("the generated parameter reference in docs/ is up to date") {
   std::string committed = readText(std::string(RODSIM_SOURCE_DIR) + "/docs/reference/parameters.md");
   // Regenerate with: build/bin/rodsim describe --all --markdown > docs/reference/parameters.md
   CHECK_MESSAGE(r.output == committed, "docs/reference/parameters.md is stale: regenerate it");
+}
+
+TEST_CASE("the generated compatibility table in docs/ is up to date") {
+  CommandResult r = runRodsim("describe --compatibility");
+  CHECK(r.status == 0);
+  std::string committed = readText(std::string(RODSIM_SOURCE_DIR) + "/docs/reference/compatibility.md");
+  // Regenerate with: build/bin/rodsim describe --compatibility > docs/reference/compatibility.md
+  CHECK_MESSAGE(r.output == committed, "docs/reference/compatibility.md is stale: regenerate it");
+}
+
+TEST_CASE("describe shows what a type provides and requires") {
+  CommandResult r = runRodsim("describe implicit-euler");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("requires of every rod: rod-stiffness") != std::string::npos);
+  r = runRodsim("describe ipc");
+  CHECK(r.output.find("provides: contact-force, contact-step-bound") != std::string::npos);
 }
 
 TEST_CASE("every shipped scene passes rodsim check") {

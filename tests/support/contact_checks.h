@@ -43,7 +43,8 @@ Vec contactForce(C& c, const EvalContext& ctx0, const Vec& q) {
   EvalContext ctx = ctx0;
   ctx.q = &q;
   Vec f = Vec::Zero(q.size());
-  c.addForce(ctx, f);
+  const Vec no_other_force = Vec::Zero(q.size());
+  c.addForce(ctx, no_other_force, f);
   return f;
 }
 

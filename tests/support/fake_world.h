@@ -55,7 +55,9 @@ inline std::vector<Vec3> line(int n, const Vec3& a, const Vec3& b) {
 // x0 y0 z0 th0 x1 ... : 4 N - 1 DOFs) with energy sum kt (th_{e+1} - th_e)^2 / 2 and a material
 // frame m1 = cos(th) d1 + sin(th) d2 around a reference d1 = unit(a - (a.t) t), a = z (or x when
 // the edge is nearly along z). Without twist: 3 N DOFs, twistDof = -1.
-class SpringChain : public Rod {
+class SpringChain : public Rod, public RodStiffness {
+  RODSIM_INTERFACES(SpringChain, RodStiffness)
+
  public:
   struct Options {
     std::vector<Vec3> points;          // initial node positions (>= 2)
@@ -316,22 +318,27 @@ class FakeWorld : public World {
     for (auto& r : rods_) {
       r->setConfiguration(q.segment(r->dofOffset(), r->numDofs()));
       r->addElasticForce(force.segment(r->dofOffset(), r->numDofs()));
-      if (K) r->addStiffness(*K);
+      if (K)
+        if (auto* s = r->as<RodStiffness>()) s->addStiffness(*K);
     }
     for (auto& f : forces_) {
       if (f->constantInStep()) continue;
       f->addForce(ctx, force);
       if (K) f->addStiffness(ctx, *K);
     }
+    if (contacts_.empty()) return;
+    non_contact_ = force;
     for (auto& c : contacts_) {
-      if (c->kind() == Contact::Kind::Impulse) continue;
-      c->addForce(ctx, force);
-      if (K) c->addStiffness(ctx, *K);
+      auto* fc = c->as<ForceContact>();
+      if (!fc) continue;
+      fc->addForce(ctx, non_contact_, force);
+      if (K) fc->addStiffness(ctx, *K);
     }
   }
   void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override {
     force.setZero(numDofs());
-    for (auto& r : rods_) r->addVelocityForce(ctx, force.segment(r->dofOffset(), r->numDofs()));
+    for (auto& r : rods_)
+      if (auto* vf = r->as<RodVelocityForces>()) vf->addVelocityForce(ctx, force.segment(r->dofOffset(), r->numDofs()));
     for (auto& f : forces_)
       if (f->velocityDependent()) f->addForce(ctx, force);
   }
@@ -344,13 +351,13 @@ class FakeWorld : public World {
     }
     for (auto& f : forces_) e += f->potentialEnergy(ctx);
     for (auto& c : contacts_)
-      if (c->kind() != Contact::Kind::Impulse) e += c->energy(ctx);
+      if (auto* fc = c->as<ForceContact>()) e += fc->energy(ctx);
     return e;
   }
   double maxStepFraction(const Vec& q, const Vec& dq) override {
     double f = 1.0;
     for (auto& c : contacts_)
-      if (c->kind() == Contact::Kind::Barrier) f = std::min(f, c->maxStepFraction(q, dq));
+      if (auto* sb = c->as<StepBoundContact>()) f = std::min(f, sb->maxStepFraction(q, dq));
     return f;
   }
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override {
@@ -402,7 +409,7 @@ class FakeWorld : public World {
   std::vector<std::unique_ptr<Force>> forces_;
   std::vector<std::unique_ptr<Constraint>> constraints_;
   std::vector<std::unique_ptr<Contact>> contacts_;
-  Vec q_, v_, mass_, residual_;
+  Vec q_, v_, mass_, residual_, non_contact_;
   std::vector<char> fixed_;
   double time_ = 0;
 };

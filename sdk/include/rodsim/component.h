@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rodsim {
@@ -44,9 +45,40 @@ class Component {
   virtual std::vector<std::string> reportColumns() const { return {}; }
   virtual void reportValues(std::vector<double>& /*out*/) const {}
 
+  // Optional capabilities (the gz-plugin QueryInterface model): a component that implements a
+  // capability interface (rod.h, contact.h: RodStiffness, ForceContact, ...) derives from it and
+  // names it in RODSIM_INTERFACES(...); callers ask with as<Interface>(). A capability added to the
+  // SDK later is a new interface with a new id, so components built before it simply do not answer.
+  virtual void* queryInterface(std::string_view /*interface_id*/) { return nullptr; }
+  template <class I> I* as() { return static_cast<I*>(queryInterface(I::kInterfaceId)); }
+  template <class I> const I* as() const {
+    return static_cast<const I*>(const_cast<Component*>(this)->queryInterface(I::kInterfaceId));
+  }
+
  private:
   std::string name_;
 };
+
+// The answer of RODSIM_INTERFACES: `self` as the interface whose id is `id`, or nullptr.
+template <class Self, class... Interfaces> void* findInterface(Self* self, std::string_view id) {
+  void* found = nullptr;
+  ((id == Interfaces::kInterfaceId ? (found = static_cast<Interfaces*>(self), true) : false) || ...);
+  return found;
+}
+
+}  // namespace rodsim
+
+// Inside a component class that also derives from capability interfaces, e.g.
+//   class ImcContact final : public Contact, public ForceContact { RODSIM_INTERFACES(ImcContact, ForceContact) ... };
+#define RODSIM_INTERFACES(Self, ...)                                            \
+ public:                                                                        \
+  void* queryInterface(std::string_view id) override {                          \
+    return ::rodsim::findInterface<Self, __VA_ARGS__>(this, id);                \
+  }                                                                             \
+                                                                                \
+ private:
+
+namespace rodsim {
 
 // What an evaluation of forces needs besides the configuration. Velocities are implicit:
 // v = (q - q_start) / dt (backward Euler); quasi-static solves set `quasi_static` and v = 0.

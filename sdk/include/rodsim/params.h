@@ -23,6 +23,30 @@ namespace rodsim {
 
 using Vec3 = Eigen::Vector3d;
 
+// The five kinds of component a scene wires together.
+enum class ComponentKind { Rod, Force, Constraint, Contact, Solver };
+
+inline const char* kindName(ComponentKind k) {
+  switch (k) {
+    case ComponentKind::Rod: return "rod";
+    case ComponentKind::Force: return "force";
+    case ComponentKind::Constraint: return "constraint";
+    case ComponentKind::Contact: return "contact";
+    case ComponentKind::Solver: return "solver";
+  }
+  return "?";
+}
+
+// What a component needs from every component of another kind in the same scene: each of them must
+// provide one of the capabilities in `any_of` (capability interface ids, see capability.h). The
+// kernel refuses a scene that breaks a requirement before anything runs (exit 2), naming both
+// components, what is missing and `why` (which says what to use instead).
+struct Requirement {
+  ComponentKind from = ComponentKind::Rod;
+  std::vector<std::string> any_of;
+  std::string why;
+};
+
 enum class ParamType { Bool, Int, Real, String, Vec3, RealList, IntList, StringList, PointList };
 
 inline const char* typeName(ParamType t) {
@@ -137,6 +161,17 @@ class Schema {
     return Builder(push(name, ParamTypeOf<T>::value, std::move(doc)));
   }
 
+  // Compatibility (checked by the kernel before a run, printed by `rodsim describe`): every component
+  // of kind `from` must provide one of `any_of`. What a component provides is not declared here: the
+  // registry derives it from the capability interfaces the class implements (plugin.h).
+  Schema& require(ComponentKind from, std::vector<std::string> any_of, std::string why) {
+    requirements_.push_back({from, std::move(any_of), std::move(why)});
+    return *this;
+  }
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+  const std::vector<std::string>& provides() const { return provides_; }
+  void setProvides(std::vector<std::string> ids) { provides_ = std::move(ids); }
+
   const std::string& type() const { return type_; }
   const std::string& doc() const { return doc_; }
   const std::vector<ParamSpec>& params() const { return params_; }
@@ -158,6 +193,8 @@ class Schema {
 
   std::string type_, doc_;
   std::vector<ParamSpec> params_;
+  std::vector<Requirement> requirements_;
+  std::vector<std::string> provides_;
 };
 
 // Validated parameter values of one component: every declared parameter with a default is

@@ -9,6 +9,7 @@
 // name used in scenes, and a constructor taking `const Params&`.
 #pragma once
 
+#include <rodsim/capabilities.h>
 #include <rodsim/constraint.h>
 #include <rodsim/contact.h>
 #include <rodsim/force.h>
@@ -18,21 +19,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 namespace rodsim {
-
-enum class ComponentKind { Rod, Force, Constraint, Contact, Solver };
-
-inline const char* kindName(ComponentKind k) {
-  switch (k) {
-    case ComponentKind::Rod: return "rod";
-    case ComponentKind::Force: return "force";
-    case ComponentKind::Constraint: return "constraint";
-    case ComponentKind::Contact: return "contact";
-    case ComponentKind::Solver: return "solver";
-  }
-  return "?";
-}
 
 // Implemented by the kernel. Factories are plain function pointers (no std::function or
 // type_info crosses the boundary); the library stays loaded while any object it made lives.
@@ -42,20 +33,26 @@ class Registry {
   virtual ~Registry() = default;
   virtual void add(ComponentKind kind, Schema schema, Factory factory) = 0;
 
-  template <class T> void addRod() { add(ComponentKind::Rod, T::schema(), &make<T>); }
-  template <class T> void addForce() { add(ComponentKind::Force, T::schema(), &make<T>); }
-  template <class T> void addConstraint() { add(ComponentKind::Constraint, T::schema(), &make<T>); }
-  template <class T> void addContact() { add(ComponentKind::Contact, T::schema(), &make<T>); }
-  template <class T> void addSolver() { add(ComponentKind::Solver, T::schema(), &make<T>); }
+  template <class T> void addRod() { addType<T>(ComponentKind::Rod); }
+  template <class T> void addForce() { addType<T>(ComponentKind::Force); }
+  template <class T> void addConstraint() { addType<T>(ComponentKind::Constraint); }
+  template <class T> void addContact() { addType<T>(ComponentKind::Contact); }
+  template <class T> void addSolver() { addType<T>(ComponentKind::Solver); }
 
  private:
+  template <class T> void addType(ComponentKind kind) {
+    Schema s = T::schema();
+    s.setProvides(providedInterfaces<T>());
+    add(kind, std::move(s), &make<T>);
+  }
   template <class T> static Component* make(const Params& p) { return new T(p); }
 };
 
 struct PluginInfo {
-  std::uint32_t abi_version;   // RODSIM_ABI_VERSION the plugin was built with; always first
+  std::uint32_t abi_version;   // RODSIM_ABI_VERSION (the SDK's major version) the plugin was built with; always first
   std::uint32_t struct_size;   // sizeof(PluginInfo)
-  const char* sdk_signature;   // RODSIM_SDK_SIGNATURE
+  const char* sdk_signature;   // RODSIM_SDK_SIGNATURE: must equal the kernel's
+  std::uint32_t sdk_minor;     // RODSIM_SDK_MINOR: must not exceed the kernel's (capabilities it knows)
   const char* name;            // plugin name
   const char* version;         // plugin version
   void (*register_components)(Registry&);
@@ -72,7 +69,8 @@ struct PluginInfo {
   extern "C" __attribute__((visibility("default"))) const ::rodsim::PluginInfo*                  \
   RODSIM_ENTRY_POINT() {                                                                         \
     static const ::rodsim::PluginInfo info{RODSIM_ABI_VERSION, sizeof(::rodsim::PluginInfo),     \
-                                           RODSIM_SDK_SIGNATURE, plugin_name, plugin_version,    \
+                                           RODSIM_SDK_SIGNATURE, RODSIM_SDK_MINOR,                \
+                                           plugin_name, plugin_version,                          \
                                            &rodsim_register_components};                         \
     return &info;                                                                                \
   }                                                                                              \

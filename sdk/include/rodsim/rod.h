@@ -12,8 +12,12 @@ namespace rodsim {
 // A rod owns a contiguous slice [dofOffset(), dofOffset() + numDofs()) of the global DOF vector.
 // Local indexes below are into that slice. Node positions are three consecutive DOFs (x, y, z).
 //
-// Implicit and static solvers need: setConfiguration, elasticEnergy, addElasticForce,
-// addStiffness (energy, gradient and Hessian). Explicit solvers need addElasticForce only.
+// The core below is what every solver needs (explicit solvers need nothing more). Optional
+// capabilities, declared by deriving from them and listing them in RODSIM_INTERFACES:
+//   RodStiffness        the Hessian of the elastic energy (implicit and static solvers require it);
+//   RodVelocityForces   velocity-dependent forces of the model itself (Cosserat gyroscopic terms);
+//   RodRotationVectors  DOFs that are rotation vectors relative to committed frames (Cosserat):
+//                       rebased after every commit, composed on SO(3) by explicit drifts.
 class Rod : public Component {
  public:
   using Component::Component;
@@ -24,8 +28,17 @@ class Rod : public Component {
   virtual int numDofs() const = 0;
   // Local index of the x coordinate of `node` (y, z follow).
   virtual int positionDof(int node) const = 0;
-  // Local index of the twist angle of `edge` (rad), or -1 for a model without one.
+  // Local index of the DOF that turns the material frame of `edge` about its tangent (rad): DER's
+  // twist angle, a Cosserat element's third rotation-vector component; -1 for a model without one.
   virtual int twistDof(int /*edge*/) const { return -1; }
+  // Local indexes of the DOFs that orient the material frame of `edge` beyond the positions of its
+  // two nodes: a DER rod's twist angle of the edge; a Cosserat element's three rotation-vector DOFs.
+  // A constraint that holds an edge's frame (clamp) prescribes exactly these, so that `clamp` means
+  // the same on every rod model. Default: twistDof(edge) if the model has one, else none.
+  virtual std::vector<int> frameDofs(int edge) const {
+    const int t = twistDof(edge);
+    return t < 0 ? std::vector<int>{} : std::vector<int>{t};
+  }
 
   // --- initial state and inertia
   virtual void initialDofs(VecRef q) const = 0;      // local slice, size numDofs()
@@ -44,19 +57,8 @@ class Rod : public Component {
   // The current configuration becomes the start of the next step (DER: reference frames are
   // parallel-transported in time from here).
   virtual void commitConfiguration() = 0;
-  // Called by the kernel right after commitConfiguration with the committed local DOFs and
-  // velocities. A model whose DOFs are increments relative to the committed state (Cosserat
-  // rotation vectors relative to the committed frames) rewrites them here, e.g. to zero, and
-  // re-expresses the velocities; DER needs nothing.
-  virtual void rebaseDofs(VecRef /*q_local*/, VecRef /*v_local*/) {}
   virtual double elasticEnergy() const = 0;                // J
   virtual void addElasticForce(VecRef f_local) const = 0;  // f -= dE/dq (N, N m)
-  // K += d2E/dq2 in GLOBAL indexing (add dofOffset()); symmetric.
-  virtual void addStiffness(StiffnessSink& K) const = 0;
-  // Velocity-dependent generalized forces that belong to the model itself (Cosserat gyroscopic
-  // and Lagrangian-transport terms), at ctx.q with velocities ctx.velocity(i). Force only: a
-  // solver treats them explicitly. DER has none.
-  virtual void addVelocityForce(const EvalContext& /*ctx*/, VecRef /*f_local*/) const {}
 
   // Material frame (t, m1, m2) of `edge` in the current configuration (unit vectors).
   virtual void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const = 0;
@@ -73,15 +75,6 @@ class Rod : public Component {
   virtual void addNodeTorques(const double* torques, VecRef f_local) const {
     const int n = numEdges();
     for (int k = 0; k < n; ++k) addNodeTorque(k, Vec3(torques[3 * k], torques[3 * k + 1], torques[3 * k + 2]), f_local);
-  }
-
-  // One drift of an explicit splitting scheme: the local DOFs move for a time h at the velocities
-  // v, on the DOFs with free_local[i] = 1 (0: a constraint sets the DOF). The default adds h v. A
-  // model whose DOFs are rotation vectors relative to a committed frame overrides it to compose
-  // the rotations: adding rotation vectors is exact only for rotations about one axis, and the
-  // O(h^2) commutator error of each drift would hold a fourth-order scheme at second order.
-  virtual void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const {
-    for (Eigen::Index i = 0; i < q_local.size(); ++i) q_local[i] += h * v_local[i] * free_local[i];
   }
 
   int dofOffset() const { return dof_offset_; }

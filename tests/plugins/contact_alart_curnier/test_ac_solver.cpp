@@ -234,7 +234,7 @@ struct LinearSystemFixture {
     sys.fixed = &fixed;
     sys.ctx = &ctx;
     dq = Vec::Zero(w.numDofs());
-    return c.solveLinearized(sys, dq);
+    return c.as<rodsim::LinearizedImpulseContact>()->solveLinearized(sys, dq);
   }
 };
 

@@ -149,7 +149,7 @@ TEST_CASE("no self-contact on a straight rod whose radius equals its edge length
     ctx.dt = 1e-3;
     ctx.q = ctx.q_start = &w.q();
     ctx.v_start = &w.v();
-    c.addForce(ctx, f);
+    c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
     CAPTURE(radius_over_edge);
     CHECK(c.numBroadPairs() > 0);  // the boxes of nearby edges do overlap...
     CHECK(c.numCandidates() == 0);  // ...but they are neighbours by arc length
@@ -179,7 +179,7 @@ TEST_CASE("self-contact of a folded rod is found (arc-length exclusion does not 
   ctx.dt = 1e-3;
   ctx.q = ctx.q_start = &w.q();
   ctx.v_start = &w.v();
-  c.addForce(ctx, f);
+  c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
   CHECK(c.stats().active >= 15);
   CHECK(c.stats().min_gap == doctest::Approx(0.5 * delta).epsilon(1e-6));
 }
@@ -204,11 +204,11 @@ TEST_CASE("the stiffness pattern: stable within a step for pairs near the band, 
     ctx.v_start = &v0;
     StiffnessSink K1, K2;
     Vec f = Vec::Zero(q.size());
-    c.addForce(ctx, f);
+    c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
     c.addStiffness(ctx, K1);
     CHECK(c.stats().active == 0);
     for (int n = 0; n < 5; ++n) q.segment<3>(w.rod(1).globalPositionDof(n)) += Vec3(1e-6, 0, -4 * delta);
-    c.addForce(ctx, f);
+    c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
     c.addStiffness(ctx, K2);
     CHECK(c.stats().active == 1);
     REQUIRE(K2.entries().size() == 144);
@@ -239,7 +239,7 @@ TEST_CASE("candidates are refreshed within a step when a node moves farther than
   ctx.q_start = &w.q();
   ctx.v_start = &v0;
   Vec f = Vec::Zero(q.size());
-  c.addForce(ctx, f);
+  c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
   CHECK(c.numCandidates() >= 1);
   CHECK(c.stats().active >= 1);
   CHECK(c.timing().refreshes == 1);

@@ -372,7 +372,7 @@ TEST_CASE("no heap allocation in addForce, addStiffness, energy and maxStepFract
     ctx.q = &x;
     f.setZero();
     K.clear();
-    c.addForce(ctx, f);
+    c.addForce(ctx, Vec(Vec::Zero(f.size())), f);
     c.addStiffness(ctx, K);
     return c.energy(ctx) + w.maxStepFraction(x, dq);
   };

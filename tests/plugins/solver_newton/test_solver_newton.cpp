@@ -37,10 +37,11 @@ class NanForce : public Force {
 };
 
 // A barrier contact that allows only a fixed fraction of every step and records the calls.
-class CappingBarrier : public Contact {
+class CappingBarrier : public Contact, public StepBoundContact {
+  RODSIM_INTERFACES(CappingBarrier, StepBoundContact)
+
  public:
   explicit CappingBarrier(double fraction) : Contact(Params("cap")), fraction_(fraction) {}
-  Kind kind() const override { return Kind::Barrier; }
   double maxStepFraction(const Vec&, const Vec&) override {
     ++calls;
     return fraction_;
@@ -52,10 +53,12 @@ class CappingBarrier : public Contact {
 };
 
 // An impulse contact without contacts: solves A dq = b densely.
-class PlainImpulse : public Contact {
+class PlainImpulse : public Contact, public LinearizedImpulseContact {
+  RODSIM_INTERFACES(PlainImpulse, LinearizedImpulseContact)
+
  public:
   PlainImpulse() : Contact(Params("impulse")) {}
-  Kind kind() const override { return Kind::Impulse; }
+  std::string failureReason() const override { return {}; }
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override {
     ++calls;
     const Eigen::MatrixXd A(*sys.A);
