@@ -20,7 +20,7 @@
 // brute force) against our ms per step / elements.
 //
 // Usage: bench_contact [--mats M1,M2,...] [--nodes N] [--steps S]
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "imc_contact.h"
 #include "registry.h"
 #include "scene.h"

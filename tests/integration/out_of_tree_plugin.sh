@@ -63,6 +63,10 @@ echo "built $plugin"
 # searches are then reported as shadowed duplicates, never used.
 export RODSIM_PLUGIN_PATH="$tmp/prefix/lib/rodsim/plugins:$tmp/build"
 
+step "the plugin's own derivative test, built with the installed SDK test kit"
+[[ -f "$tmp/prefix/include/rodsim/testing/derivative_checks.h" ]] || die "no SDK test kit in the prefix"
+"$tmp/build/test_anchor_spring" || die "the anchor spring's derivative check failed"
+
 step "rodsim plugins / describe"
 "$rodsim" plugins >"$tmp/plugins.txt"
 grep -F "($plugin)" "$tmp/plugins.txt" | grep -q "anchor-spring 1.0.0" \

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 using namespace rodsim::test;
@@ -113,4 +114,59 @@ TEST_CASE("every shipped scene passes rodsim check") {
     CHECK(r.status == 0);
   }
   CHECK(scenes >= 40);
+}
+
+TEST_CASE("a plugin built against SDK 1.0 loads and works after SDK 1.1 added a capability interface") {
+  // A DER rod lying on the plugin's floor (stiffness k) under gravity, implicit-euler: the floor must
+  // be driven (ForceContact, a 1.0 capability) and hold each node at depth m g / k.
+  auto dir = scratchDir("plugin-sdk10");
+  const double k = 1e3, rho = 1000, r = 0.01, L = 0.5, g = 9.81;
+  const int nodes = 11;
+  auto file = writeText(dir / "scene.toml", std::string("[plugins]\npaths = [\"") + SDK10_PLUGIN + R"("]
+[simulation]
+duration = 2.0
+dt = 0.01
+[solver]
+type = "implicit-euler"
+[[rod]]
+name = "beam"
+model = "der"
+nodes = 11
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "straight", start = [0, 0, 0], end = [0.5, 0, 0] }
+[[force]]
+type = "gravity"
+[[force]]
+type = "damping"
+coefficient = 0.5
+[[contact]]
+type = "sdk10-floor"
+stiffness = 1000.0
+)");
+  CommandResult r1 = runRodsim("run " + file.string() + " --quiet --output " + (dir / "out").string());
+  INFO(r1.output);
+  REQUIRE(r1.status == 0);
+  // Interior nodes carry m = rho pi r^2 L / (nodes - 1); at rest they sink by m g / k.
+  const double m = rho * 3.141592653589793 * r * r * L / (nodes - 1);
+  const std::string final_csv = readText(dir / "out" / "final.csv");
+  std::istringstream lines(final_csv);
+  std::string line;
+  std::getline(lines, line);  // header rod,node,x,y,z
+  int node_count = 0;
+  while (std::getline(lines, line)) {
+    const double z = std::stod(line.substr(line.rfind(',') + 1));
+    const int node = std::stoi(line.substr(line.find(',') + 1));
+    if (node > 0 && node < nodes - 1) CHECK(z == doctest::Approx(-m * g / k).epsilon(0.05));
+    ++node_count;
+  }
+  CHECK(node_count == nodes);
+}
+
+TEST_CASE("a plugin built for a newer SDK minor version is refused") {
+  CommandResult r = checkWithPlugin("futureminor", FUTURE_MINOR_PLUGIN);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("built against SDK 1.99, newer than this rodsim's SDK 1.1") != std::string::npos);
 }

@@ -3,7 +3,7 @@
 // differences of that force.
 #pragma once
 
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 
 #include <rodsim/sdk.h>

@@ -1,48 +1,10 @@
-// Central finite differences for the derivative checks of the plugin tests (gradients and
-// Hessians against their energies, Jacobians against their forces).
+// The SDK's finite differences (<rodsim/testing/finite_differences.h>) under the tests' namespace.
 #pragma once
 
-#include <Eigen/Core>
+#include <rodsim/testing/finite_differences.h>
 
 namespace rodsim::test {
-
-// d f / d x (f scalar) by central differences with step h.
-template <class F, class V>
-V fdGradient(F f, V x, double h) {
-  V g = V::Zero(x.size());
-  for (int i = 0; i < x.size(); ++i) {
-    const double xi = x[i];
-    x[i] = xi + h;
-    const double fp = f(x);
-    x[i] = xi - h;
-    const double fm = f(x);
-    x[i] = xi;
-    g[i] = (fp - fm) / (2 * h);
-  }
-  return g;
-}
-
-// d g / d x (g vector valued), column by column.
-template <class G, class V>
-Eigen::MatrixXd fdJacobian(G g, V x, double h) {
-  const Eigen::VectorXd g0 = g(x);
-  Eigen::MatrixXd J(g0.size(), x.size());
-  for (int i = 0; i < x.size(); ++i) {
-    const double xi = x[i];
-    x[i] = xi + h;
-    const Eigen::VectorXd gp = g(x);
-    x[i] = xi - h;
-    const Eigen::VectorXd gm = g(x);
-    x[i] = xi;
-    J.col(i) = (gp - gm) / (2 * h);
-  }
-  return J;
-}
-
-// |a - b| / |b| (Frobenius), |a - b| when b = 0.
-inline double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  const double nb = b.norm();
-  return nb > 0 ? (a - b).norm() / nb : (a - b).norm();
-}
-
+using rodsim::testing::fdGradient;
+using rodsim::testing::fdJacobian;
+using rodsim::testing::relErr;
 }  // namespace rodsim::test

@@ -1,5 +1,5 @@
 // clamp, rotate and translate on the FakeWorld spring chain (with twist DOFs for the frames).
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "newton_solvers.h"
 #include "rigid_constraints.h"
 

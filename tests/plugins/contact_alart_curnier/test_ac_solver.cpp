@@ -3,7 +3,7 @@
 // contact model's parameter errors.
 #include "ac_contact.h"
 #include "ac_solver.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 
 #include <doctest/doctest.h>
 

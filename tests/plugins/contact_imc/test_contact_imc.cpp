@@ -3,7 +3,7 @@
 // self-contact exclusion by arc length, the constant sparsity pattern, obstacles (plane, sphere,
 // spinning cylinder), errors.
 #include "contact_checks.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "imc_contact.h"
 #include "loads.h"

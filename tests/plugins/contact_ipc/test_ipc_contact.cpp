@@ -4,7 +4,7 @@
 // pattern, no allocation in the evaluation loops, and the checkpoint.
 #include "allocation_counter.h"  // g_allocations (this file only)
 #include "contact_checks.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "ipc_barrier.h"
 #include "ipc_contact.h"

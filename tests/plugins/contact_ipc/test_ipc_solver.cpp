@@ -3,7 +3,7 @@
 // every line search by maxStepFraction, so every committed configuration keeps a positive gap and
 // the rod is stopped by the barrier.
 #include "distance.h"  // contact_imc: segmentDistance (an independent check of the gap)
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "ipc_contact.h"
 #include "newton_solvers.h"
 

@@ -1,5 +1,5 @@
 // gravity, point-load and damping on the FakeWorld spring chain.
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "loads.h"
 
 #include <doctest/doctest.h>

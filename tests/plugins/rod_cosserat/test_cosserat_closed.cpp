@@ -4,7 +4,7 @@
 // twisted ring of Mitchell's problem (the Cosserat seed, Appendix E.2) as an exact discrete
 // equilibrium once its two symmetric unknowns (stretch, shear tilt) are solved for.
 #include "cosserat_rod.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "so3.h"
 

@@ -4,7 +4,7 @@
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // false positive with the replaced operator new
 #include "cosserat_clamp.h"
 #include "cosserat_rod.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "loads.h"
 #include "so3.h"

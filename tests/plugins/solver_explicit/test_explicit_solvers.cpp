@@ -2,7 +2,7 @@
 // oscillator, energy conservation without dissipation, the stability estimate against the exact
 // highest frequency of a chain, refusal of a too large dt, NaN stops the run.
 #include "explicit_solvers.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 
 #include <doctest/doctest.h>
 

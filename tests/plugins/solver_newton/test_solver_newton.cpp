@@ -1,5 +1,5 @@
 // Newton solvers (implicit-euler, static) and the sparse assembly, on the FakeWorld spring chain.
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "loads.h"
 #include "newton_solvers.h"
 #include "rigid_constraints.h"

@@ -4,7 +4,7 @@
 #include "allocation_counter.h"
 #include "cosserat_ground.h"
 #include "cosserat_rod.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "loads.h"
 
 #include <doctest/doctest.h>

@@ -11,7 +11,8 @@
 //   w.finalize();            // offsets, initial state, bind() of everything, fixed mask
 //   solver.step(w, dt);      // then inspect w.q(), w.lastResidual(), w.evaluations, ...
 //
-// Header-only; depends on the SDK headers only.
+// Header-only; depends on the SDK headers only. Installed with the SDK as <rodsim/testing/fake_world.h>
+// for out-of-tree plugins' tests (docs/writing-a-plugin.md, section 10).
 #pragma once
 
 #include <rodsim/sdk.h>

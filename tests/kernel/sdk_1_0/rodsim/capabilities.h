@@ -1,0 +1,129 @@
+// THE SDK 1.0 CAPABILITIES, AS RELEASED (a test fixture: tests/kernel/CMakeLists.txt checks its hash
+// against the `minor 0` line of sdk/abi.lock). A plugin built with this file in front of the SDK's
+// include path is a plugin built against SDK 1.0; the kernel of a later 1.x must keep loading it.
+//
+// Capability interfaces: what a component may offer beyond its core interface (the gz-plugin
+// QueryInterface model). A class implements one by deriving from it and listing it in
+// RODSIM_INTERFACES(Class, ...); callers ask with component.as<Interface>(), which is nullptr when
+// the component does not offer it. What a type provides is derived from these base classes at
+// registration, so `rodsim describe` and the kernel's compatibility check need no second list.
+//
+// Versioning (docs/writing-a-plugin.md): this file grows by appending interfaces, each with its own
+// id, and each addition raises RODSIM_SDK_MINOR. An interface never changes once released: a new
+// version is a new interface with a new id. Plugins built for an older minor version keep loading.
+#pragma once
+
+#include <rodsim/contact.h>
+#include <rodsim/rod.h>
+
+#include <Eigen/SparseCore>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace rodsim {
+
+// ------------------------------------------------------------------------- SDK 1.0: rods
+
+// Capability: the Hessian of the elastic energy, for implicit and static solvers.
+class RodStiffness {
+ public:
+  static constexpr const char* kInterfaceId = "rod-stiffness";
+  virtual ~RodStiffness() = default;
+  // K += d2E/dq2 at the last configuration set, in GLOBAL indexing (add dofOffset()); symmetric.
+  virtual void addStiffness(StiffnessSink& K) const = 0;
+};
+
+// Capability: velocity-dependent generalized forces that belong to the model itself (Cosserat
+// gyroscopic and Lagrangian-transport terms), at ctx.q with velocities ctx.velocity(i). Force only:
+// solvers treat them explicitly (World::evaluateVelocityForces integrates them over explicit kicks).
+class RodVelocityForces {
+ public:
+  static constexpr const char* kInterfaceId = "rod-velocity-forces";
+  virtual ~RodVelocityForces() = default;
+  virtual void addVelocityForce(const EvalContext& ctx, VecRef f_local) const = 0;
+};
+
+// Capability: DOFs that are rotation vectors relative to the committed frames (Cosserat).
+class RodRotationVectors {
+ public:
+  static constexpr const char* kInterfaceId = "rod-rotation-vectors";
+  virtual ~RodRotationVectors() = default;
+  // Called by the kernel right after commitConfiguration with the committed local DOFs and
+  // velocities: the rotation vectors are rewritten relative to the new committed frames (to zero)
+  // and the velocities re-expressed.
+  virtual void rebaseDofs(VecRef q_local, VecRef v_local) = 0;
+  // One drift of an explicit splitting scheme: the local DOFs move for a time h at the velocities
+  // v, on the DOFs with free_local[i] = 1 (0: a constraint sets the DOF). Rotations compose on
+  // SO(3): adding rotation vectors is exact only for rotations about one axis, and the O(h^2)
+  // commutator error of each drift would hold a fourth-order scheme at second order.
+  virtual void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const = 0;
+};
+
+// ----------------------------------------------------------------------- SDK 1.0: contact
+
+// The linear system a Newton iteration of an implicit solver would solve, restricted to free DOFs
+// mapped back to global indexing: A dq = b (A = M/dt^2 + K, b = -residual), fixed DOFs have dq = 0.
+struct LinearizedSystem {
+  const Eigen::SparseMatrix<double>* A = nullptr;  // global, N/m
+  const Vec* b = nullptr;                          // global, N
+  const std::vector<char>* fixed = nullptr;
+  const EvalContext* ctx = nullptr;
+};
+
+// Capability: contact (and friction) forces at ctx.q with K = -dF/dq, like a Force.
+class ForceContact {
+ public:
+  static constexpr const char* kInterfaceId = "contact-force";
+  virtual ~ForceContact() = default;
+  // Adds the contact forces at ctx.q to f. `non_contact` is the generalized force of the rods and
+  // forces at the same configuration without any contact (models that scale their stiffness with
+  // the rest of the residual read it: IMC Eq. B.5, the IPC barrier stiffness).
+  virtual void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) = 0;
+  // K = -dF/dq of the contact forces at ctx.q (global indexing). Implicit solvers add it to their
+  // Jacobian; explicit solvers bound their stable step with it.
+  virtual void addStiffness(const EvalContext& ctx, StiffnessSink& K) = 0;
+  // Contact energy (J) at ctx.q, for energy-based line searches.
+  virtual double energy(const EvalContext& ctx) const = 0;
+};
+
+// Capability: the largest fraction of a step that keeps every pair apart (CCD).
+class StepBoundContact {
+ public:
+  static constexpr const char* kInterfaceId = "contact-step-bound";
+  virtual ~StepBoundContact() = default;
+  virtual double maxStepFraction(const Vec& q, const Vec& dq) = 0;
+};
+
+// Capability: contact impulses solved with an implicit solver's linearized system.
+class LinearizedImpulseContact {
+ public:
+  static constexpr const char* kInterfaceId = "contact-linearized-impulse";
+  virtual ~LinearizedImpulseContact() = default;
+  // Solve sys with contact impulses; write the step into dq (global). False if the contact solver
+  // did not converge; failureReason() then says why in one line (it goes into the step's failure
+  // message and summary.json).
+  virtual bool solveLinearized(const LinearizedSystem& sys, Vec& dq) = 0;
+  virtual std::string failureReason() const = 0;
+};
+
+// ------------------------------------------------------------------------------------------
+
+// The capability interfaces this SDK defines, by id. Registry::add derives what a component type
+// provides from the interfaces its class derives from (so it is declared once, by inheritance).
+template <class T> std::vector<std::string> providedInterfaces() {
+  std::vector<std::string> ids;
+  auto probe = [&]<class I>(I*) {
+    if constexpr (std::is_base_of_v<I, T>) ids.emplace_back(I::kInterfaceId);
+  };
+  probe(static_cast<RodStiffness*>(nullptr));
+  probe(static_cast<RodVelocityForces*>(nullptr));
+  probe(static_cast<RodRotationVectors*>(nullptr));
+  probe(static_cast<ForceContact*>(nullptr));
+  probe(static_cast<StepBoundContact*>(nullptr));
+  probe(static_cast<LinearizedImpulseContact*>(nullptr));
+  return ids;
+}
+
+}  // namespace rodsim
