@@ -69,12 +69,14 @@ std::vector<std::string> pluginSearchDirectories(const std::vector<std::string>&
       pos = end + 1;
     }
   }
-  dirs.push_back(RODSIM_BUILD_PLUGIN_DIR);
   // The install prefix is where this executable lives (<prefix>/bin/rodsim), so an installed tree
-  // can be moved or installed with `cmake --install --prefix`.
+  // can be moved or installed with `cmake --install --prefix`. It comes before the build tree: an
+  // installed rodsim uses the plugins installed with it, never those of the tree it was built in
+  // (for the build tree's own binary, <build>/lib/rodsim/plugins does not exist and is skipped).
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) dirs.push_back((exe.parent_path().parent_path() / RODSIM_INSTALL_PLUGIN_RELDIR).lexically_normal().string());
+  dirs.push_back(RODSIM_BUILD_PLUGIN_DIR);
   return dirs;
 }
 

@@ -417,8 +417,11 @@ ComponentSpec validateComponent(const Document& doc, const toml::table& t, const
   spec.keys[type_key] = doc.where(*type_node);
   const ComponentType* ct = registry.find(kind, spec.type);
   if (!ct)
-    fail(doc.where(*type_node), fmt::format("unknown {} {} \"{}\" ({}; `rodsim plugins` lists what is loaded)", section,
-                                            type_key, spec.type, choicesText(spec.type, registry.typeNames(kind))));
+    fail(doc.where(*type_node),
+         fmt::format("unknown {} {} \"{}\" ({}; `rodsim plugins` lists what is loaded; a plugin of your own is found "
+                     "through the scene's [plugins] paths = [\"path/to/rodsim-x.so or its folder\"] or the "
+                     "RODSIM_PLUGIN_PATH environment variable)",
+                     section, type_key, spec.type, choicesText(spec.type, registry.typeNames(kind))));
   if (const auto* name_node = t.get("name")) {
     if (!name_node->is_string())
       fail(doc.where(*name_node), fmt::format("{}: 'name' expects string, found {}", section, describeValue(*name_node)));

@@ -62,6 +62,9 @@ TEST_CASE("out-of-range value") {
 TEST_CASE("unknown type, with the valid choices") {
   auto r = expectInputError("unknown-type", sceneWithLine(11, "model = \"dre\""), "11:9", "unknown rod model \"dre\"");
   CHECK(r.output.find("did you mean 'der'?") != std::string::npos);
+  // and how a plugin of one's own is found
+  CHECK(r.output.find("[plugins] paths") != std::string::npos);
+  CHECK(r.output.find("RODSIM_PLUGIN_PATH") != std::string::npos);
 }
 
 TEST_CASE("unknown rod name in a component") {
