@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 namespace rodsim::newton {
 
@@ -28,6 +30,21 @@ void resizeAll(int n, std::initializer_list<Vec*> vs) {
 }
 
 }  // namespace
+
+void requireOneImpulseContact(World& world) {
+  std::string first;
+  for (int c = 0; c < world.numContacts(); ++c) {
+    Contact& contact = world.contact(c);
+    if (!contact.as<LinearizedImpulseContact>()) continue;
+    if (first.empty()) {
+      first = contact.name();
+      continue;
+    }
+    throw std::runtime_error("contacts '" + first + "' and '" + contact.name() +
+                             "' both solve contact impulses with the Newton system, which takes one impulse model: "
+                             "use one [[contact]] table (its `rods` and `obstacles` lists select what it covers)");
+  }
+}
 
 // ---------------------------------------------------------------------------- implicit-euler
 

@@ -8,10 +8,15 @@
 
 namespace rodsim::newton {
 
+// Newton hands its linear system to one impulse contact model (LinearizedImpulseContact): two would
+// each solve it alone and one would be ignored, so a scene with two is refused at bind.
+void requireOneImpulseContact(World& world);
+
 class ImplicitEulerSolver : public Solver {
  public:
   static Schema schema();
   explicit ImplicitEulerSolver(const Params& p);
+  void bind(World& world) override { requireOneImpulseContact(world); }
   StepReport step(World& world, double dt) override;
   const NewtonCore& core() const { return core_; }
 
@@ -25,6 +30,7 @@ class StaticSolver : public Solver {
  public:
   static Schema schema();
   explicit StaticSolver(const Params& p);
+  void bind(World& world) override { requireOneImpulseContact(world); }
   StepReport step(World& world, double dt) override;
   // Checkpoint: the load factor of the last converged state.
   void saveState(std::vector<double>& out) const override { out.push_back(last_load_); }

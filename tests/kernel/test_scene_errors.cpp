@@ -121,3 +121,33 @@ TEST_CASE("--help after any command prints the usage and exits 0") {
     CHECK(r.output.find("rodsim compare SCENE.toml") != std::string::npos);
   }
 }
+
+TEST_CASE("a solver refuses a contact model it cannot drive, naming both (composition)") {
+  // kValidScene's implicit-euler and der rod, with a cosserat rod: no stiffness matrix for Newton.
+  const std::string scene = std::string(kValidScene) + R"(
+[[rod]]
+name = "shear"
+model = "cosserat"
+nodes = 5
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "straight", start = [0, 0.1, 0], end = [0.5, 0.1, 0] }
+)";
+  auto r = expectInputError("solver-rod", scene, "6:1", "solver 'implicit-euler' (implicit-euler) cannot work with rod 'shear' (cosserat)");
+  CHECK(r.output.find("rod-stiffness") != std::string::npos);
+  CHECK(r.output.find("position-verlet or pefrl") != std::string::npos);
+}
+
+TEST_CASE("Newton refuses two impulse contact models (one would be ignored)") {
+  const std::string scene = std::string(kValidScene) + R"(
+[[contact]]
+name = "a"
+type = "alart-curnier"
+
+[[contact]]
+name = "b"
+type = "alart-curnier"
+)";
+  auto r = expectInputError("two-impulse", scene, "6:1", "contacts 'a' and 'b' both solve contact impulses");
+}
