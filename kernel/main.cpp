@@ -67,7 +67,7 @@ Args parseArgs(int argc, char** argv) {
     else if (arg == "--output") a.output = value("--output");
     else if (arg == "--restart" && a.verb == "run") a.restart = value("--restart");
     else if (arg == "--contact" && a.verb == "compare") {
-      const auto list = splitModelList(value("--contact"));
+      const auto list = studies::splitModelList(value("--contact"));
       a.models.insert(a.models.end(), list.begin(), list.end());
     } else if (arg == "--contact-set" && a.verb == "compare") a.contact_sets.push_back(value("--contact-set"));
     else if (arg == "--jobs" && a.verb == "compare") {
@@ -168,10 +168,10 @@ int main(int argc, char** argv) {
     if (args.verb == "plugins") return listPlugins(registry);
     if (args.verb == "describe") return describe(args, registry);
     if (args.verb == "compare") {
-      CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.output, args.jobs, args.quiet};
+      studies::CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.output, args.jobs, args.quiet};
       std::error_code ec;
       const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-      return runCompare(c, registry, ec ? std::string(argv[0]) : self.string());
+      return studies::runCompare(c, registry, ec ? std::string(argv[0]) : self.string());
     }
     Scene scene = loadScene(args.scene, args.sets, registry);
     if (args.verb == "check") {

@@ -35,7 +35,9 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 
-namespace rodsim::kernel {
+namespace rodsim::studies {
+
+using namespace rodsim::kernel;  // the studies layer drives the kernel: scenes, registry, output
 
 namespace {
 
@@ -693,4 +695,4 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
   return failed ? 3 : 0;
 }
 
-}  // namespace rodsim::kernel
+}  // namespace rodsim::studies

@@ -1,4 +1,6 @@
 // rodsim compare: one scene, several contact models, side by side (docs/scene-format.md, "compare").
+// The studies layer: commands that run many simulations (compare; the sweeps and inverse problems
+// build here) on top of the kernel, as child `rodsim run` processes.
 #pragma once
 
 #include "registry.h"
@@ -6,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace rodsim::kernel {
+namespace rodsim::studies {
 
 struct CompareOptions {
   std::string scene;                       // the scene file
@@ -25,6 +27,6 @@ std::vector<std::string> splitModelList(const std::string& list);
 // declare dropped), validates all of them, then runs them as child processes `rodsim run` of
 // `executable` and writes table.csv, table.md, difference.csv and the plots. Bad input throws
 // InputError before anything is written. Returns 0, or 3 when a run failed (the rest is written).
-int runCompare(const CompareOptions& options, const TypeRegistry& registry, const std::string& executable);
+int runCompare(const CompareOptions& options, const kernel::TypeRegistry& registry, const std::string& executable);
 
-}  // namespace rodsim::kernel
+}  // namespace rodsim::studies
