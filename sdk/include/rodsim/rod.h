@@ -26,6 +26,14 @@ class Rod : public Component {
   virtual int positionDof(int node) const = 0;
   // Local index of the twist angle of `edge` (rad), or -1 for a model without one.
   virtual int twistDof(int /*edge*/) const { return -1; }
+  // Local indexes of the DOFs that orient the material frame of `edge` beyond the positions of its
+  // two nodes: a DER rod's twist angle of the edge; a Cosserat element's three rotation-vector DOFs.
+  // A constraint that holds an edge's frame (clamp) prescribes exactly these, so that `clamp` means
+  // the same on every rod model. Default: twistDof(edge) if the model has one, else none.
+  virtual std::vector<int> frameDofs(int edge) const {
+    const int t = twistDof(edge);
+    return t < 0 ? std::vector<int>{} : std::vector<int>{t};
+  }
 
   // --- initial state and inertia
   virtual void initialDofs(VecRef q) const = 0;      // local slice, size numDofs()
