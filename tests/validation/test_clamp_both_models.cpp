@@ -22,7 +22,7 @@ constexpr double kPi = 3.14159265358979323846;
 // cosserat default shear_factor), dead tip load F = 15 N; n = 128 elements of h = L / 127.5.
 constexpr double L = 3.0, r = 0.25, E = 1e6, G = 1e4, alpha = 4.0 / 3.0, F = 15.0, h = L / 127.5;
 const double A = kPi * r * r, I = kPi * std::pow(r, 4) / 4;
-const double bending = F * L * L * L / (3 * E * I);  // Euler-Bernoulli: 0.044002 m
+const double bending = F * L * L * L / (3 * E * I);  // Euler-Bernoulli: 0.044003 m
 const double shear = F * L / (alpha * G * A);        // 0.017189 m
 const double timoshenko = bending + shear;           // 0.061192 m
 
