@@ -124,14 +124,15 @@ void RigidMotionConstraint::prescribe(double t, Vec& q) {
 // -------------------------------------------------------------------------------------- clamp
 
 Schema Clamp::schema() {
-  Schema s{"clamp", "Fixes node positions, and the twist of the edges between listed nodes, at "
-                    "their initial values."};
+  Schema s{"clamp", "Fixes node positions, and the material frames of the edges between listed nodes "
+                    "(their frame DOFs: the twist of a der edge, the three rotation DOFs of a cosserat "
+                    "element), at their initial values: a clamped end on every rod model."};
   declareCommon(s);
   s.add<std::string>("components", "xyz",
                      "Position components held: any non-empty subset of \"xyz\" (e.g. \"xy\": the "
                      "nodes slide freely along z). A single listed node is a pin: its position is held, "
                      "the frames around it rotate freely (DER and cosserat). With fewer than three "
-                     "components no twist is held.");
+                     "components no frame is held.");
   return s;
 }
 
@@ -157,7 +158,9 @@ void Clamp::motion(double, Mat3& R, Vec3& b) const {
 Schema Rotate::schema() {
   Schema s{"rotate", "Nodes (and the material frames of the edges between them) rotate rigidly "
                      "about an axis through a center: p(t) = c + R(omega (t - start)+) (p0 - c). "
-                     "A clamped edge lying on the axis spins about itself (flagellum motor)."};
+                     "A clamped edge lying on the axis spins about itself (flagellum motor). On a "
+                     "cosserat rod an element between listed nodes must lie along the axis (its bending "
+                     "rotations are held)."};
   declareCommon(s);
   s.required<Vec3>("axis", "Rotation axis (normalized; must be nonzero).");
   s.add<Vec3>("center", Vec3(0, 0, 0), "A point on the axis.").unit("m");
@@ -207,7 +210,7 @@ void Rotate::motion(double t, Mat3& R, Vec3& b) const {
 Schema Translate::schema() {
   Schema s{"translate", "Nodes move rigidly at a constant velocity from `start` to `stop` and are "
                         "held still otherwise: p(t) = p0 + v clamp(t - start, 0, stop - start); "
-                        "the material frames keep their initial m1."};
+                        "the material frames keep their initial orientation."};
   declareCommon(s);
   s.required<Vec3>("velocity", "Velocity of the nodes while moving.").unit("m/s");
   s.add<double>("start", 0.0, "Time the motion starts.").unit("s");
