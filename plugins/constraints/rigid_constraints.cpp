@@ -18,8 +18,9 @@ RigidMotionConstraint::RigidMotionConstraint(const Params& p)
 void RigidMotionConstraint::declareCommon(Schema& s) {
   s.required<std::string>("rod", "Rod whose nodes are prescribed.");
   s.required<std::vector<int>>(
-      "nodes", "Node indexes (negative count from the end). The twist of every edge whose two "
-               "nodes are both listed is prescribed too.");
+      "nodes", "Node indexes (negative count from the end). The material frame of every edge whose "
+               "two nodes are both listed is prescribed too (its frame DOFs: the twist of a der edge, "
+               "the three rotation DOFs of a cosserat element).");
 }
 
 void RigidMotionConstraint::bind(World& world) {
@@ -44,7 +45,7 @@ void RigidMotionConstraint::bind(World& world) {
   edges_.clear();
   const bool all = held_[0] && held_[1] && held_[2];
   for (std::size_t i = 0; i + 1 < nodes_.size(); ++i)
-    if (all && nodes_[i + 1] == nodes_[i] + 1 && rod_->twistDof(nodes_[i]) >= 0)
+    if (all && nodes_[i + 1] == nodes_[i] + 1 && !rod_->frameDofs(nodes_[i]).empty())
       edges_.push_back(nodes_[i]);
 
   p0_.clear();
@@ -59,14 +60,33 @@ void RigidMotionConstraint::bind(World& world) {
   }
   m1_0_.clear();
   theta_last_.clear();
+  held_dofs_.clear();
+  held_values_.clear();
+  twist_dofs_.clear();
   for (int e : edges_) {
     Vec3 t, m1, m2;
     rod_->materialFrame(e, t, m1, m2);
     m1_0_.push_back(m1);
-    const int g = off + rod_->twistDof(e);
+    // The twist (if the model has one) follows R m1_0 through twistForDirector; the other frame DOFs
+    // (a cosserat element's two bending rotations) keep the values they have now.
+    const std::vector<int> frame = rod_->frameDofs(e);
+    int tw = rod_->twistDof(e);
+    if (std::find(frame.begin(), frame.end(), tw) == frame.end()) tw = -1;
+    for (int d : frame) {
+      if (d == tw) continue;
+      held_dofs_.push_back(off + d);
+      held_values_.push_back(q[off + d]);
+    }
+    twist_dofs_.push_back(tw);
+    if (tw < 0) {
+      theta_last_.push_back(0.0);
+      continue;
+    }
+    const int g = off + tw;
     theta_last_.push_back(q[g]);
     dofs_.push_back(g);
   }
+  dofs_.insert(dofs_.end(), held_dofs_.begin(), held_dofs_.end());
 }
 
 void RigidMotionConstraint::prescribe(double t, Vec& q) {
@@ -79,12 +99,18 @@ void RigidMotionConstraint::prescribe(double t, Vec& q) {
       if (held_[k]) q[position_dofs_[i] + k] = p[k];
   }
   if (edges_.empty()) return;
-  // The twist that realises m1 = R m1_0 depends on the new reference frames: positions first.
+  // The frame DOFs other than the twist keep their recorded values (a cosserat element's bending
+  // rotations: zero, i.e. d3 stays where the committed frame has it).
+  for (std::size_t j = 0; j < held_dofs_.size(); ++j) q[held_dofs_[j]] = held_values_[j];
+  // The twist that realises m1 = R m1_0 depends on the new reference frames: positions (and the held
+  // frame DOFs) first.
   const int off = rod_->dofOffset();
   rod_->setConfiguration(q.segment(off, rod_->numDofs()));
   constexpr double two_pi = 2 * std::numbers::pi;
   for (std::size_t i = 0; i < edges_.size(); ++i) {
-    const int g = off + rod_->twistDof(edges_[i]);
+    const int tw = twist_dofs_[i];
+    if (tw < 0) continue;  // a model without a twist among its frame DOFs: all held (none so far)
+    const int g = off + tw;
     double theta = rod_->twistForDirector(edges_[i], R * m1_0_[i]);
     // twistForDirector knows the angle modulo 2 pi: continue from the incoming value (the
     // solver's predictor) so that a spinning edge accumulates its turns.
@@ -98,14 +124,15 @@ void RigidMotionConstraint::prescribe(double t, Vec& q) {
 // -------------------------------------------------------------------------------------- clamp
 
 Schema Clamp::schema() {
-  Schema s{"clamp", "Fixes node positions, and the twist of the edges between listed nodes, at "
-                    "their initial values."};
+  Schema s{"clamp", "Fixes node positions, and the material frames of the edges between listed nodes "
+                    "(their frame DOFs: the twist of a der edge, the three rotation DOFs of a cosserat "
+                    "element), at their initial values: a clamped end on every rod model."};
   declareCommon(s);
   s.add<std::string>("components", "xyz",
                      "Position components held: any non-empty subset of \"xyz\" (e.g. \"xy\": the "
                      "nodes slide freely along z). A single listed node is a pin: its position is held, "
                      "the frames around it rotate freely (DER and cosserat). With fewer than three "
-                     "components no twist is held.");
+                     "components no frame is held.");
   return s;
 }
 
@@ -131,7 +158,9 @@ void Clamp::motion(double, Mat3& R, Vec3& b) const {
 Schema Rotate::schema() {
   Schema s{"rotate", "Nodes (and the material frames of the edges between them) rotate rigidly "
                      "about an axis through a center: p(t) = c + R(omega (t - start)+) (p0 - c). "
-                     "A clamped edge lying on the axis spins about itself (flagellum motor)."};
+                     "A clamped edge lying on the axis spins about itself (flagellum motor). On a "
+                     "cosserat rod an element between listed nodes must lie along the axis (its bending "
+                     "rotations are held)."};
   declareCommon(s);
   s.required<Vec3>("axis", "Rotation axis (normalized; must be nonzero).");
   s.add<Vec3>("center", Vec3(0, 0, 0), "A point on the axis.").unit("m");
@@ -154,6 +183,22 @@ Rotate::Rotate(const Params& p)
   axis_ /= len;
 }
 
+void Rotate::bind(World& world) {
+  RigidMotionConstraint::bind(world);
+  if (heldFrameDofs().empty()) return;  // DER: the twist and the nodes give the whole frame
+  for (int e : edges()) {
+    Vec3 d3, m1, m2;
+    rod().materialFrame(e, d3, m1, m2);
+    if (axis_.cross(d3).norm() > 1e-9)
+      throw ParamError("axis", "edge " + std::to_string(e) + " of rod '" + rod().name() +
+                                   "' (both its nodes are listed) is not along the axis: on this rod model "
+                                   "`rotate` spins its frame about its d3 and holds its bending rotations, "
+                                   "which is a rigid rotation only about d3; list the nodes alone (their "
+                                   "frames free), or hold and turn whole frames with `cosserat-clamp` "
+                                   "(`angular_velocity`)");
+  }
+}
+
 void Rotate::motion(double t, Mat3& R, Vec3& b) const {
   const double angle = omega_ * std::max(0.0, t - start_);
   R = Eigen::AngleAxisd(angle, axis_).toRotationMatrix();
@@ -165,7 +210,7 @@ void Rotate::motion(double t, Mat3& R, Vec3& b) const {
 Schema Translate::schema() {
   Schema s{"translate", "Nodes move rigidly at a constant velocity from `start` to `stop` and are "
                         "held still otherwise: p(t) = p0 + v clamp(t - start, 0, stop - start); "
-                        "the material frames keep their initial m1."};
+                        "the material frames keep their initial orientation."};
   declareCommon(s);
   s.required<Vec3>("velocity", "Velocity of the nodes while moving.").unit("m/s");
   s.add<double>("start", 0.0, "Time the motion starts.").unit("s");

@@ -13,7 +13,10 @@ namespace rodsim::constraints {
 
 // The shared part: the nodes, their initial positions p0 and the initial director m1_0 of every
 // edge whose two nodes are listed. A subclass gives the rigid motion x -> R(t) x + b(t); then
-//   p(t) = R(t) p0 + b(t),   m1(t) = R(t) m1_0 (written as a twist angle via twistForDirector).
+//   p(t) = R(t) p0 + b(t),   m1(t) = R(t) m1_0 (written as a twist angle via twistForDirector),
+// and the edge's other frame DOFs (Rod::frameDofs minus the twist: a cosserat element's two bending
+// rotations) stay at their values at bind. With R = I (clamp, translate) that holds the whole frame
+// on every rod model; see README.md for rotate.
 class RigidMotionConstraint : public Constraint {
  public:
   explicit RigidMotionConstraint(const Params& p);
@@ -27,7 +30,9 @@ class RigidMotionConstraint : public Constraint {
   virtual void motion(double t, Mat3& R, Vec3& b) const = 0;
 
   const std::vector<int>& nodes() const { return nodes_; }
-  const std::vector<int>& edges() const { return edges_; }  // edges with a prescribed twist
+  const std::vector<int>& edges() const { return edges_; }  // edges with a prescribed frame
+  // Frame DOFs held at their bind values besides the twists (global): empty on DER rods.
+  const std::vector<int>& heldFrameDofs() const { return held_dofs_; }
 
  protected:
   // Declares `rod` and `nodes` in a subclass schema.
@@ -35,6 +40,7 @@ class RigidMotionConstraint : public Constraint {
   // Which position components (x, y, z) of the listed nodes are prescribed; all three unless a
   // subclass restricts them (clamp's `components`). With a restriction no twist is prescribed.
   bool held_[3] = {true, true, true};
+  Rod& rod() const { return *rod_; }  // after bind
 
  private:
   std::string rod_name_;
@@ -43,6 +49,11 @@ class RigidMotionConstraint : public Constraint {
   std::vector<int> nodes_, edges_;
   std::vector<Vec3> p0_, m1_0_;
   std::vector<double> theta_last_;  // last prescribed twist per edge (2 pi unwrapping fallback)
+  std::vector<int> twist_dofs_;     // per edge: local twist DOF, or -1 if it is not among frameDofs
+  // Frame DOFs other than the twist (a cosserat element's bending rotations), global, and the values
+  // they had at bind: prescribed at those values (zero for cosserat: the committed frame's d3).
+  std::vector<int> held_dofs_;
+  std::vector<double> held_values_;
   std::vector<int> dofs_, position_dofs_;
 };
 
@@ -60,6 +71,10 @@ class Rotate : public RigidMotionConstraint {
  public:
   static Schema schema();
   explicit Rotate(const Params& p);
+  // On a model with frame DOFs beyond the twist (cosserat) only the twist follows R while the bending
+  // rotations are held: exact when the held edge's d3 lies along the axis (it spins about itself),
+  // so any other axis is a ParamError on `axis` (cosserat-clamp's angular_velocity rotates whole frames).
+  void bind(World& world) override;
   void motion(double t, Mat3& R, Vec3& b) const override;
 
  private:

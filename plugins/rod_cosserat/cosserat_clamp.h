@@ -1,7 +1,8 @@
 // "cosserat-clamp": holds node positions and the full material frames (all three rotation DOFs) of
 // elements of a cosserat rod, at rest or moving rigidly (optional `velocity`, `angular_velocity`
-// about `center`, between `start` and `stop`: the seed's twisted and pulled ends of Fig. 3). The generic `clamp` holds positions and the twist (the rotation about
-// d3) only, because the SDK exposes one twist DOF per edge (README.md, "Clamping frames").
+// about `center`, between `start` and `stop`: the seed's twisted and pulled ends of Fig. 3). The generic `clamp`
+// holds the same frame (Rod::frameDofs) for an element whose two nodes it holds; this constraint also holds
+// frames of elements independently of their nodes and rotates whole frames about any axis.
 #pragma once
 
 #include "cosserat_rod.h"

@@ -42,9 +42,14 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   int positionDof(int node) const override { return 3 * node; }
   // First of the three rotation-vector DOFs of element e (material frame components, rad).
   int rotationDof(int edge) const { return 3 * nn_ + 3 * edge; }
-  // The rotation about the element's d3 (its twist about the tangent): what `clamp` and `rotate`
-  // prescribe. The two bending rotations are not (see README.md, "Clamping frames").
+  // The rotation about the element's d3 (its twist about the tangent): what `rotate` spins.
   int twistDof(int edge) const override { return rotationDof(edge) + 2; }
+  // The element's three rotation DOFs: what `clamp`, `rotate` and `translate` prescribe for an element
+  // whose two nodes they hold (the bending rotations at zero relative to the committed frame).
+  std::vector<int> frameDofs(int edge) const override {
+    const int r = rotationDof(edge);
+    return {r, r + 1, r + 2};
+  }
 
   void initialDofs(VecRef q) const override;
   void initialVelocity(VecRef v) const override;
