@@ -3,7 +3,7 @@
 // clamped end it is on a DER rod (plugins/constraints/README.md, table).
 #include "cosserat_rod.h"
 #include "explicit_solvers.h"
-#include "fake_world.h"
+#include <rodsim/testing/fake_world.h>
 #include "loads.h"
 #include "rigid_constraints.h"
 #include "so3.h"
@@ -22,19 +22,6 @@ using rodsim::testing::FakeWorld;
 using rodsim::testing::makeParams;
 
 namespace {
-
-// The kernel's commit: after commitConfiguration the rod rebases its DOFs (cosserat: phi folded into
-// the committed frames and zeroed). FakeWorld does not, so this test world adds it.
-class RebasingWorld : public FakeWorld {
- public:
-  void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override {
-    FakeWorld::commitStep(t, q, v, residual);
-    for (int i = 0; i < numRods(); ++i) {
-      Rod& r = rod(i);
-      r.rebaseDofs(this->q().segment(r.dofOffset(), r.numDofs()), this->v().segment(r.dofOffset(), r.numDofs()));
-    }
-  }
-};
 
 Params beamParams(const Vec3& end = Vec3(1, 0, 0)) {
   return makeParams(CosseratRod::schema(), {{"nodes", 11},
@@ -61,7 +48,7 @@ Params nodes(const Schema& s, std::vector<int> n, std::initializer_list<std::pai
 TEST_CASE("clamp on nodes [0, 1] of a cosserat rod prescribes the three rotation DOFs of element 0 and holds its frame under a load") {
   for (const char* scheme : {"position-verlet", "pefrl"}) {
     CAPTURE(scheme);
-    RebasingWorld w;
+    FakeWorld w;
     auto& rod = w.addRod<CosseratRod>(beamParams());
     auto& clamp = w.addConstraint<Clamp>(nodes(Clamp::schema(), {0, 1}));
     w.addForce<loads::PointLoad>(makeParams(loads::PointLoad::schema(), {{"rod", std::string("beam")}, {"node", -1},

@@ -370,6 +370,9 @@ class FakeWorld : public World {
     for (auto& r : rods_) {
       r->setConfiguration(q_.segment(r->dofOffset(), r->numDofs()));
       r->commitConfiguration();
+      // as the kernel: rotation-vector DOFs are rebased onto the committed frames
+      if (auto* rv = r->as<RodRotationVectors>())
+        rv->rebaseDofs(q_.segment(r->dofOffset(), r->numDofs()), v_.segment(r->dofOffset(), r->numDofs()));
     }
   }
 
