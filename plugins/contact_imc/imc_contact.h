@@ -2,9 +2,10 @@
 // (seed 002, Sec. 3, SI Appendix B). See README.md.
 #pragma once
 
-#include "broad_phase.h"
 #include "friction.h"
 #include "imc_energy.h"
+
+#include <rodsim/geometry/broad_phase.h>
 
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
@@ -14,6 +15,9 @@
 #include <vector>
 
 namespace rodsim::imc {
+
+using geometry::Aabb;
+using geometry::SweepAndPrune;
 
 class ImcContact final : public Contact {
  public:
