@@ -1,12 +1,19 @@
-// Helpers of the rodsim::geometry tests: packing node coordinates and the tolerance of a central
-// finite difference.
+// Helpers of the rodsim::geometry tests: packing node coordinates, the central differences of
+// tests/support and the tolerance of a central difference. A test file says
+// `using namespace rodsim::geometry::test;`.
 #pragma once
+
+#include "finite_differences.h"
 
 #include <rodsim/geometry/types.h>
 
 #include <limits>
 
 namespace rodsim::geometry::test {
+
+using rodsim::test::fdGradient;
+using rodsim::test::fdJacobian;
+using rodsim::test::relErr;
 
 inline Vec12 pack(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
   Vec12 x;

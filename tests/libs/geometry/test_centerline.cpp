@@ -6,8 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <numbers>
 #include <string>
 
@@ -107,25 +105,9 @@ TEST_CASE("circle: equally spaced, counterclockwise about the axis, starting at 
   }
 }
 
-TEST_CASE("polyline resampling, CSV points and buildCenterline; bad shapes are ParamErrors") {
-  const std::vector<Vec3> pts{Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0)};
-  const auto r = resamplePolyline(pts, 5);
-  REQUIRE(r.size() == 5);
-  for (int i = 0; i < 5; ++i) {
-    const double s = 2.0 * i / 4;  // arc length
-    const Vec3 expect = s <= 1 ? Vec3(s, 0, 0) : Vec3(1, s - 1, 0);
-    CHECK((r[i] - expect).norm() < 1e-14);
-  }
-  const std::string path = "/tmp/rodsim_test_geometry_points.csv";
-  {
-    std::ofstream f(path);
-    f << "x,y,z\n0,0,0\n\n# comment\n0.5, 0, 0\n1,0,0.5\n";
-  }
-  const auto read = readPointsCsv(path);
-  REQUIRE(read.size() == 3);
-  CHECK((read[2] - Vec3(1, 0, 0.5)).norm() < 1e-15);
-  std::remove(path.c_str());
-
+// resamplePolyline and readPointsCsv: tests/plugins/rod_der/test_der_rod.cpp ("der geometry: polyline
+// and point files"), with the der rods built from them.
+TEST_CASE("buildCenterline from the geometry.* parameters; a missing key is a ParamError naming it") {
   const auto x = buildCenterline(centerlineParams({{"geometry.shape", toValue("straight")}, {"nodes", toValue(3)},
                                                    {"geometry.start", toValue(Vec3(0, 0, 0))},
                                                    {"geometry.end", toValue(Vec3(0, 0, 2))}}));

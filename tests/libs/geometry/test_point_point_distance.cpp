@@ -1,5 +1,4 @@
 // pointPointSq: value, gradient and Hessian against central finite differences.
-#include "finite_differences.h"
 #include "geometry_checks.h"
 
 #include <rodsim/geometry/point_point_distance.h>
@@ -11,11 +10,7 @@
 #include <string>
 
 using namespace rodsim::geometry;
-using rodsim::geometry::test::centralTolerance;
-using rodsim::geometry::test::pack;
-using rodsim::test::fdGradient;
-using rodsim::test::fdJacobian;
-using rodsim::test::relErr;
+using namespace rodsim::geometry::test;
 
 TEST_CASE("point-point squared distance: gradient and Hessian by finite differences") {
   std::mt19937 rng(7);

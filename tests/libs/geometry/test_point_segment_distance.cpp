@@ -1,6 +1,5 @@
 // pointEdgeSq (point-line, Eq. 12 squared) and pointSegmentDistance (Eq. 12 inside, Eq. 11 at the
 // ends): derivatives against central finite differences, the closest point at either end.
-#include "finite_differences.h"
 #include "geometry_checks.h"
 
 #include <rodsim/geometry/point_segment_distance.h>
@@ -12,11 +11,7 @@
 #include <string>
 
 using namespace rodsim::geometry;
-using rodsim::geometry::test::centralTolerance;
-using rodsim::geometry::test::pack;
-using rodsim::test::fdGradient;
-using rodsim::test::fdJacobian;
-using rodsim::test::relErr;
+using namespace rodsim::geometry::test;
 
 TEST_CASE("point-line squared distance (Eq. 12): gradient and Hessian by finite differences") {
   std::mt19937 rng(11);

@@ -2,7 +2,6 @@
 // Hessian in the three regimes, the line-line primitive, |e_a x e_b|^2, and the closest-point rule
 // of alart-curnier. Derivatives against central finite differences (the checks moved from
 // contact_imc keep their relative 1e-6; the new ones use centralTolerance(h)).
-#include "finite_differences.h"
 #include "geometry_checks.h"
 
 #include <rodsim/geometry/segment_segment_distance.h>
@@ -13,11 +12,7 @@
 #include <random>
 
 using namespace rodsim::geometry;
-using rodsim::geometry::test::centralTolerance;
-using rodsim::geometry::test::pack;
-using rodsim::test::fdGradient;
-using rodsim::test::fdJacobian;
-using rodsim::test::relErr;
+using namespace rodsim::geometry::test;
 
 namespace {
 
