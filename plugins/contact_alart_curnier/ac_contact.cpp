@@ -1,5 +1,7 @@
 #include "ac_contact.h"
 
+#include <rodsim/geometry/segment_segment_distance.h>
+
 #include <Eigen/Geometry>
 
 #include <fmt/format.h>
@@ -14,37 +16,7 @@
 
 namespace rodsim::ac {
 
-void closestSegmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
-  // Minimize |p0 + s d1 - q0 - t d2|^2 over [0,1]^2 (normal equations, then clamping).
-  const Vec3 d1 = p1 - p0, d2 = q1 - q0, w = p0 - q0;
-  const double a = d1.dot(d1), e = d2.dot(d2), b = d1.dot(d2), c = d1.dot(w), f = d2.dot(w);
-  const double tiny = 1e-300;
-  auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
-  if (a <= tiny && e <= tiny) {
-    s = t = 0;
-    return;
-  }
-  if (a <= tiny) {
-    s = 0;
-    t = clamp01(f / e);
-    return;
-  }
-  if (e <= tiny) {
-    t = 0;
-    s = clamp01(-c / a);
-    return;
-  }
-  const double denom = a * e - b * b;
-  s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0.0;
-  t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = clamp01(-c / a);
-  } else if (t > 1) {
-    t = 1;
-    s = clamp01((b - c) / a);
-  }
-}
+using geometry::closestSegmentPoints;
 
 Schema AlartCurnierContact::schema() {
   Schema s{"alart-curnier",

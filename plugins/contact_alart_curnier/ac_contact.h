@@ -18,9 +18,6 @@
 
 namespace rodsim::ac {
 
-// Closest points of segments [p0, p1] and [q0, q1]: parameters s, t in [0, 1].
-void closestSegmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t);
-
 // Contact identity: (kind, a, b, c, d). Obstacle: (0, rod, node, obstacle, 0); rod-rod:
 // (1, rodA, edgeA, rodB, edgeB).
 using ContactKey = std::array<int, 5>;

@@ -13,9 +13,13 @@
 // gamma v_T/|v_T| = (gamma/|v_T|) v_T is evaluated in that form, smooth at v_T = 0 (sticking).
 #pragma once
 
-#include "distance.h"
+#include <rodsim/geometry/types.h>
 
 namespace rodsim::imc {
+
+using geometry::Mat12;
+using geometry::Vec12;
+using geometry::Vec3;
 
 struct FrictionResult {
   Vec12 force = Vec12::Zero();     // N

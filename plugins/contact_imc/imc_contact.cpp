@@ -115,7 +115,7 @@ void ImcContact::buildCandidates(const Vec& q) {
   const double pad_extra = 0.5 * (delta_ + margin_);
   boxes_.resize(edges_.size());
   for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad_extra);
+    boxes_[e] = geometry::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad_extra);
   sap_.query(boxes_, overlaps_);
   timing_.broad_s += since(t0);
 
@@ -256,10 +256,10 @@ void ImcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f
     Vec3 n;
     const double d = c.obstacle->signedDistance(node(q, c.x), &n);
     stats_.min_gap = std::min(stats_.min_gap, d - c.radius);
-    const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
+    const PenaltyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
     if (!e.active) continue;
     ++stats_.active;
-    const double fn = -k_ / c.radius * e.dE;  // >= 0
+    const double fn = -k_ / c.radius * e.d1;  // >= 0
     Vec3 F = fn * n;
     if (fric) {
       Vec3 fr, vel;
@@ -308,11 +308,11 @@ void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
     const Vec3 x = node(q, c.x);
     Vec3 n;
     const double d = c.obstacle->signedDistance(x, &n);
-    const EnergyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
+    const PenaltyValue e = imcEnergy(d / c.radius, 1.0, delta_ / c.radius);
     Mat3 B = Mat3::Zero();
     if (e.active) {
-      const double fn = -k_ / c.radius * e.dE;
-      const Vec3 dfn = -k_ / (c.radius * c.radius) * e.d2E * n;  // d fn / dx
+      const double fn = -k_ / c.radius * e.d1;
+      const Vec3 dfn = -k_ / (c.radius * c.radius) * e.d2 * n;  // d fn / dx
       const Mat3 dn = c.obstacle->distanceHessian(x);             // d n / dx (0 on a plane)
       B = -(n * dfn.transpose() + fn * dn);                       // -dF^c/dx
       if (fric) {
@@ -340,10 +340,10 @@ double ImcContact::energy(const EvalContext& ctx) const {
     const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
     evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), 0.5 * (A.radius + B.radius), delta_,
                  k_, 0, pe);
-    e += k_ * pe.e.E;
+    e += k_ * pe.e.v;
   }
   for (const auto& c : obstacle_cand_)
-    e += k_ * imcEnergy(c.obstacle->signedDistance(node(q, c.x)) / c.radius, 1.0, delta_ / c.radius).E;
+    e += k_ * imcEnergy(c.obstacle->signedDistance(node(q, c.x)) / c.radius, 1.0, delta_ / c.radius).v;
   return e;
 }
 

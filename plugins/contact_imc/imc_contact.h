@@ -2,11 +2,11 @@
 // (seed 002, Sec. 3, SI Appendix B). See README.md.
 #pragma once
 
-#include "broad_phase.h"
 #include "friction.h"
 #include "imc_energy.h"
 
 #include <rodsim/capabilities.h>
+#include <rodsim/geometry/broad_phase.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -15,6 +15,9 @@
 #include <vector>
 
 namespace rodsim::imc {
+
+using geometry::Aabb;
+using geometry::SweepAndPrune;
 
 class ImcContact final : public Contact, public ForceContact {
   RODSIM_INTERFACES(ImcContact, ForceContact)

@@ -1,4 +1,6 @@
-// The IMC contact energy (seed 002, Eq. 9, normalized as SI Eq. B.1) and its use on one edge pair.
+// The IMC contact energy (seed 002, Eq. 9, normalized as SI Eq. B.1) on one edge pair. The energy
+// E(D) itself is rodsim::geometry::imcEnergy (libs/geometry, penalty.h), the distance D
+// rodsim::geometry::edgeDistance (segment_segment_distance.h).
 //
 // In coordinates scaled by 1/h_s (SI B.1) with scaled contact distance c (2 for two rods of radius
 // h_s = (r_i + r_j)/2, 1 for a node of radius h_s on a plane) and scaled band dbar = delta / h_s:
@@ -12,23 +14,25 @@
 // E' hess D), gradients taken in scaled coordinates (the 1/h and 1/h^2 factors of SI B.1).
 #pragma once
 
-#include "distance.h"
+#include <rodsim/geometry/penalty.h>
+#include <rodsim/geometry/segment_segment_distance.h>
 
 namespace rodsim::imc {
 
-struct EnergyValue {
-  double E = 0, dE = 0, d2E = 0;  // E and its first two derivatives with respect to D (scaled)
-  bool active = false;            // D < c + dbar
-  bool quadratic = false;         // D <= c - dbar (the (c - D)^2 branch)
-};
-
-// Eq. B.1 with contact distance c and band dbar (both scaled).
-EnergyValue imcEnergy(double D, double c, double dbar);
+using geometry::DistanceType;
+using geometry::EdgeDistance;
+using geometry::Mat12;
+using geometry::PenaltyValue;
+using geometry::Vec12;
+using geometry::Vec3;
+using geometry::edgeDistance;
+using geometry::imcEnergy;
+using geometry::segmentDistance;
 
 // One rod-rod pair: nodes (x_i, x_{i+1}, x_j, x_{j+1}) in metres, scale h_s = (r_i + r_j)/2.
 struct PairEvaluation {
   EdgeDistance dist;   // in scaled coordinates
-  EnergyValue e;
+  PenaltyValue e;      // E (v), dE/dD (d1), d2E/dD2 (d2) of Eq. B.1
   double gap = 0;      // m: distance minus r_i + r_j
   double energy = 0;   // J: k E
   Vec12 force = Vec12::Zero();  // F^c (N) on the 4 nodes

@@ -1,6 +1,5 @@
 #include "ipc_contact.h"
 
-#include "ipc_barrier.h"
 
 #include <algorithm>
 #include <cmath>
@@ -163,7 +162,7 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
   boxes_.resize(edges_.size());
   const double pad = 0.5 * (d_hat_ + margin_);
   for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = imc::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
+    boxes_[e] = geometry::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
   sap_.query(boxes_, overlaps_);
   cand_.clear();
   Vec3 p0, p1, q0, q1;
@@ -174,7 +173,7 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
     c.a = a;
     c.b = b;
     pairNodes(q, c, p0, p1, q0, q1);
-    const double gap = imc::segmentDistance(p0, p1, q0, q1) - (A.radius + B.radius);
+    const double gap = geometry::segmentDistance(p0, p1, q0, q1) - (A.radius + B.radius);
     if (gap >= d_hat_ + margin_) continue;
     // The Jacobian's sparsity pattern holds the pairs that can reach d_hat within a step or so:
     // emitting a zero 12 x 12 block for every candidate (there are hundreds along two flagella
@@ -244,7 +243,7 @@ void IpcContact::beginStep(const EvalContext& ctx) {
   Vec3 p0, p1, q0, q1;
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
-    step_start_gap_ = std::min(step_start_gap_, imc::segmentDistance(p0, p1, q0, q1) - pairReach(c));
+    step_start_gap_ = std::min(step_start_gap_, geometry::segmentDistance(p0, p1, q0, q1) - pairReach(c));
   }
   for (const ObstacleCandidate& c : obstacle_cand_)
     step_start_gap_ = std::min(step_start_gap_, c.obstacle->signedDistance(node(q, c.x)) - c.radius);
@@ -484,7 +483,7 @@ double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     const Vec3 a = node(q, edges_[e].x0), b = node(q, edges_[e].x1);
     const Vec3 a1 = a + dq.segment<3>(edges_[e].x0), b1 = b + dq.segment<3>(edges_[e].x1);
-    Aabb box = imc::segmentBox(a, b, edges_[e].radius);
+    Aabb box = geometry::segmentBox(a, b, edges_[e].radius);
     box.lo = box.lo.cwiseMin(a1.cwiseMin(b1) - Vec3::Constant(edges_[e].radius));
     box.hi = box.hi.cwiseMax(a1.cwiseMax(b1) + Vec3::Constant(edges_[e].radius));
     boxes_[e] = box;

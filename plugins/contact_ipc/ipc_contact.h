@@ -3,12 +3,12 @@
 // smoothed friction). See README.md.
 #pragma once
 
-#include "broad_phase.h"  // contact_imc: sweep and prune
 #include "ipc_ccd.h"
 #include "ipc_distance.h"
 #include "ipc_friction.h"
 
 #include <rodsim/capabilities.h>
+#include <rodsim/geometry/broad_phase.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -18,7 +18,7 @@
 
 namespace rodsim::ipc {
 
-using imc::Aabb;
+using geometry::Aabb;
 
 class IpcContact final : public Contact, public ForceContact, public StepBoundContact {
   RODSIM_INTERFACES(IpcContact, ForceContact, StepBoundContact)
@@ -103,7 +103,7 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
 
   // candidates (rebuilt each step and when a node moved farther than margin/2)
   std::vector<Aabb> boxes_;
-  imc::SweepAndPrune sap_;
+  geometry::SweepAndPrune sap_;
   std::vector<std::pair<int, int>> overlaps_;
   std::vector<Candidate> cand_;
   std::vector<ObstacleCandidate> obstacle_cand_;

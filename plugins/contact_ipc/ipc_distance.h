@@ -1,10 +1,11 @@
 // Barrier energy of one edge-edge pair of rods, with its gradient and Hessian with respect to the
 // 12 node coordinates x = (p0, p1, q0, q1), for unit barrier stiffness.
 //
-// The distance D is the minimum segment-segment distance of contact_imc (Lumelsky classification
-// into point-point, point-edge and edge-edge, seed 002 Eqs. 10-13), and the gap is d = D - R,
+// The distance D is the minimum segment-segment distance of rodsim::geometry (libs/geometry,
+// segment_segment_distance.h: Lumelsky classification into point-point, point-edge and edge-edge,
+// seed 002 Eqs. 10-13), and the gap is d = D - R,
 // R = r_a + r_b the sum of the two edge radii. The pair energy is the clamped log barrier b(d)
-// (seed 002 Eq. 8 written on the gap, see ipc_barrier.h).
+// (seed 002 Eq. 8 written on the gap, see rodsim/geometry/barrier.h).
 //
 // Nearly parallel edges: D is not differentiable at exactly parallel overlapping edges (rotating
 // one edge in their common plane brings one end or the other closer, a |theta| kink), and its
@@ -19,7 +20,9 @@
 // whenever d > 0, and E = b(D - R) exactly once x >= eps_x.
 #pragma once
 
-#include "distance.h"  // contact_imc: Lumelsky classification and the three squared distances
+#include <rodsim/geometry/barrier.h>
+#include <rodsim/geometry/point_segment_distance.h>
+#include <rodsim/geometry/segment_segment_distance.h>
 
 #include <Eigen/Core>
 
@@ -30,20 +33,13 @@ using Vec9 = Eigen::Matrix<double, 9, 1>;
 using Mat9 = Eigen::Matrix<double, 9, 9>;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
 using Mat12 = Eigen::Matrix<double, 12, 12>;
-using imc::DistanceType;
-
-// Distance from point p to segment (a, b) and, with order >= 1 / 2, its gradient and Hessian over
-// (p, a, b): point-point to the nearer end when the projection falls outside, point-line inside.
-struct PointSegmentDistance {
-  double D = 0;
-  DistanceType type = DistanceType::PointEdge;
-  Vec9 grad = Vec9::Zero();
-  Mat9 hess = Mat9::Zero();
-};
-void pointSegmentDistance(const Vec3& p, const Vec3& a, const Vec3& b, int order, PointSegmentDistance& out);
-
-// x = |e_a x e_b|^2 with e_a = p1 - p0, e_b = q1 - q0, gradient and Hessian over (p0, p1, q0, q1).
-double edgeCrossSquared(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, Vec12* grad, Mat12* hess);
+using geometry::DistanceType;
+using geometry::PointSegmentDistance;
+using geometry::Scalar2;
+using geometry::barrier;
+using geometry::edgeCrossSquared;
+using geometry::mollifier;
+using geometry::pointSegmentDistance;
 
 struct PairBarrier {
   double E = 0;          // unit-stiffness barrier energy (m^2)

@@ -1,6 +1,6 @@
 #include "ipc_friction.h"
 
-#include "distance.h"  // contact_imc: lumelsky
+#include <rodsim/geometry/segment_segment_distance.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +39,7 @@ FrictionLag lagEdgeEdge(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Ve
     lag.s = lo <= hi ? 0.5 * (lo + hi) : (std::max(sa, sb) < 0 ? 0.0 : 1.0);
     lag.t = std::clamp((p0 + lag.s * ea - q0).dot(eb) / B, 0.0, 1.0);
   } else {
-    const imc::ClosestPoints cp = imc::lumelsky(p0, p1, q0, q1);
+    const geometry::ClosestPoints cp = geometry::lumelsky(p0, p1, q0, q1);
     lag.s = cp.s;
     lag.t = cp.t;
   }

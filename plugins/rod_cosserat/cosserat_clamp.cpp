@@ -1,6 +1,6 @@
 #include "cosserat_clamp.h"
 
-#include "so3.h"
+#include <rodsim/geometry/so3.h>
 
 #include <algorithm>
 #include <bit>
@@ -83,7 +83,7 @@ void CosseratClamp::bind(World& world) {
   // positions at every call: prescribe's expressions with tau = 1 give them (a zero times any tau >= 0
   // is the same zero), so they are computed once here. Only φ changes (the committed frames move).
   at_rest_ = (omega_.array() == 0.0).all() && (velocity_.array() == 0.0).all();
-  R_rest_ = cosserat::expSO3(omega_ * 1.0);
+  R_rest_ = geometry::expSO3(omega_ * 1.0);
   p_rest_.clear();
   for (const Vec3& p0 : p0_) p_rest_.push_back(center_ + R_rest_ * (p0 - center_) + velocity_ * 1.0);
   Qc_last_.assign(elements_.size(), Mat3::Zero());
@@ -102,7 +102,7 @@ bool sameBits(const Mat3& a, const Mat3& b) {
 
 void CosseratClamp::prescribe(double t, Vec& q) {
   const double tau = std::clamp(t - start_, 0.0, stop_ - start_);
-  const Mat3 R = at_rest_ ? R_rest_ : Mat3(cosserat::expSO3(omega_ * tau));  // identity for a plain clamp
+  const Mat3 R = at_rest_ ? R_rest_ : Mat3(geometry::expSO3(omega_ * tau));  // identity for a plain clamp
   for (std::size_t i = 0; i < p0_.size(); ++i)
     q.segment<3>(position_dofs_[i]) = at_rest_ ? p_rest_[i] : Vec3(center_ + R * (p0_[i] - center_) + velocity_ * tau);
   // Directors d_k = R d_k0, i.e. Q = Q0 R^T (rows d1, d2, d3); φ with exp(-[φ]) Q_committed = Q is
@@ -117,7 +117,7 @@ void CosseratClamp::prescribe(double t, Vec& q) {
       q.segment<3>(off + rod_->rotationDof(elements_[i])) = phi_last_[i];
       continue;
     }
-    const Vec3 phi = cosserat::logSO3(Qc * R * Q0_[i].transpose());
+    const Vec3 phi = geometry::logSO3(Qc * R * Q0_[i].transpose());
     q.segment<3>(off + rod_->rotationDof(elements_[i])) = phi;
     Qc_last_[i] = Qc;
     phi_last_[i] = phi;

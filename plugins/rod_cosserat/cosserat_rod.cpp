@@ -3,8 +3,10 @@
 // "Energy and forces").
 #include "cosserat_rod.h"
 
-#include "geometry.h"  // plugins/rod_der/geometry.h (rod_der_core)
-#include "so3.h"
+#include <rodsim/geometry/centerline.h>
+#include <rodsim/geometry/frames.h>
+#include <rodsim/geometry/rod_params.h>
+#include <rodsim/geometry/so3.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,28 +16,10 @@
 
 namespace rodsim {
 
-using cosserat::expSO3;
+using geometry::expSO3;
 
 // The hot loops read std::vector<Vec3> as flat arrays of 3 doubles per element.
 static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed doubles");
-
-namespace {
-
-// A deterministic unit vector perpendicular to t.
-Vec3 perpendicular(const Vec3& t) {
-  const Vec3 a = std::abs(t.z()) < 0.9 ? Vec3::UnitZ() : Vec3::UnitX();
-  return (a - a.dot(t) * t).normalized();
-}
-
-// Parallel transport of u from tangent a to tangent b (rotation about a×b by the angle between them).
-Vec3 transport(const Vec3& u, const Vec3& a, const Vec3& b) {
-  const Vec3 axis = a.cross(b);
-  const double s = axis.norm(), c = a.dot(b);
-  if (s < 1e-14) return u;
-  return expSO3(axis * (std::atan2(s, c) / s)) * u;
-}
-
-}  // namespace
 
 Schema CosseratRod::schema() {
   Schema s{"cosserat",
@@ -47,7 +31,7 @@ Schema CosseratRod::schema() {
                   "Number of nodes (elements = nodes - 1). Required for straight and helix; for polyline and points "
                   "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7.")
       .range(3, 1e7);
-  der::declareMaterialParams(s);
+  geometry::declareMaterialParams(s);
   s.add<double>("shear_factor", 4.0 / 3.0,
                 "Shear factor alpha_c of S1 = S2 = alpha_c G A (Table I of the seed: 4/3 for circular sections).")
       .greater(0);
@@ -79,12 +63,12 @@ Schema CosseratRod::schema() {
               "number k of turns 2 pi k (it must be within 0.05 turn of one), and the twist density is (2 pi k - "
               "holonomy)/L, the holonomy of the parallel transport round the centreline (0 for a plane ring). Used for "
               "Mitchell's twisted ring (Appendix E.2, Eq. E3).");
-  der::declareCenterlineParams(s);
+  geometry::declareCenterlineParams(s);
   return s;
 }
 
 CosseratRod::CosseratRod(const Params& p) : Rod(p) {
-  x_init_ = der::buildCenterline(p);
+  x_init_ = geometry::buildCenterline(p);
   closed_ = p.boolean("closed");
   // A closed polyline may repeat its first point at the end: the ring has that node once.
   if (closed_ && x_init_.size() > 3 && (x_init_.back() - x_init_.front()).norm() <= 1e-12 * std::max(1.0, x_init_.front().norm()))
@@ -92,7 +76,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   nn_ = static_cast<int>(x_init_.size());
   if (nn_ < 3) throw ParamError("nodes", "a cosserat rod needs at least 3 nodes (2 elements); got " + std::to_string(nn_));
   ne_ = closed_ ? nn_ : nn_ - 1;
-  point_masses_ = der::readPointMasses(p, nn_);
+  point_masses_ = geometry::readPointMasses(p, nn_);
   r_ = p.real("radius");
   rho_ = p.real("density");
   E_ = p.real("youngs_modulus");
@@ -155,7 +139,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   double s_e = 0;
   for (int e = 0; e < ne_; ++e) {
     const Vec3 t = (x_init_[next(e)] - x_init_[e]).normalized();
-    d1 = e == 0 ? perpendicular(t) : transport(d1, tprev, t);
+    d1 = e == 0 ? geometry::perpendicularFromZ(t) : geometry::parallelTransportExp(d1, tprev, t);
     d1 = (d1 - d1.dot(t) * t).normalized();
     if (e > 0) s_e += 0.5 * (lhat_[e - 1] + lhat_[e]);
     const Vec3 m1 = tw == 0 ? d1 : Vec3(expSO3(t * (tw * s_e)) * d1);
@@ -216,11 +200,11 @@ double CosseratRod::closedTwistRate(double requested) const {
                          std::to_string(twoPi * k / L) + " rad/m");
   // Transport d1 of element 0 round the ring (elements 1 .. n-1 and back to 0), as the frame loop does.
   const auto tangent = [&](int e) { return Vec3((x_init_[next(e)] - x_init_[e]).normalized()); };
-  const Vec3 t0 = tangent(0), d0 = perpendicular(t0);
+  const Vec3 t0 = tangent(0), d0 = geometry::perpendicularFromZ(t0);
   Vec3 d1 = d0, tprev = t0;
   for (int e = 1; e <= ne_; ++e) {
     const Vec3 t = tangent(e % ne_);
-    d1 = transport(d1, tprev, t);
+    d1 = geometry::parallelTransportExp(d1, tprev, t);
     d1 = (d1 - d1.dot(t) * t).normalized();
     tprev = t;
   }
@@ -260,7 +244,7 @@ namespace {
 inline void rotateFrame(double px, double py, double pz, const Mat3& Qc, Mat3& Q) {
   const double x = -px, y = -py, z = -pz, t2 = x * x + y * y + z * z;
   double a, b;
-  cosserat::rodriguesCoefficients(t2, a, b);
+  geometry::rodriguesCoefficients(t2, a, b);
   const double d = 1.0 - b * t2;
   const double bx = b * x, by = b * y, bz = b * z, ax = a * x, ay = a * y, az = a * z;
   const double R00 = d + bx * x, R01 = bx * y - az, R02 = bx * z + ay;
@@ -518,7 +502,7 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
 }
 
 // Curvatures of the interior nodes i = 1 .. ne-1: θ_i = log(Q_{i-1} Q_iᵀ) = D̂ κ̂_L (Eq. 20), as
-// cosserat::logSO3Curvature computes it, without a branch so that the loop vectorizes across nodes:
+// geometry::logSO3Curvature computes it, without a branch so that the loop vectorizes across nodes:
 // every node takes logSO3's small-angle polynomial (sin²θ < 1e-2, cosθ > 0) and, in the `wide`
 // variant, the wide polynomials of 0.1 to 0.46 rad too, selected per node. Returns bit 0 when some
 // node is beyond what the variant covers (big[i] = 1 there; the caller redoes these nodes with
@@ -549,17 +533,17 @@ template <bool wide>
     const double tr = R[0] + R[4] + R[8];
     const bool small = (s2 < 1e-2) & (tr > 1.0);
     mid |= !small;
-    double f = cosserat::asinOverSin(s2), c;
+    double f = geometry::asinOverSin(s2), c;
     bool b;
     if constexpr (wide) {
-      const double fw = cosserat::asinOverSinWide(s2);
+      const double fw = geometry::asinOverSinWide(s2);
       f = small ? f : fw;
       const double t2 = s2 * f * f;
-      const double cs = cosserat::invJacobianCoefficientSmall(t2), cw = cosserat::invJacobianCoefficientWide(t2);
+      const double cs = geometry::invJacobianCoefficientSmall(t2), cw = geometry::invJacobianCoefficientWide(t2);
       c = small ? cs : cw;
-      b = !((s2 < cosserat::kWideS2) & (tr > 1.0));
+      b = !((s2 < geometry::kWideS2) & (tr > 1.0));
     } else {
-      c = cosserat::invJacobianCoefficientSmall(s2 * f * f);
+      c = geometry::invJacobianCoefficientSmall(s2 * f * f);
       b = !small;
     }
     large |= b;
@@ -617,7 +601,7 @@ void CosseratRod::computeStrains() const {
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) R(a, b) = P(a, 0) * F(b, 0) + P(a, 1) * F(b, 1) + P(a, 2) * F(b, 2);
       double c;
-      const Vec3 th = cosserat::logSO3Curvature(R, c);
+      const Vec3 th = geometry::logSO3Curvature(R, c);
       theta_[i] = th;
       nodeTerms(i, th.x(), th.y(), th.z(), c, l_[i - 1], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
                 Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
@@ -637,7 +621,7 @@ void CosseratRod::closeStrains() const {
                 S_[2], l_.data(), t_.front().data(), e_.data(), Nf_.data(), cn_.front().data());
   const Mat3 P = gather(Q_, e), F = gather(Q_, 0);
   double c;
-  const Vec3 th = cosserat::logSO3(P * F.transpose(), &c);
+  const Vec3 th = geometry::logSO3(P * F.transpose(), &c);
   theta_[0] = th;
   nodeTerms(0, th.x(), th.y(), th.z(), c, l_[e], l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
             Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
@@ -667,7 +651,7 @@ void CosseratRod::drift(VecRef q, ConstVecRef v, const double* free, double h) c
       continue;
     }
     const Vec3 phi = q.segment<3>(r), dphi = h * v.segment<3>(r);
-    q.segment<3>(r) = cosserat::logSO3(cosserat::expSO3(phi) * cosserat::expSO3(dphi));
+    q.segment<3>(r) = geometry::logSO3(geometry::expSO3(phi) * geometry::expSO3(dphi));
   }
 }
 

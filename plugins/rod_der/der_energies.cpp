@@ -16,6 +16,9 @@
 //    the spherical triangle t̂, u, u + δu). The Hessian is the exact Jacobian of that gradient.
 #include "der_energies.h"
 
+#include <rodsim/geometry/frames.h>
+#include <rodsim/geometry/skew.h>
+
 #include <cmath>
 #include <numbers>
 
@@ -26,11 +29,7 @@ namespace {
 using Vec8 = Eigen::Matrix<double, 8, 1>;
 using Mat8 = Eigen::Matrix<double, 8, 8>;
 
-Mat3 skew(const Vec3& v) {
-  Mat3 m;
-  m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
-  return m;
-}
+using geometry::skew;
 
 // x ↦ P x with P = I - u uᵀ (the derivative of u = e/|e| is P/|e|).
 [[gnu::always_inline]] inline Vec3 project(const EdgeKinematics& k, const Vec3& x) { return x - k.u.dot(x) * k.u; }
@@ -178,26 +177,6 @@ void hessToStencil(Mat8& Hy, Mat11& hess) {
 
 // ---------------------------------------------------------------------------------------------
 
-double wrapAngle(double a) {
-  constexpr double twoPi = 2.0 * std::numbers::pi;
-  return a - twoPi * std::round(a / twoPi);
-}
-
-Vec3 anyPerpendicular(const Vec3& t) {
-  int k = 0;
-  if (std::abs(t.y()) < std::abs(t[k])) k = 1;
-  if (std::abs(t.z()) < std::abs(t[k])) k = 2;
-  Vec3 v = Vec3::Unit(k);
-  v -= v.dot(t) * t;
-  return v.normalized();
-}
-
-Vec3 parallelTransport(const Vec3& v, const Vec3& a, const Vec3& b) {
-  // Minimal rotation R taking a to b: R v = v - ((a+b)·v)/(1+a·b) (a+b) + 2 (a·v) b.
-  const Vec3 s = a + b;
-  return v - (s.dot(v) / (1.0 + a.dot(b))) * s + 2.0 * a.dot(v) * b;
-}
-
 void transportFrame(const EdgeFrame& f, const Vec3& t, Vec3& d1, Vec3& d2) {
   const Vec3 s = f.t + t;
   const double g = 1.0 + f.t.dot(t);
@@ -205,19 +184,11 @@ void transportFrame(const EdgeFrame& f, const Vec3& t, Vec3& d1, Vec3& d2) {
   d2 = f.d2 - (t.dot(f.d2) / g) * s;
 }
 
-double signedAngle(const Vec3& u, const Vec3& v, const Vec3& n) {
-  return std::atan2(n.dot(u.cross(v)), u.dot(v));
-}
-
-Vec3 curvatureBinormal(const Vec3& e0, const Vec3& e1) {
-  return 2.0 * e0.cross(e1) / (e0.norm() * e1.norm() + e0.dot(e1));  // Eq. 2
-}
-
 double referenceTwistAngle(const Vec3& t0, const Vec3& d1_0, const Vec3& t1, const Vec3& d1_1,
                            double committed) {
-  const Vec3 p = parallelTransport(d1_0, t0, t1);
-  const double angle = signedAngle(p, d1_1, t1);
-  return committed + wrapAngle(angle - committed);
+  const Vec3 p = geometry::parallelTransport(d1_0, t0, t1);
+  const double angle = geometry::signedAngle(p, d1_1, t1);
+  return committed + geometry::wrapAngle(angle - committed);
 }
 
 // --------------------------------------------------------------------------------- stretching

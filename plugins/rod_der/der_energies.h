@@ -40,25 +40,12 @@ struct EdgeFrame {
 // Frames and angles
 // ---------------------------------------------------------------------------------------------
 
-// Wraps an angle into [-π, π].
-double wrapAngle(double a);
-
-// Deterministic unit vector perpendicular to the unit vector t (projection of the coordinate axis
-// least aligned with t).
-Vec3 anyPerpendicular(const Vec3& t);
-
-// Space/time parallel transport (minimal rotation taking unit a to unit b) of v ⟂ a.
-Vec3 parallelTransport(const Vec3& v, const Vec3& a, const Vec3& b);
+// wrapAngle, anyPerpendicular, parallelTransport, signedAngle and curvatureBinormal (Eq. 2) are
+// rodsim::geometry's (libs/geometry, frames.h).
 
 // Current reference directors of an edge with unit tangent t: time-parallel transport of the
 // committed frame.
 void transportFrame(const EdgeFrame& committed, const Vec3& t, Vec3& d1, Vec3& d2);
-
-// Signed angle from u to v about the unit axis n (u, v ⟂ n), in [-π, π].
-double signedAngle(const Vec3& u, const Vec3& v, const Vec3& n);
-
-// Curvature binormal (κb)_i of Eq. 2 from the edges e^{i-1}, e^i.
-Vec3 curvatureBinormal(const Vec3& e0, const Vec3& e1);
 
 // Reference twist m_ref^i of Eq. 4 at an interior node: signed angle about t^i from the space
 // parallel transport of d1^{i-1} onto t^i to d1^i, unwrapped relative to `committed` (the

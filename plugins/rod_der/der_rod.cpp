@@ -2,7 +2,9 @@
 // transported in space (construction) and in time (setConfiguration), masses and torques.
 #include "der_rod.h"
 
-#include "geometry.h"
+#include <rodsim/geometry/centerline.h>
+#include <rodsim/geometry/frames.h>
+#include <rodsim/geometry/rod_params.h>
 
 #include <rodsim/plugin.h>
 
@@ -26,15 +28,15 @@ Schema DerRod::schema() {
                   "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7: "
                   "a larger rod is refused before anything is allocated.")
       .range(2, 1e7);
-  der::declareMaterialParams(s);
-  der::declareCenterlineParams(s);
+  geometry::declareMaterialParams(s);
+  geometry::declareCenterlineParams(s);
   return s;
 }
 
 DerRod::DerRod(const Params& p) : Rod(p) {
-  x_init_ = der::buildCenterline(p);
+  x_init_ = geometry::buildCenterline(p);
   n_ = static_cast<int>(x_init_.size());
-  point_masses_ = der::readPointMasses(p, n_);
+  point_masses_ = geometry::readPointMasses(p, n_);
 
   r_ = p.real("radius");
   rho_ = p.real("density");
@@ -74,7 +76,7 @@ DerRod::DerRod(const Params& p) : Rod(p) {
   for (int e = 0; e < ne; ++e) {
     der::EdgeFrame& f = committed_[e];
     f.t = (x_init_[e + 1] - x_init_[e]).normalized();
-    f.d1 = e == 0 ? der::anyPerpendicular(f.t) : der::parallelTransport(committed_[e - 1].d1, committed_[e - 1].t, f.t);
+    f.d1 = e == 0 ? geometry::anyPerpendicular(f.t) : geometry::parallelTransport(committed_[e - 1].d1, committed_[e - 1].t, f.t);
     f.d1 = (f.d1 - f.d1.dot(f.t) * f.t).normalized();
     f.d2 = f.t.cross(f.d1);
   }
@@ -295,7 +297,7 @@ double DerRod::twistForDirector(int edge, const Vec3& m1) const {
   const double x = m1.dot(d1_[edge]), y = m1.dot(d2_[edge]);
   if (std::hypot(x, y) <= 1e-14 * m1.norm()) return current;  // m1 along the tangent: keep θ
   // The branch closest to the current twist angle, so prescribed spins stay continuous.
-  return current + der::wrapAngle(std::atan2(y, x) - current);
+  return current + geometry::wrapAngle(std::atan2(y, x) - current);
 }
 
 void DerRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {

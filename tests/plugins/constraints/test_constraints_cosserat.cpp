@@ -6,7 +6,7 @@
 #include <rodsim/testing/fake_world.h>
 #include "loads.h"
 #include "rigid_constraints.h"
-#include "so3.h"
+#include <rodsim/geometry/so3.h>
 
 #include <doctest/doctest.h>
 

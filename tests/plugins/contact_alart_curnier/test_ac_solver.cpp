@@ -167,16 +167,6 @@ TEST_CASE("alart-curnier contact: parameter errors name the key") {
   }
 }
 
-TEST_CASE("closest points of segments") {
-  double s, t;
-  closestSegmentPoints(Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(1, -1, 1), Vec3(1, 1, 1), s, t);
-  CHECK(s == doctest::Approx(0.5));
-  CHECK(t == doctest::Approx(0.5));
-  closestSegmentPoints(Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(3, 1, 0), Vec3(3, 2, 0), s, t);
-  CHECK(s == doctest::Approx(1.0));
-  CHECK(t == doctest::Approx(0.0));
-}
-
 TEST_CASE("projectCone and naturalMap with mu = 0 and no tangential part (frictionless, separating)") {
   using namespace rodsim::ac;
   // z = r - u = (-0.99, 0, 0) lies in the polar cone: the projection is 0 (was z: 0 <= mu zn = -0.0).

@@ -6,7 +6,6 @@
 #include "contact_checks.h"
 #include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
-#include "ipc_barrier.h"
 #include "ipc_contact.h"
 
 #include <doctest/doctest.h>

@@ -2,7 +2,7 @@
 // whose predictor q_n + dt v_n would cross it. The solver shortens the predictor by CCD and caps
 // every line search by maxStepFraction, so every committed configuration keeps a positive gap and
 // the rod is stopped by the barrier.
-#include "distance.h"  // contact_imc: segmentDistance (an independent check of the gap)
+#include <rodsim/geometry/segment_segment_distance.h>  // segmentDistance: an independent check of the gap
 #include <rodsim/testing/fake_world.h>
 #include "ipc_contact.h"
 #include "newton_solvers.h"
@@ -69,7 +69,7 @@ TEST_CASE("implicit-euler + ipc: a rod thrown through another stops at a positiv
       for (int j = 0; j + 1 < 5; ++j) {
         const Vec3 p0 = w.q().segment<3>(rod_a.globalPositionDof(i)), p1 = w.q().segment<3>(rod_a.globalPositionDof(i + 1));
         const Vec3 q0 = w.q().segment<3>(rod_b.globalPositionDof(j)), q1 = w.q().segment<3>(rod_b.globalPositionDof(j + 1));
-        g = std::min(g, imc::segmentDistance(p0, p1, q0, q1) - 2 * r);
+        g = std::min(g, geometry::segmentDistance(p0, p1, q0, q1) - 2 * r);
       }
     return g;
   };

@@ -1,9 +1,9 @@
-// The ipc energy terms against finite differences: the clamped log barrier (C2 at d_hat), the
-// point-segment distance, |e_a x e_b|^2, the pair barrier in every distance case (point-point,
+// The ipc energy terms against finite differences (the barrier, the mollifier, the point-segment
+// distance and |e_a x e_b|^2 are tested with rodsim::geometry, tests/libs/geometry): the pair
+// barrier in every distance case (point-point,
 // point-edge, edge-edge, nearly parallel with the mollifier active, near d_hat), and the lagged
 // friction potential (gradient, Hessian, direction, Coulomb magnitude, parallel edges).
 #include "finite_differences.h"
-#include "ipc_barrier.h"
 #include "ipc_distance.h"
 #include "ipc_friction.h"
 
@@ -47,83 +47,6 @@ std::pair<double, double> pairFdErrors(const Vec12& x, double eps_x) {
 }
 
 }  // namespace
-
-TEST_CASE("barrier b(d) = -(d - d_hat)^2 ln(d/d_hat): derivatives by finite differences, C2 at d_hat") {
-  for (double d : {1e-3, 0.01, 0.05, 0.09, 0.0999}) {
-    CAPTURE(d);
-    const Scalar2 b = barrier(d, d_hat);
-    const double h = 1e-7 * d;
-    const double d1 = (barrier(d + h, d_hat).v - barrier(d - h, d_hat).v) / (2 * h);
-    const double d2 = (barrier(d + h, d_hat).d1 - barrier(d - h, d_hat).d1) / (2 * h);
-    CHECK(b.v > 0);
-    CHECK(b.d1 < 0);  // repulsive
-    CHECK(b.d1 == doctest::Approx(d1).epsilon(1e-6));
-    CHECK(b.d2 == doctest::Approx(d2).epsilon(1e-6));
-  }
-  // C2 at d_hat: b ~ e^3/d_hat, b' ~ 3 e^2/(2 d_hat)... all three vanish as e = d_hat - d -> 0
-  const double e = 1e-6 * d_hat;
-  const Scalar2 b = barrier(d_hat - e, d_hat);
-  CHECK(std::abs(b.v) < 1e-15);
-  CHECK(std::abs(b.d1) < 1e-10);
-  CHECK(std::abs(b.d2) < 1e-4);
-  const Scalar2 z = barrier(d_hat, d_hat);
-  CHECK(z.v == 0);
-  CHECK(z.d1 == 0);
-  CHECK(z.d2 == 0);
-}
-
-TEST_CASE("mollifier m(x): 0 at parallel, C1 at eps, derivatives") {
-  const double eps = 0.3;
-  CHECK(mollifier(0, eps).v == 0);
-  CHECK(mollifier(eps, eps).v == 1);
-  CHECK(mollifier(eps * (1 - 1e-9), eps).d1 == doctest::Approx(0).epsilon(1e-6));
-  for (double x : {0.01, 0.1, 0.25}) {
-    const double h = 1e-7;
-    CHECK(mollifier(x, eps).d1 == doctest::Approx((mollifier(x + h, eps).v - mollifier(x - h, eps).v) / (2 * h)));
-    CHECK(mollifier(x, eps).d2 == doctest::Approx((mollifier(x + h, eps).d1 - mollifier(x - h, eps).d1) / (2 * h)));
-  }
-}
-
-TEST_CASE("point-segment distance and |e_a x e_b|^2: gradient and Hessian by finite differences") {
-  const Vec3 a(0, 0, 0), b(1, 0.1, -0.2);
-  for (const Vec3& p : {Vec3(0.4, 0.5, 0.3), Vec3(-0.3, 0.2, 0.1), Vec3(1.4, 0.3, -0.5)}) {
-    Vec9 x;
-    x << p, a, b;
-    auto D = [](const Vec9& y, int order) {
-      PointSegmentDistance out;
-      pointSegmentDistance(y.segment<3>(0), y.segment<3>(3), y.segment<3>(6), order, out);
-      return out;
-    };
-    const PointSegmentDistance ps = D(x, 2);
-    CAPTURE(static_cast<int>(ps.type));
-    const Eigen::VectorXd g = fdGradient([&](const Vec9& y) { return D(y, 0).D; }, x, 1e-6);
-    const Eigen::MatrixXd H = fdJacobian([&](const Vec9& y) { return Eigen::VectorXd(D(y, 1).grad); }, x, 1e-6);
-    CHECK(relErr(ps.grad, g) < 1e-8);
-    CHECK(relErr(ps.hess, H) < 1e-7);
-  }
-  CHECK(static_cast<int>(([] {
-          PointSegmentDistance o;
-          pointSegmentDistance(Vec3(-1, 1, 0), Vec3(0, 0, 0), Vec3(1, 0, 0), 0, o);
-          return o.type;
-        }())) == static_cast<int>(DistanceType::PointPoint));
-
-  const Vec12 x = pack(Vec3(0, 0, 0), Vec3(1, 0.2, 0.1), Vec3(0.3, -0.5, 0.4), Vec3(0.5, 0.6, 0.2));
-  Vec12 g;
-  Mat12 H;
-  const double c = edgeCrossSquared(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), &g, &H);
-  const Vec3 ea = x.segment<3>(3) - x.segment<3>(0), eb = x.segment<3>(9) - x.segment<3>(6);
-  CHECK(c == doctest::Approx(ea.cross(eb).squaredNorm()));
-  auto f = [](const Vec12& y) {
-    return edgeCrossSquared(y.segment<3>(0), y.segment<3>(3), y.segment<3>(6), y.segment<3>(9), nullptr, nullptr);
-  };
-  auto gf = [](const Vec12& y) {
-    Vec12 gg;
-    edgeCrossSquared(y.segment<3>(0), y.segment<3>(3), y.segment<3>(6), y.segment<3>(9), &gg, nullptr);
-    return Eigen::VectorXd(gg);
-  };
-  CHECK(relErr(g, fdGradient(f, x, 1e-6)) < 1e-8);
-  CHECK(relErr(H, fdJacobian(gf, x, 1e-6)) < 1e-8);
-}
 
 TEST_CASE("pair barrier: gradient and Hessian by finite differences in every distance case") {
   const double eps_x = 1e-3;  // parallel_threshold 1e-3 with unit rest lengths

@@ -6,7 +6,8 @@
 #include "cosserat_rod.h"
 #include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
-#include "so3.h"
+
+#include <rodsim/geometry/so3.h>
 
 #include <doctest/doctest.h>
 
@@ -106,8 +107,8 @@ TEST_CASE("closed rod: n nodes and n elements, Voronoi lengths and masses wrap a
   }
   // The relative rotation of consecutive frames: angle of the composition of a bend by 2 pi/n about the
   // binormal and a twist by 4 pi/n about the tangent.
-  const Mat3 Rb = cosserat::expSO3(Vec3(0, 0, 2 * kPi / n)), Rt = cosserat::expSO3(Vec3(4 * kPi / n, 0, 0));
-  const double expected = cosserat::logSO3(Rb * Rt).norm();
+  const Mat3 Rb = geometry::expSO3(Vec3(0, 0, 2 * kPi / n)), Rt = geometry::expSO3(Vec3(4 * kPi / n, 0, 0));
+  const double expected = geometry::logSO3(Rb * Rt).norm();
   CHECK((rod.curvature(0) * h).norm() == doctest::Approx(expected).epsilon(1e-12));
   // Elastic energy: n nodes, each storing (1/2) theta^T B theta / D (the junction as much as the others).
   Vec q(rod.numDofs());

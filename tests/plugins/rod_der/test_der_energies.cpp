@@ -4,11 +4,17 @@
 
 #include "der_energies.h"
 
+#include <rodsim/geometry/frames.h>
+
 #include <cmath>
 #include <numbers>
 #include <random>
 
 using namespace rodsim::der;
+using rodsim::geometry::anyPerpendicular;
+using rodsim::geometry::curvatureBinormal;
+using rodsim::geometry::parallelTransport;
+using rodsim::geometry::wrapAngle;
 
 namespace {
 

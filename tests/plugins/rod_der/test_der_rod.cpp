@@ -4,7 +4,7 @@
 
 #include "der_rod.h"
 #include "expect_param_error.h"
-#include "geometry.h"
+#include <rodsim/geometry/centerline.h>
 
 #include <atomic>
 #include <cmath>
@@ -526,71 +526,8 @@ TEST_CASE("der rod: materialFrame and twistForDirector") {
 
 // ------------------------------------------------------------------------------------ geometry
 
-TEST_CASE("der geometry: straight and helix") {
-  using namespace rodsim::der;
-  const auto x = straightCenterline(Vec3(1, 2, 3), Vec3(1, 2, 5), 5);
-  REQUIRE(x.size() == 5);
-  CHECK((x[2] - Vec3(1, 2, 4)).norm() < 1e-15);
-
-  for (bool right : {true, false}) {
-    HelixSpec h;
-    h.origin = Vec3(0.5, 0, -1);
-    h.axis = Vec3(0, 0, -2);
-    h.radius = 0.01;
-    h.pitch = 0.05;
-    h.axial_length = 0.2;
-    h.right_handed = right;
-    const auto p = helixCenterline(h, 81);
-    REQUIRE(p.size() == 81);
-    const Vec3 a = h.axis.normalized();
-    double lmin = 1e9, lmax = 0;
-    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-      const double l = (p[i + 1] - p[i]).norm();
-      lmin = std::min(lmin, l);
-      lmax = std::max(lmax, l);
-    }
-    CHECK(lmax / lmin - 1 < 1e-10);
-    double phase = 0;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      const Vec3 d = p[i] - h.origin;
-      const Vec3 radial = d - d.dot(a) * a;
-      CHECK(radial.norm() == doctest::Approx(0.01).epsilon(1e-12));
-      if (i > 0) {
-        const Vec3 dp = p[i - 1] - h.origin;
-        const Vec3 rp = dp - dp.dot(a) * a;
-        phase += std::atan2(a.dot(rp.cross(radial)), rp.dot(radial));
-      }
-    }
-    // Axial advance per turn = pitch; right-handed: counterclockwise about the advance direction.
-    const double axial = (p.back() - h.origin).dot(a);
-    CHECK(axial == doctest::Approx(0.2).epsilon(1e-12));
-    CHECK(phase == doctest::Approx((right ? 1 : -1) * 2 * kPi * 0.2 / 0.05).epsilon(1e-12));
-  }
-
-  // With a lead: straight segment on the axis, 45° hook, then the helix; spacing about uniform.
-  HelixSpec h;
-  h.radius = 0.01;
-  h.pitch = 0.05;
-  h.axial_length = 0.2;
-  h.lead = 0.005;
-  const auto p = helixCenterline(h, 70);
-  REQUIRE(p.size() == 70);
-  CHECK(p[0].norm() < 1e-15);
-  CHECK((p[1] - Vec3(0, 0, 0.005)).norm() < 1e-12);
-  double lmin = 1e9, lmax = 0;
-  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-    const double l = (p[i + 1] - p[i]).norm();
-    lmin = std::min(lmin, l);
-    lmax = std::max(lmax, l);
-  }
-  CHECK(lmax / lmin < 1.3);
-  const Vec3 last = p.back();
-  CHECK(std::hypot(last.x(), last.y()) == doctest::Approx(0.01).epsilon(1e-12));
-  CHECK(last.z() == doctest::Approx(0.005 + 0.01 + 0.2).epsilon(1e-12));
-}
-
 TEST_CASE("der geometry: polyline and point files") {
-  using namespace rodsim::der;
+  using namespace rodsim::geometry;
   const std::vector<Vec3> pts{Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0)};
   const auto r = resamplePolyline(pts, 5);
   REQUIRE(r.size() == 5);

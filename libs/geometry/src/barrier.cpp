@@ -1,8 +1,8 @@
-#include "ipc_barrier.h"
+#include <rodsim/geometry/barrier.h>
 
 #include <cmath>
 
-namespace rodsim::ipc {
+namespace rodsim::geometry {
 
 Scalar2 barrier(double d, double d_hat) {
   Scalar2 b;
@@ -28,4 +28,4 @@ Scalar2 mollifier(double x, double eps) {
   return m;
 }
 
-}  // namespace rodsim::ipc
+}  // namespace rodsim::geometry

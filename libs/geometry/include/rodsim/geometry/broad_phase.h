@@ -1,5 +1,6 @@
 // Broad phase over axis-aligned bounding boxes: sweep and prune along the axis of largest spread
 // of the box centres. O(n log n + pairs) instead of the O(n^2) loop of the authors' code.
+// Used by contact_imc and contact_ipc (edge boxes grown by the contact reach).
 #pragma once
 
 #include <Eigen/Core>
@@ -7,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace rodsim::imc {
+namespace rodsim::geometry {
 
 struct Aabb {
   Eigen::Vector3d lo, hi;
@@ -34,4 +35,4 @@ class SweepAndPrune {
 // Reference O(n^2) answer, same format (for tests).
 std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Aabb>& boxes);
 
-}  // namespace rodsim::imc
+}  // namespace rodsim::geometry

@@ -1,8 +1,8 @@
-#include "broad_phase.h"
+#include <rodsim/geometry/broad_phase.h>
 
 #include <algorithm>
 
-namespace rodsim::imc {
+namespace rodsim::geometry {
 
 void SweepAndPrune::query(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) {
   out.clear();
@@ -42,4 +42,4 @@ std::vector<std::pair<int, int>> bruteForcePairs(const std::vector<Aabb>& boxes)
   return out;
 }
 
-}  // namespace rodsim::imc
+}  // namespace rodsim::geometry

@@ -1,14 +1,15 @@
-// Centerline builders for rod models: straight, helix, circle (with an optional lead on the axis),
-// polyline and CSV point files. Errors are rodsim::ParamError naming the offending key.
+// Centerline builders for rod models: straight, helix (with an optional lead on the axis), circle,
+// polyline and CSV point files, and the geometry.* parameters that select them. Errors are
+// rodsim::ParamError naming the offending key. Units: m. Used by rod_der and rod_cosserat.
 #pragma once
 
+#include <rodsim/geometry/types.h>
 #include <rodsim/params.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
-namespace rodsim::der {
+namespace rodsim::geometry {
 
 struct HelixSpec {
   Vec3 origin = Vec3::Zero();
@@ -33,7 +34,7 @@ std::vector<Vec3> helixCenterline(const HelixSpec& h, int nodes);
 
 // `nodes` points equally spaced on the circle of `radius` about `center` in the plane normal to
 // `axis` (angles 2 pi k / nodes, k = 0 .. nodes - 1: the first point is not repeated at the end),
-// counterclockwise about axis, starting at center + radius * anyPerpendicular(axis).
+// counterclockwise about axis, starting at center + radius * anyPerpendicular(axis) (frames.h).
 std::vector<Vec3> circleCenterline(const Vec3& center, const Vec3& axis, double radius, int nodes);
 
 // `nodes` points uniformly spaced by arc length along the polyline through `points`.
@@ -46,14 +47,7 @@ std::vector<Vec3> readPointsCsv(const std::string& path, const std::string& key 
 // The centerline described by the rod parameters geometry.* and nodes (declared below).
 std::vector<Vec3> buildCenterline(const Params& p);
 
-// Parameters every rod model shares: radius, density, youngs_modulus, poisson_ratio,
-// shear_modulus; and geometry.*, rest_shape, initial_velocity.
-void declareMaterialParams(Schema& s);
-
-// The point masses of `point_mass_nodes` / `point_masses` (declared by declareMaterialParams):
-// (node index, kg), negative nodes resolved from the end; ParamError on a length mismatch, a node
-// out of range or a negative mass. Empty when the rod has none.
-std::vector<std::pair<int, double>> readPointMasses(const Params& p, int nodes);
+// Declares geometry.shape and the keys of each shape (geometry.*), rest_shape and initial_velocity.
 void declareCenterlineParams(Schema& s);
 
-}  // namespace rodsim::der
+}  // namespace rodsim::geometry

@@ -1,26 +1,23 @@
-// Rotations for the Cosserat rod (seed Sec. III.A, Eq. 16): the Rodrigues exponential, the matrix
+// Rotations of the Cosserat rod (Cosserat seed, Sec. III.A, Eq. 16): the Rodrigues exponential, the matrix
 // logarithm and the inverse Jacobians of the exponential map, all robust near zero angle (Taylor
 // series below 0.1 rad, so no 0/0 and no cancellation at 1e-12 rad, and no transcendental function
 // for the small angles of a time step or of a well-resolved rod).
 //
-// Conventions (README.md): a rotation vector θ (rad) gives R = exp([θ]x) (right-hand rotation by
+// Used by rod_cosserat (frames, curvatures, the clamp) and frames.h (parallelTransportExp).
+// Header-only and inline: the Cosserat hot loops inline the small-angle branches (their AVX-512/AVX2
+// clones included), so these must stay visible to the compiler at every call site.
+//
+// Conventions (plugins/rod_cosserat/README.md): a rotation vector θ (rad) gives R = exp([θ]x) (right-hand rotation by
 // |θ| about θ). log(R) is its inverse for |θ| < π.
 #pragma once
 
-#include <rodsim/linalg.h>
-
-#include <Eigen/Geometry>  // cross products
+#include <rodsim/geometry/skew.h>
+#include <rodsim/geometry/types.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace rodsim::cosserat {
-
-inline Mat3 skew(const Vec3& a) {
-  Mat3 m;
-  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return m;
-}
+namespace rodsim::geometry {
 
 // Coefficients a = sinθ/θ and b = (1 - cosθ)/θ² of the Rodrigues formula (Eq. 16), from θ².
 // Below θ = 0.1 rad (all time-step increments of a stable explicit step) a Taylor polynomial to
@@ -76,7 +73,7 @@ inline double asinOverSin(double s2) {
 // curvature pass needs no atan2 there either (CosseratRod, nodeCurvatures). arcsin(s)/s to s^42
 // (truncation below 1.2e-18 at s² = 0.2); c(θ) to θ^16 from its Bernoulli series
 // c = Σ_{n>=1} (-1)^(n+1) B_2n θ^(2n-2) / (2n)! (truncation below 1e-19 at θ² = 0.215). Both agree with
-// the closed forms to a few 1e-16 relative (tests/plugins/rod_cosserat).
+// the closed forms to a few 1e-16 relative (tests/libs/geometry/test_so3.cpp).
 inline constexpr double kWideS2 = 0.2;
 inline double asinOverSinWide(double s2) {
   return 1.0 / 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0 + s2 * (5.0 / 112.0 + s2 * (35.0 / 1152.0 + s2 * (63.0 / 2816.0 + s2 * (231.0 / 13312.0 + s2 * (143.0 / 10240.0 + s2 * (6435.0 / 557056.0 + s2 * (12155.0 / 1245184.0 + s2 * (46189.0 / 5505024.0 + s2 * (88179.0 / 12058624.0 + s2 * (676039.0 / 104857600.0 + s2 * (1300075.0 / 226492416.0 + s2 * (5014575.0 / 973078528.0 + s2 * (9694845.0 / 2080374784.0 + s2 * (100180065.0 / 23622320128.0 + s2 * (116680311.0 / 30064771072.0 + s2 * (2268783825.0 / 635655159808.0 + s2 * (1472719325.0 / 446676598784.0 + s2 * (34461632205.0 / 11269994184704.0 + s2 * (67282234305.0 / 23639499997184.0)))))))))))))))))))));
@@ -147,4 +144,4 @@ inline Vec3 invRightJacobianTimes(const Vec3& th, const Vec3& m) {
 }
 inline Vec3 invLeftJacobianTimes(const Vec3& th, const Vec3& m) { return invRightJacobianTimes(-th, m); }
 
-}  // namespace rodsim::cosserat
+}  // namespace rodsim::geometry

@@ -1,19 +1,12 @@
-#include "distance.h"
+#include <rodsim/geometry/segment_segment_distance.h>
+#include <rodsim/geometry/skew.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace rodsim::imc {
+namespace rodsim::geometry {
 
 namespace {
-
-using Mat3 = Eigen::Matrix3d;
-
-Mat3 skew(const Vec3& v) {
-  Mat3 m;
-  m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
-  return m;
-}
 
 double clamp01(double x) { return std::clamp(x, 0.0, 1.0); }
 bool atEnd(double x) { return x <= 0.0 || x >= 1.0; }
@@ -38,15 +31,6 @@ void fromSquared(double g, const Eigen::Matrix<double, N, 1>& dg, const Eigen::M
 }
 
 }  // namespace
-
-const char* distanceTypeName(DistanceType t) {
-  switch (t) {
-    case DistanceType::PointPoint: return "point-point";
-    case DistanceType::PointEdge: return "point-edge";
-    case DistanceType::EdgeEdge: return "edge-edge";
-  }
-  return "?";
-}
 
 DistanceType ClosestPoints::type() const {
   if (s_end && t_end) return DistanceType::PointPoint;
@@ -80,49 +64,6 @@ ClosestPoints lumelsky(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec
     cp.s_end = atEnd(s_new);
   }
   return cp;
-}
-
-void pointPointSq(const Vec3& a, const Vec3& b, double& g, Eigen::Matrix<double, 6, 1>* dg,
-                  Eigen::Matrix<double, 6, 6>* d2g) {
-  const Vec3 d = a - b;
-  g = d.squaredNorm();
-  if (dg) *dg << 2 * d, -2 * d;
-  if (d2g) {
-    const Mat3 I2 = 2 * Mat3::Identity();
-    *d2g << I2, -I2, -I2, I2;
-  }
-}
-
-// Eq. 12 squared: g = |w|^2 - (w.e)^2/|e|^2, w = p - a, e = b - a.
-void pointEdgeSq(const Vec3& p, const Vec3& a, const Vec3& b, double& g, Eigen::Matrix<double, 9, 1>* dg,
-                 Eigen::Matrix<double, 9, 9>* d2g) {
-  const Vec3 w = p - a, e = b - a;
-  const double s = w.dot(e), L = e.squaredNorm();
-  g = w.squaredNorm() - s * s / L;
-  if (!dg && !d2g) return;
-  const Vec3 gw = 2 * w - 2 * s / L * e;
-  const Vec3 ge = -2 * s / L * w + 2 * s * s / (L * L) * e;
-  // Chain to (p, a, b): w = p - a, e = b - a.
-  if (dg) {
-    dg->segment<3>(0) = gw;
-    dg->segment<3>(3) = -gw - ge;
-    dg->segment<3>(6) = ge;
-  }
-  if (d2g) {
-    const Mat3 I = Mat3::Identity();
-    const Mat3 Hww = 2 * I - 2 / L * e * e.transpose();
-    const Mat3 Hwe = -2 / L * (e * w.transpose() + s * I) + 4 * s / (L * L) * e * e.transpose();
-    const Mat3 Hee = -2 / L * w * w.transpose() + 4 * s / (L * L) * (w * e.transpose() + e * w.transpose()) +
-                     2 * s * s / (L * L) * I - 8 * s * s / (L * L * L) * e * e.transpose();
-    Eigen::Matrix<double, 6, 9> A = Eigen::Matrix<double, 6, 9>::Zero();
-    A.block<3, 3>(0, 0) = I;
-    A.block<3, 3>(0, 3) = -I;
-    A.block<3, 3>(3, 3) = -I;
-    A.block<3, 3>(3, 6) = I;
-    Eigen::Matrix<double, 6, 6> Hz;
-    Hz << Hww, Hwe, Hwe.transpose(), Hee;
-    *d2g = A.transpose() * Hz * A;
-  }
 }
 
 // Eq. 13 squared: g = (r.u)^2 / |u|^2, r = c - a, u = e1 x e2, e1 = b - a, e2 = d - c.
@@ -217,4 +158,65 @@ double segmentDistance(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec
   return ((p0 + cp.s * (p1 - p0)) - (q0 + cp.t * (q1 - q0))).norm();
 }
 
-}  // namespace rodsim::imc
+// x = |e_a|^2 |e_b|^2 - (e_a . e_b)^2 (Lagrange's identity): polynomial, so its derivatives are
+// exact and cheap.
+double edgeCrossSquared(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, Vec12* grad, Mat12* hess) {
+  const Vec3 ea = p1 - p0, eb = q1 - q0;
+  const double A = ea.squaredNorm(), B = eb.squaredNorm(), C = ea.dot(eb);
+  const double x = A * B - C * C;
+  if (grad) {
+    const Vec3 ga = 2 * B * ea - 2 * C * eb, gb = 2 * A * eb - 2 * C * ea;
+    *grad << -ga, ga, -gb, gb;
+  }
+  if (hess) {
+    const Mat3 I = Mat3::Identity();
+    const Mat3 Haa = 2 * B * I - 2 * eb * eb.transpose();
+    const Mat3 Hbb = 2 * A * I - 2 * ea * ea.transpose();
+    const Mat3 Hab = 4 * ea * eb.transpose() - 2 * eb * ea.transpose() - 2 * C * I;  // d ga / d eb
+    // nodes (p0, p1) = (-ea, +ea) and (q0, q1) = (-eb, +eb)
+    const double sa[2] = {-1, 1};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        const double s = sa[i] * sa[j];
+        hess->block<3, 3>(3 * i, 3 * j) = s * Haa;
+        hess->block<3, 3>(6 + 3 * i, 6 + 3 * j) = s * Hbb;
+        hess->block<3, 3>(3 * i, 6 + 3 * j) = s * Hab;
+        hess->block<3, 3>(6 + 3 * j, 3 * i) = s * Hab.transpose();
+      }
+  }
+  return x;
+}
+
+void closestSegmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, double& s, double& t) {
+  // Minimize |p0 + s d1 - q0 - t d2|^2 over [0,1]^2 (normal equations, then clamping).
+  const Vec3 d1 = p1 - p0, d2 = q1 - q0, w = p0 - q0;
+  const double a = d1.dot(d1), e = d2.dot(d2), b = d1.dot(d2), c = d1.dot(w), f = d2.dot(w);
+  const double tiny = 1e-300;
+  auto clamp01 = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  if (a <= tiny && e <= tiny) {
+    s = t = 0;
+    return;
+  }
+  if (a <= tiny) {
+    s = 0;
+    t = clamp01(f / e);
+    return;
+  }
+  if (e <= tiny) {
+    t = 0;
+    s = clamp01(-c / a);
+    return;
+  }
+  const double denom = a * e - b * b;
+  s = denom > 1e-14 * a * e ? clamp01((b * f - c * e) / denom) : 0.0;
+  t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = clamp01(-c / a);
+  } else if (t > 1) {
+    t = 1;
+    s = clamp01((b - c) / a);
+  }
+}
+
+}  // namespace rodsim::geometry

@@ -1,13 +1,12 @@
 // Scalar building blocks of the IPC energy: the clamped log barrier on a gap (seed 002, Eq. 8,
 // applied to the gap d = distance - r_i - r_j) and the cross-product mollifier of nearly parallel
-// edges. Each returns its value with first and second derivatives.
+// edges (its argument: edgeCrossSquared in segment_segment_distance.h). Each returns its value with
+// first and second derivatives. Used by contact_ipc.
 #pragma once
 
-namespace rodsim::ipc {
+#include <rodsim/geometry/scalar2.h>
 
-struct Scalar2 {
-  double v = 0, d1 = 0, d2 = 0;  // value, first and second derivative
-};
+namespace rodsim::geometry {
 
 // b(d) = -(d - d_hat)^2 ln(d / d_hat) for 0 < d < d_hat, 0 for d >= d_hat (C2 at d_hat: b, b', b''
 // all vanish there). Unbounded as d -> 0+; undefined for d <= 0 (the caller never evaluates it
@@ -18,4 +17,4 @@ Scalar2 barrier(double d, double d_hat);
 // C1 at eps (m' = 0 there), 0 for parallel edges.
 Scalar2 mollifier(double x, double eps);
 
-}  // namespace rodsim::ipc
+}  // namespace rodsim::geometry
