@@ -1,85 +1,37 @@
 // The time loop: step the solver, probe, write, report progress, stop cleanly on failure.
+//
+// runSimulation builds a TimeLoop and runs it. Its parts, in the order of a run:
+//   TimeLoop()        everything that can reject the input (world, probes, restart identity), before
+//                     any file is written; then the output directory (fresh or continued)
+//   run()             for each step: interrupted? -> advance() -> record() -> writeOutputs() -> progress
+//   advance()         one solver step, halved on failure when the scene asks for it (on_failure)
+//   record()          the summary's counters and the timeseries row of the step
+//   writeOutputs()    the VTK frame and the checkpoint() when they are due
+//   finish()          the last frame, final.csv, summary.json and the exit status
 #include "simulation.h"
 
 #include "checkpoint.h"
 #include "output.h"
+#include "probes.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
-#include <functional>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <memory>
-#include <csignal>
 #include <unistd.h>
 
 namespace rodsim::kernel {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // The last of SIGINT, SIGTERM, SIGUSR1 received; the time loop acts on it between steps.
 volatile std::sig_atomic_t g_signal = 0;
 extern "C" void onSignal(int sig) { g_signal = sig; }
-
-double component(const Vec3& v, const std::string& c) {
-  if (c == "x") return v.x();
-  if (c == "y") return v.y();
-  if (c == "z") return v.z();
-  return v.norm();
-}
-
-// Probes are resolved once against the world; evaluation then only reads vectors.
-struct Probe {
-  const ProbeSpec* spec;
-  Rod* rod = nullptr;
-  int node = -1;
-  const Constraint* constraint = nullptr;
-
-  double value(KernelWorld& w) const {
-    if (spec->type == "constraint-force") {
-      Vec3 f = Vec3::Zero();
-      for (int d : constraint->positionDofs()) f += w.residual().segment<3>(d);
-      return component(f, spec->component);
-    }
-    if (spec->type == "kinetic-energy") {  // translational, of the rod's nodes (e.g. E_T of the Cosserat seed, Fig. 14)
-      const int k0 = spec->component == "norm" ? 0 : spec->component == "x" ? 0 : spec->component == "y" ? 1 : 2;
-      const int k1 = spec->component == "norm" ? 3 : k0 + 1;
-      double E = 0;
-      for (int i = 0; i < rod->numNodes(); ++i) {
-        const int d = rod->globalPositionDof(i);
-        for (int k = k0; k < k1; ++k) E += 0.5 * w.mass()[d + k] * w.v()[d + k] * w.v()[d + k];
-      }
-      return E;
-    }
-    const int d = rod->globalPositionDof(node);
-    if (spec->type == "node-position") return component(w.q().segment<3>(d), spec->component);
-    if (spec->type == "node-velocity") return component(w.v().segment<3>(d), spec->component);
-    // end-to-end
-    const Vec3 e = w.q().segment<3>(rod->globalPositionDof(rod->numNodes() - 1)) - w.q().segment<3>(rod->globalPositionDof(0));
-    return component(e, spec->component);
-  }
-};
-
-std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
-  std::vector<Probe> out;
-  for (const auto& p : scene.probes) {
-    Probe probe{&p};
-    if (p.type == "constraint-force") {
-      for (const auto& c : world.constraints())
-        if (c.spec->name == p.constraint) probe.constraint = c.object.get();
-    } else {
-      probe.rod = world.findRod(p.rod);
-      probe.node = probe.rod->resolveNode(p.node);
-      if (probe.node < 0)
-        throw InputError(fmt::format("{}: probe '{}': node {} is out of range for rod '{}' with {} nodes",
-                                     p.keys.count("node") ? p.keys.at("node").text : p.where.text, p.name, p.node, p.rod,
-                                     probe.rod->numNodes()));
-    }
-    out.push_back(probe);
-  }
-  return out;
-}
 
 bool finite(const Vec& v) { return v.allFinite(); }
 
@@ -90,6 +42,273 @@ std::string formatDuration(double s) {
   return fmt::format("{:.0f}h{:02.0f}m", std::floor(s / 3600), std::fmod(s / 60, 60));
 }
 
+// SIGINT, SIGTERM and SIGUSR1 go to onSignal while a run lives; the previous handlers come back after.
+class SignalScope {
+ public:
+  SignalScope() {
+    g_signal = 0;
+    previous_int_ = std::signal(SIGINT, onSignal);
+    previous_term_ = std::signal(SIGTERM, onSignal);
+    previous_usr1_ = std::signal(SIGUSR1, onSignal);
+  }
+  ~SignalScope() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+    std::signal(SIGUSR1, previous_usr1_);
+  }
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+
+ private:
+  void (*previous_int_)(int) = nullptr;
+  void (*previous_term_)(int) = nullptr;
+  void (*previous_usr1_)(int) = nullptr;
+};
+
+class TimeLoop {
+ public:
+  TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOptions& options);
+  int run();
+
+ private:
+  StepReport advance(double h, int depth);
+  void record(long long step, const StepReport& report, double wall_ms);
+  void writeOutputs(long long step);
+  void checkpoint(long long step);
+  void showProgress(long long step);
+  int finish();
+  void sample();
+  void fail(std::string reason) {
+    summary_.status = "failed";
+    summary_.reason = std::move(reason);
+  }
+
+  const Scene& scene_;
+  const RunOptions& options_;
+  KernelWorld world_;
+  std::vector<Probe> probes_;
+  std::vector<std::string> report_columns_;
+  std::string identity_;
+  RunSummary summary_;
+  long long first_step_ = 1, total_steps_ = 1;
+  double last_frame_time_ = 0.0, next_frame_ = 0.0, next_checkpoint_ = 0.0;
+  std::unique_ptr<OutputWriter> out_;
+  bool progress_ = false;
+  Clock::time_point run_start_, last_progress_, last_checkpoint_wall_;
+  double wall_before_ = 0;  // of the interrupted part, on restart
+  std::vector<double> probe_values_, report_values_;
+};
+
+TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
+    : scene_(scene), options_(options), world_(scene, registry), next_frame_(scene.output.every) {
+  // Everything that can reject the input happens before the output directory is touched.
+  probes_ = resolveProbes(scene, world_);
+  // timeseries.csv: probes, then the contact models' and forces' own columns.
+  std::vector<std::string> columns;
+  for (const auto& p : probes_) columns.push_back(p.spec->name);
+  report_columns_ = world_.reportColumns();
+  columns.insert(columns.end(), report_columns_.begin(), report_columns_.end());
+
+  const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
+  identity_ = checkpointIdentity(world_, registry, options.scene_text, options.overrides);
+  if (options.restart) {
+    const Checkpoint& c = *options.restart;
+    if (c.identity != identity_)
+      throw InputError(fmt::format("--restart {}: the checkpoint was written by another setup and cannot be continued "
+                                   "bit for bit.\ncheckpoint:\n{}this run:\n{}",
+                                   out_dir, c.identity, identity_));
+    world_.restore(c.t, c.q, c.v, c.residual, c.states);
+    summary_ = c.summary;
+    first_step_ = c.step + 1;
+    last_frame_time_ = c.last_frame_time;
+    next_frame_ = c.next_frame;
+    out_ = std::make_unique<OutputWriter>(scene, out_dir, c.step, c.frame_times);
+  } else {
+    out_ = std::make_unique<OutputWriter>(scene, out_dir, columns);
+  }
+  summary_.status = "running";
+  summary_.reason.clear();
+  out_->writeSummary(summary_, world_);
+  progress_ = options.progress && isatty(STDOUT_FILENO);
+  total_steps_ = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
+  wall_before_ = summary_.wall_time_s;
+  next_checkpoint_ = scene.output.checkpoint_every > 0
+                         ? (std::floor(world_.time() / scene.output.checkpoint_every + 1e-9) + 1) *
+                               scene.output.checkpoint_every
+                         : std::numeric_limits<double>::infinity();
+  probe_values_.resize(probes_.size());
+  summary_.report_sums.resize(report_columns_.size(), 0.0);
+}
+
+// The probes' values, then the contact models' and forces' own report values, into probe_values_.
+void TimeLoop::sample() {
+  probe_values_.resize(probes_.size());
+  for (std::size_t i = 0; i < probes_.size(); ++i) probe_values_[i] = probes_[i].value(world_);
+  world_.reportValues(report_values_);
+  probe_values_.insert(probe_values_.end(), report_values_.begin(), report_values_.end());
+}
+
+int TimeLoop::run() {
+  const SignalScope signals;
+  run_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
+  if (!options_.restart) {
+    sample();
+    out_->writeRow(0, 0.0, 0, 0.0, world_.contactStats(), world_.kineticEnergy(), world_.elasticEnergy(),
+                   probe_values_);
+    out_->writeFrame(world_);
+  }
+  for (long long step = first_step_; step <= total_steps_; ++step) {
+    if (g_signal == SIGINT || g_signal == SIGTERM) {
+      const char* name = g_signal == SIGINT ? "SIGINT" : "SIGTERM";
+      try {
+        checkpoint(step - 1);
+        fail(fmt::format("interrupted by {} at t = {:.6g} s; a checkpoint was written: continue with "
+                         "`rodsim run --restart {}`", name, world_.time(), out_->dir()));
+      } catch (const OutputError& e) {
+        fail(fmt::format("interrupted by {}; the checkpoint could not be written: {}", name, e.what()));
+      }
+      break;
+    }
+    const double t_end = std::min(scene_.duration, step * scene_.dt);
+    const auto step_start = Clock::now();
+    const StepReport report = advance(t_end - world_.time(), 0);
+    const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
+    if (!report.ok) {
+      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, report.message));
+      break;
+    }
+    try {
+      record(step, report, wall_ms);
+      writeOutputs(step);
+    } catch (const OutputError& e) {
+      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
+      break;
+    }
+    showProgress(step);
+  }
+  if (progress_) std::printf("\n");
+  return finish();
+}
+
+// One solver step; with on_failure = "substep" a failed step is retried as two half steps
+// (recursively). The solvers commit nothing when they fail, so a retry starts from the same state.
+StepReport TimeLoop::advance(double h, int depth) {
+  StepReport report;
+  try {
+    report = world_.solver().step(world_, h);
+  } catch (const std::exception& e) {
+    report.ok = false;
+    report.message = e.what();
+  }
+  if (report.ok && !(finite(world_.q()) && finite(world_.v())))
+    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  if (report.ok || !scene_.substep_on_failure || depth >= scene_.max_step_cuts) {
+    if (!report.ok && scene_.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
+    return report;
+  }
+  ++summary_.step_cuts;
+  StepReport first = advance(0.5 * h, depth + 1);
+  if (!first.ok) return first;
+  StepReport second = advance(0.5 * h, depth + 1);
+  second.iterations += first.iterations + report.iterations;
+  return second;
+}
+
+void TimeLoop::record(long long step, const StepReport& report, double wall_ms) {
+  const ContactStats contacts = world_.contactStats();
+  summary_.steps = step;
+  summary_.sim_time = world_.time();
+  summary_.newton_iterations += report.iterations;
+  if (contacts.active > 0) {
+    summary_.steps_with_contact += 1;
+    summary_.contact_iterations += report.iterations;
+    summary_.contact_wall_ms += wall_ms;
+  }
+  summary_.min_gap = std::min(summary_.min_gap, contacts.min_gap);
+  sample();
+  for (std::size_t i = 0; i < report_values_.size(); ++i)
+    if (std::isfinite(report_values_[i])) summary_.report_sums[i] += report_values_[i];
+  out_->writeRow(step, world_.time(), report.iterations, wall_ms, contacts, world_.kineticEnergy(),
+                 world_.elasticEnergy(), probe_values_);
+}
+
+void TimeLoop::writeOutputs(long long step) {
+  if (scene_.output.every > 0 && world_.time() >= next_frame_ - 1e-9 * scene_.dt) {
+    out_->writeFrame(world_);
+    last_frame_time_ = world_.time();
+    next_frame_ += scene_.output.every;
+  }
+  const bool wall_due =
+      scene_.output.checkpoint_wall > 0 &&
+      std::chrono::duration<double>(Clock::now() - last_checkpoint_wall_).count() >= scene_.output.checkpoint_wall;
+  if (world_.time() >= next_checkpoint_ - 1e-9 * scene_.dt || wall_due || g_signal == SIGUSR1) {
+    if (g_signal == SIGUSR1) g_signal = 0;
+    checkpoint(step);
+    while (next_checkpoint_ <= world_.time() + 1e-9 * scene_.dt) next_checkpoint_ += scene_.output.checkpoint_every;
+  }
+}
+
+void TimeLoop::checkpoint(long long step) {
+  Checkpoint c;
+  c.identity = identity_;
+  c.scene_file = std::filesystem::absolute(scene_.file).string();
+  c.overrides = options_.overrides;
+  c.step = step;
+  c.t = world_.time();
+  c.next_frame = next_frame_;
+  c.last_frame_time = last_frame_time_;
+  c.frame_times = out_->frameTimes();
+  c.summary = summary_;
+  c.summary.wall_time_s = wall_before_ + std::chrono::duration<double>(Clock::now() - run_start_).count();
+  c.q = world_.q();
+  c.v = world_.v();
+  c.residual = world_.residual();
+  c.states = world_.saveStates();
+  writeCheckpoint(out_->dir(), c, scene_.output.checkpoint_keep);
+  last_checkpoint_wall_ = Clock::now();
+}
+
+void TimeLoop::showProgress(long long step) {
+  if (!progress_) return;
+  const auto now = Clock::now();
+  if (now - last_progress_ <= std::chrono::milliseconds(200) && step != total_steps_) return;
+  last_progress_ = now;
+  const double wall = std::chrono::duration<double>(now - run_start_).count();
+  const double rate = step / std::max(wall, 1e-9);
+  std::printf("\r  t = %.4g / %.4g s  %3.0f%%  %.1f steps/s  %.2f it/step  %s left   ", world_.time(), scene_.duration,
+              100.0 * step / total_steps_, rate, double(summary_.newton_iterations) / double(step),
+              formatDuration((total_steps_ - step) / rate).c_str());
+  std::fflush(stdout);
+}
+
+// The last committed state is always written, also after a failure; then summary.json.
+int TimeLoop::finish() {
+  if (summary_.status == "running") summary_.status = "ok";
+  try {
+    if (world_.time() != last_frame_time_) out_->writeFrame(world_);
+    out_->writeFinal(world_);
+  } catch (const OutputError& e) {
+    if (summary_.status == "ok") fail(e.what());
+  }
+  summary_.wall_time_s = wall_before_ + std::chrono::duration<double>(Clock::now() - run_start_).count();
+  try {
+    out_->writeSummary(summary_, world_);
+  } catch (const OutputError& e) {
+    std::fprintf(stderr, "rodsim: %s\n", e.what());
+    if (summary_.status == "ok") fail(e.what());
+  }
+  if (!options_.quiet) {
+    if (summary_.status == "ok")
+      std::printf("rodsim: '%s' done: %lld steps, %.3g s simulated, %.2f s wall, %.2f iterations/step -> %s\n",
+                  scene_.name.c_str(), summary_.steps, summary_.sim_time, summary_.wall_time_s,
+                  summary_.steps ? double(summary_.newton_iterations) / summary_.steps : 0.0, out_->dir().c_str());
+    else
+      std::fprintf(stderr, "rodsim: '%s' failed: %s (output up to the failure is in %s)\n", scene_.name.c_str(),
+                   summary_.reason.c_str(), out_->dir().c_str());
+  }
+  return summary_.status == "ok" ? 0 : 3;
+}
+
 }  // namespace
 
 void checkScene(const Scene& scene, const TypeRegistry& registry) {
@@ -98,214 +317,7 @@ void checkScene(const Scene& scene, const TypeRegistry& registry) {
 }
 
 int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  // Everything that can reject the input happens before the output directory is touched.
-  KernelWorld world(scene, registry);
-  std::vector<Probe> probes = resolveProbes(scene, world);
-  // timeseries.csv: probes, then the contact models' and forces' own columns.
-  std::vector<std::string> probe_names;
-  for (const auto& p : probes) probe_names.push_back(p.spec->name);
-  const std::vector<std::string> report_columns = world.reportColumns();
-  probe_names.insert(probe_names.end(), report_columns.begin(), report_columns.end());
-
-  const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
-  const std::string identity = checkpointIdentity(world, registry, options.scene_text, options.overrides);
-  RunSummary summary;
-  long long first_step = 1;
-  double last_frame_time = 0.0, next_frame = scene.output.every;
-  std::unique_ptr<OutputWriter> writer;
-  if (options.restart) {
-    const Checkpoint& c = *options.restart;
-    if (c.identity != identity)
-      throw InputError(fmt::format("--restart {}: the checkpoint was written by another setup and cannot be continued "
-                                   "bit for bit.\ncheckpoint:\n{}this run:\n{}",
-                                   out_dir, c.identity, identity));
-    world.restore(c.t, c.q, c.v, c.residual, c.states);
-    summary = c.summary;
-    first_step = c.step + 1;
-    last_frame_time = c.last_frame_time;
-    next_frame = c.next_frame;
-    writer = std::make_unique<OutputWriter>(scene, out_dir, c.step, c.frame_times);
-  } else {
-    writer = std::make_unique<OutputWriter>(scene, out_dir, probe_names);
-  }
-  OutputWriter& out = *writer;
-  summary.status = "running";
-  summary.reason.clear();
-  out.writeSummary(summary, world);
-
-  const bool progress = options.progress && isatty(STDOUT_FILENO);
-  g_signal = 0;
-  auto previous_int = std::signal(SIGINT, onSignal);
-  auto previous_term = std::signal(SIGTERM, onSignal);
-  auto previous_usr1 = std::signal(SIGUSR1, onSignal);
-
-  const long long total_steps = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
-  const auto run_start = Clock::now();
-  const double wall_before = summary.wall_time_s;  // of the interrupted part, on restart
-  auto last_progress = run_start, last_checkpoint_wall = run_start;
-  double next_checkpoint = scene.output.checkpoint_every > 0
-                               ? (std::floor(world.time() / scene.output.checkpoint_every + 1e-9) + 1) * scene.output.checkpoint_every
-                               : std::numeric_limits<double>::infinity();
-  std::vector<double> probe_values(probes.size()), report_values;
-  summary.report_sums.resize(report_columns.size(), 0.0);
-  auto sample = [&] {
-    probe_values.resize(probes.size());
-    for (std::size_t i = 0; i < probes.size(); ++i) probe_values[i] = probes[i].value(world);
-    world.reportValues(report_values);
-    probe_values.insert(probe_values.end(), report_values.begin(), report_values.end());
-  };
-  if (!options.restart) {
-    sample();
-    out.writeRow(0, 0.0, 0, 0.0, world.contactStats(), world.kineticEnergy(), world.elasticEnergy(), probe_values);
-    out.writeFrame(world);
-  }
-  auto checkpoint = [&](long long step) {
-    Checkpoint c;
-    c.identity = identity;
-    c.scene_file = std::filesystem::absolute(scene.file).string();
-    c.overrides = options.overrides;
-    c.step = step;
-    c.t = world.time();
-    c.next_frame = next_frame;
-    c.last_frame_time = last_frame_time;
-    c.frame_times = out.frameTimes();
-    c.summary = summary;
-    c.summary.wall_time_s = wall_before + std::chrono::duration<double>(Clock::now() - run_start).count();
-    c.q = world.q();
-    c.v = world.v();
-    c.residual = world.residual();
-    c.states = world.saveStates();
-    writeCheckpoint(out.dir(), c, scene.output.checkpoint_keep);
-    last_checkpoint_wall = Clock::now();
-  };
-
-  // One solver step; with on_failure = "substep" a failed step is retried as two half steps
-  // (recursively). The solvers commit nothing when they fail, so a retry starts from the same state.
-  std::function<StepReport(KernelWorld&, double, int)> advance = [&](KernelWorld& w, double h, int depth) {
-    StepReport report;
-    try {
-      report = w.solver().step(w, h);
-    } catch (const std::exception& e) {
-      report.ok = false;
-      report.message = e.what();
-    }
-    if (report.ok && !(finite(w.q()) && finite(w.v())))
-      report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
-    if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
-      if (!report.ok && scene.substep_on_failure)
-        report.message += fmt::format(" (after {} halvings of the step)", depth);
-      return report;
-    }
-    ++summary.step_cuts;
-    StepReport first = advance(w, 0.5 * h, depth + 1);
-    if (!first.ok) return first;
-    StepReport second = advance(w, 0.5 * h, depth + 1);
-    second.iterations += first.iterations + report.iterations;
-    return second;
-  };
-
-  auto fail = [&](std::string reason) {
-    summary.status = "failed";
-    summary.reason = std::move(reason);
-  };
-
-  for (long long step = first_step; step <= total_steps; ++step) {
-    if (g_signal == SIGINT || g_signal == SIGTERM) {
-      const char* name = g_signal == SIGINT ? "SIGINT" : "SIGTERM";
-      try {
-        checkpoint(step - 1);
-        fail(fmt::format("interrupted by {} at t = {:.6g} s; a checkpoint was written: continue with "
-                         "`rodsim run --restart {}`", name, world.time(), out.dir()));
-      } catch (const OutputError& e) {
-        fail(fmt::format("interrupted by {}; the checkpoint could not be written: {}", name, e.what()));
-      }
-      break;
-    }
-    const double t_end = std::min(scene.duration, step * scene.dt);
-    const double dt = t_end - world.time();
-    const auto step_start = Clock::now();
-    const StepReport report = advance(world, dt, 0);
-    const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
-    if (!report.ok) {
-      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, report.message));
-      break;
-    }
-    const ContactStats contacts = world.contactStats();
-    summary.steps = step;
-    summary.sim_time = world.time();
-    summary.newton_iterations += report.iterations;
-    if (contacts.active > 0) {
-      summary.steps_with_contact += 1;
-      summary.contact_iterations += report.iterations;
-      summary.contact_wall_ms += wall_ms;
-    }
-    summary.min_gap = std::min(summary.min_gap, contacts.min_gap);
-    try {
-      sample();
-      for (std::size_t i = 0; i < report_values.size(); ++i)
-        if (std::isfinite(report_values[i])) summary.report_sums[i] += report_values[i];
-      out.writeRow(step, world.time(), report.iterations, wall_ms, contacts, world.kineticEnergy(),
-                   world.elasticEnergy(), probe_values);
-      if (scene.output.every > 0 && world.time() >= next_frame - 1e-9 * scene.dt) {
-        out.writeFrame(world);
-        last_frame_time = world.time();
-        next_frame += scene.output.every;
-      }
-      const bool wall_due = scene.output.checkpoint_wall > 0 &&
-                            std::chrono::duration<double>(Clock::now() - last_checkpoint_wall).count() >= scene.output.checkpoint_wall;
-      if (world.time() >= next_checkpoint - 1e-9 * scene.dt || wall_due || g_signal == SIGUSR1) {
-        if (g_signal == SIGUSR1) g_signal = 0;
-        checkpoint(step);
-        while (next_checkpoint <= world.time() + 1e-9 * scene.dt) next_checkpoint += scene.output.checkpoint_every;
-      }
-    } catch (const OutputError& e) {
-      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
-      break;
-    }
-    if (progress) {
-      const auto now = Clock::now();
-      if (now - last_progress > std::chrono::milliseconds(200) || step == total_steps) {
-        last_progress = now;
-        const double wall = std::chrono::duration<double>(now - run_start).count();
-        const double rate = step / std::max(wall, 1e-9);
-        std::printf("\r  t = %.4g / %.4g s  %3.0f%%  %.1f steps/s  %.2f it/step  %s left   ", world.time(),
-                    scene.duration, 100.0 * step / total_steps, rate,
-                    double(summary.newton_iterations) / double(step), formatDuration((total_steps - step) / rate).c_str());
-        std::fflush(stdout);
-      }
-    }
-  }
-  if (progress) std::printf("\n");
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
-  std::signal(SIGUSR1, previous_usr1);
-
-  if (summary.status == "running") summary.status = "ok";
-  // The last committed state is always written, also after a failure.
-  try {
-    if (world.time() != last_frame_time) out.writeFrame(world);
-    out.writeFinal(world);
-  } catch (const OutputError& e) {
-    if (summary.status == "ok") fail(e.what());
-  }
-  summary.wall_time_s = wall_before + std::chrono::duration<double>(Clock::now() - run_start).count();
-  try {
-    out.writeSummary(summary, world);
-  } catch (const OutputError& e) {
-    std::fprintf(stderr, "rodsim: %s\n", e.what());
-    if (summary.status == "ok") fail(e.what());
-  }
-  if (!options.quiet) {
-    if (summary.status == "ok")
-      std::printf("rodsim: '%s' done: %lld steps, %.3g s simulated, %.2f s wall, %.2f iterations/step -> %s\n",
-                  scene.name.c_str(), summary.steps, summary.sim_time, summary.wall_time_s,
-                  summary.steps ? double(summary.newton_iterations) / summary.steps : 0.0, out.dir().c_str());
-    else
-      std::fprintf(stderr, "rodsim: '%s' failed: %s (output up to the failure is in %s)\n", scene.name.c_str(),
-                   summary.reason.c_str(), out.dir().c_str());
-  }
-  return summary.status == "ok" ? 0 : 3;
+  return TimeLoop(scene, registry, options).run();
 }
 
 }  // namespace rodsim::kernel
