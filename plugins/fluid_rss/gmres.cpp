@@ -45,8 +45,8 @@ void Gmres::resize(int n, int restart, std::vector<int> blocks) {
 
 void Gmres::refreshPreconditioner(const LinearOperator& A) {
   // The explicit inverse, not the LU factors: applying it is one dense product per block, which
-  // vectorizes, where two triangular solves do not (4x fewer instructions for a 204 x 204 block).
-  // Inverting costs about twice a factorization, paid only at a refresh.
+  // vectorizes, where two triangular solves do not (instruction counts: benchmarks/README.md,
+  // "fluid_rss"). Inverting costs about twice a factorization, paid only at a refresh.
   for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
     const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
     A.diagonalBlock(first, size, block_);

@@ -355,9 +355,9 @@ template <bool orthonormalize>
 }
 
 // The loops below run over [0, n) as whole vectors: [0, n8) with n8 = n rounded down to 8, then the
-// last 8 again, [n - 8, n), instead of a scalar remainder loop (100 elements: 12 vectors of 8 and 4
-// left, which the scalar epilogue took about 15 % of the loop's time to do). They compute each
-// element on its own from inputs they do not write, so an element done twice gets the same values.
+// last 8 again, [n - 8, n), instead of a scalar remainder loop (up to 7 elements one at a time cost
+// more than one more vector of 8; benchmarks/README.md, "rod_cosserat"). They compute each element on
+// its own from inputs they do not write, so an element done twice gets the same values.
 // (Plain code, not a lambda: a lambda would not inherit the target of the AVX-512/AVX2 clone.)
 inline int vectorHead(int n) { return n < 8 ? n : (n & ~7); }
 inline bool vectorTail(int n) { return n >= 8 && (n & 7) != 0; }
@@ -463,8 +463,8 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
                                          int ne) {
   const double S0 = S[0], S1 = S[1], S2 = S[2];
   // Two vectors per iteration: one element is a chain of dependent operations (sqrt, division, 3x3
-  // products) and one vector of 8 elements in flight left the AVX-512 loop too little to overlap
-  // (unrolled: about 0.5 ns of the 21 per element-step, with velocityCouples below; 4 was slower).
+  // products), and with one vector of 8 elements in flight the AVX-512 loop has too little to overlap.
+  // Two rather than four: four measured slower (benchmarks/README.md, "rod_cosserat").
 #pragma GCC unroll 2
   for (int e = 0; e < ne; ++e)
     elementStrain(e, x + 3 * e, x + 3 * e + 3, Q, ns, ilhat, sigma0, S0, S1, S2, l, t, e_out, Nf, cn);
@@ -509,9 +509,9 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
 // logSO3Curvature) and bit 1 when some node is at 0.1 rad or more. Same operations in the same order
 // as logSO3Curvature: bitwise its results, whichever variant ran.
 // Two loops: the curvature θ and the coefficient c(θ) of every node (into theta and jc), then the
-// bending terms (nodeTerms). One loop doing both is slower (about 1.5 % of the Timoshenko step): each
-// node is a long chain of dependent operations (3x3 product, two Horner polynomials, cross products),
-// and a loop body that long leaves the processor too few nodes in flight to overlap their chains.
+// bending terms (nodeTerms). Not one loop doing both: each node is a long chain of dependent
+// operations (3x3 product, two Horner polynomials, cross products), and a loop body that long leaves
+// the processor too few nodes in flight to overlap their chains (benchmarks/README.md, "rod_cosserat").
 template <bool wide>
 [[gnu::always_inline]] inline int nodeCurvaturesLoop(const double* __restrict Q, std::size_t ns,
                                                      const double* __restrict l, const double* __restrict Dhat,
@@ -662,7 +662,7 @@ Vec3 CosseratRod::curvature(int i) const {
 }
 
 void CosseratRod::saveState(std::vector<double>& out) const {
-  for (int e = 0; e < ne_; ++e) {  // 9 numbers per element, column-major (as before the SoA layout)
+  for (int e = 0; e < ne_; ++e) {  // 9 numbers per element, column-major (a Mat3's data: the checkpoint format)
     const Mat3 Q = gather(Qc_, e);
     out.insert(out.end(), Q.data(), Q.data() + 9);
   }
@@ -735,8 +735,9 @@ namespace {
 
 // The elastic forces and couples (Eqs. 23-24) as passes over elements and nodes that vectorize:
 // first the per-element and per-node terms into scratch arrays, then each node's force and each
-// element's couple gathered from its neighbours, summed in the order of the original scatter loop
-// (element e's terms before element e+1's, then node i's before node i+1's), so bitwise as before.
+// element's couple gathered from its neighbours, summed in the order of a scatter loop over elements
+// and then nodes (element e's terms before element e+1's, then node i's before node i+1's), so
+// bitwise the sums of that plain loop (cosserat_reference.cpp adds the same terms in its own order).
 // The end nodes and elements, which lack some neighbours, are done apart (adding a zero instead
 // would turn -0 into +0).
 COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double* __restrict Nf,
@@ -817,8 +818,8 @@ void CosseratRod::addElasticForce(VecRef fv) const {
 namespace {
 
 // The couples of addVelocityForce on element e (vectorized across elements): w = ω and dv = v_b - v_a
-// (the velocities of its nodes a and b), each already (q - qs) (1/dt) as computed before this split
-// (velocityCouples); fe: the element's three rotation DOFs. `damped` (γ_r != 0) adds the rotational damping of Eq. 32:
+// (the velocities of its nodes a and b), each already (q - qs) (1/dt), with the roundings of that
+// per-element expression (velocityCouples); fe: the element's three rotation DOFs. `damped` (γ_r != 0) adds the rotational damping of Eq. 32:
 // without it the term is -(+0 ω), which leaves every sum as it is (bar an exactly -0 sum: see
 // velocityCouples), so it is not computed.
 template <bool damped>
@@ -848,8 +849,8 @@ template <bool damped>
 // First, as flat loops over the components (unit stride, no shuffles), the angular velocities
 // w = (q_φ - qs_φ) (1/dt) and the node velocity differences dv = ((q_b - qs_b) - (q_a - qs_a)) (1/dt)
 // (b = a + 3: entry i and i + 3), with the operations of the per-element expressions; then the
-// per-element loop reads two interleaved arrays instead of the six of q and qs (the deinterleaving
-// shuffles were most of its instructions). The damping term is skipped when γ_r = 0: that changes a
+// per-element loop reads two interleaved arrays instead of the six of q and qs (reading those would
+// take deinterleaving shuffles, more instructions than the arithmetic: benchmarks/README.md). The damping term is skipped when γ_r = 0: that changes a
 // sum only if it is exactly -0 (it would become +0), i.e. never in practice.
 COSSERAT_SIMD_CLONES void velocityCouples(const double* __restrict q, const double* __restrict qs, int r0,
                                           double idt, const double* __restrict J, double gamma_r,
@@ -965,8 +966,8 @@ void CosseratRod::addNodeTorque(int node, const Vec3& T, VecRef f) const {
   ensureStrains();
   // External couple C_L = Q T on the element, times e as in addVelocityForce, read from the
   // structure-of-arrays frames without gathering a Mat3. The roundings are those of the Eigen
-  // expression e (Q T) this replaces (Eigen 3.4, SSE2: e folded into Q, rows 0 and 1 summed left to
-  // right as one packet, row 2 as a reduction), so results are bitwise as before.
+  // expression e * (Q * T) (Eigen 3.4, SSE2: e folded into Q, rows 0 and 1 summed left to right as
+  // one packet, row 2 as a reduction), so results are bitwise that expression's.
   const double* F = Q_.data() + e;  // Q(r, c) = F[s (r + 3 c)]
   const std::size_t s = ns_;
   const double ee = e_[e], T0 = T[0], T1 = T[1], T2 = T[2];

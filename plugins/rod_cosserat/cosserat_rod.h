@@ -14,8 +14,8 @@ namespace rodsim {
 namespace cosserat {
 // Storage of the rod's own arrays on 64-byte boundaries (a cache line, one AVX-512 vector): the
 // vectorized passes (cosserat_rod.cpp) then load and store whole vectors without straddling two
-// cache lines, which std::allocator's 16-byte alignment makes most AVX-512 accesses do (5 % of the
-// step on the Timoshenko benchmark).
+// cache lines, which std::allocator's 16-byte alignment makes most AVX-512 accesses do
+// (benchmarks/README.md, "rod_cosserat").
 template <class T> struct CacheLineAllocator {
   using value_type = T;
   CacheLineAllocator() = default;

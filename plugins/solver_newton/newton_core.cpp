@@ -1,3 +1,6 @@
+// The Newton loop (SI Algorithm 2 of the IMC seed): evaluate the residual, stop when it is small
+// enough, take the linear step (linear_step.cpp), choose the step length (line_search.cpp), repeat.
+// The loop itself is iterateOnce, at the end; what precedes it is what it calls.
 #include "newton_core.h"
 
 #include <rodsim/contact.h>
@@ -5,131 +8,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
 namespace rodsim::newton {
 
-namespace {
+NewtonCore::NewtonCore(const NewtonOptions& options) : opt_(options), linear_(options) {}
 
-std::string fmtNum(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-}  // namespace
-
-// ------------------------------------------------------------------------------------ options
-
-void NewtonOptions::declare(Schema& s) {
-  // What Newton on M q'' = F needs of the others (checked by the kernel before a run).
-  s.require(ComponentKind::Rod, {RodStiffness::kInterfaceId},
-            "Newton needs the Hessian of every rod's elastic energy: the cosserat rod has none, so use an "
-            "explicit solver (position-verlet or pefrl) with it.");
-  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, LinearizedImpulseContact::kInterfaceId},
-            "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
-            "system (alart-curnier).");
-  s.add<double>("tolerance", 1e-8,
-                "Converged when the free-DOF force residual norm |R_free| is below this.")
-      .unit("N").greater(0);
-  s.add<double>("relative_tolerance", 1e-10,
-                "Also converged when |R_free| <= relative_tolerance * force scale, the force scale "
-                "being the largest of |R_free| at the initial guess and |M a|, |F| over all DOFs "
-                "(supports included) at the current iterate; 0 disables it.")
-      .atLeast(0).less(1);
-  s.add<int>("max_iterations", 50, "Newton iterations (linear solves) allowed per solve.")
-      .atLeast(1);
-  s.add<bool>("line_search", true,
-              "Goldstein-Price line search on 1/2 |R_free|^2 (IMC seed SI Algorithm 1); false: "
-              "full Newton steps (still capped by barrier contacts).");
-  s.add<double>("line_search_m1", 0.1,
-                "Sufficient-decrease constant m1: accept when m2 alpha phi'(0) <= phi(alpha) - "
-                "phi(0) <= m1 alpha phi'(0).")
-      .greater(0).less(1);
-  s.add<double>("line_search_m2", 0.9, "Curvature constant m2 of the Goldstein-Price test (> m1).")
-      .greater(0).less(1);
-  s.add<double>("line_search_alpha_min", 1e-3,
-                "Smallest step fraction: bisection stops when the bracket is narrower, and the "
-                "step taken is never shorter (unless a barrier contact caps it).")
-      .greater(0).atMost(1);
-  s.add<double>("line_search_alpha_max", 2.0, "Largest step fraction tried (upper end of the bracket).")
-      .atLeast(1);
-  s.add<int>("line_search_max_trials", 100, "Force evaluations allowed per line search.").atLeast(1);
-  s.add<int>("line_search_watchdog", 4,
-             "Watchdog: full Newton steps are taken without the line search test as long as one "
-             "of this many consecutive steps brings phi below the sufficient-decrease bound of "
-             "the reference point; otherwise the solver returns to that point and runs the line "
-             "search there. 0: the plain line search at every iteration (SI Algorithm 1).")
-      .atLeast(0);
-  s.add<std::string>("linear_solver", "auto",
-                     "Sparse direct solver: auto (SimplicialLDLT while the Jacobian is symmetric, "
-                     "UMFPACK LU otherwise), umfpack (LU, unsymmetric-safe), sparselu (Eigen "
-                     "SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
-      .choices(LinearSolver::names());
-  s.add<double>("levenberg_shift", 1e-8,
-                "First diagonal shift, relative to mean |diag J|, added when the Jacobian is "
-                "singular (or, for the static solver, indefinite along the Newton step).")
-      .greater(0);
-  s.add<int>("levenberg_retries", 6, "Shifted refactorizations tried; each multiplies the shift by 100.")
-      .atLeast(0);
-}
-
-NewtonOptions NewtonOptions::fromParams(const Params& p) {
-  NewtonOptions o;
-  o.tolerance = p.real("tolerance");
-  o.relative_tolerance = p.real("relative_tolerance");
-  o.max_iterations = static_cast<int>(p.integer("max_iterations"));
-  o.line_search = p.boolean("line_search");
-  o.m1 = p.real("line_search_m1");
-  o.m2 = p.real("line_search_m2");
-  if (!(o.m1 < o.m2))
-    throw ParamError("line_search_m2", "line_search_m2 (" + fmtNum(o.m2) +
-                                           ") must be larger than line_search_m1 (" +
-                                           fmtNum(o.m1) + ")");
-  o.alpha_min = p.real("line_search_alpha_min");
-  o.alpha_max = p.real("line_search_alpha_max");
-  o.max_trials = static_cast<int>(p.integer("line_search_max_trials"));
-  o.watchdog = static_cast<int>(p.integer("line_search_watchdog"));
-  o.linear_solver = p.string("linear_solver");
-  try {
-    LinearSolver::parse(o.linear_solver);
-  } catch (const std::invalid_argument& e) {
-    throw ParamError("linear_solver", e.what());
+void NewtonCore::prepare(World& world) {
+  const int n = world.numDofs();
+  if (F_.size() != n) {
+    for (Vec* v : {&F_, &R_, &F_trial_, &R_trial_, &dq_, &q_trial_, &scaled_dq_}) v->setZero(n);
   }
-  o.levenberg_shift = p.real("levenberg_shift");
-  o.levenberg_retries = static_cast<int>(p.integer("levenberg_retries"));
-  return o;
-}
-
-// ------------------------------------------------------------------------------------ helpers
-
-std::string describeUnconstrained(World& world) {
-  const auto& fixed = world.fixedMask();
-  std::string out;
-  for (int r = 0; r < world.numRods(); ++r) {
-    Rod& rod = world.rod(r);
-    int fixed_nodes = 0, last_fixed = -1;
-    for (int n = 0; n < rod.numNodes(); ++n) {
-      const int g = rod.globalPositionDof(n);
-      if (fixed[g] && fixed[g + 1] && fixed[g + 2]) {
-        ++fixed_nodes;
-        last_fixed = n;
+  watchdog_.resize(n);
+  has_barrier_ = false;
+  impulse_contact_ = -1;
+  impulse_count_ = 0;
+  impulse_ = nullptr;
+  for (int c = 0; c < world.numContacts(); ++c) {
+    Contact& contact = world.contact(c);
+    if (contact.as<StepBoundContact>()) has_barrier_ = true;
+    if (auto* impulse = contact.as<LinearizedImpulseContact>()) {
+      if (impulse_contact_ < 0) {
+        impulse_contact_ = c;
+        impulse_ = impulse;
       }
+      ++impulse_count_;
     }
-    bool twist_fixed = false;
-    for (int e = 0; e < rod.numEdges(); ++e)
-      if (rod.twistDof(e) >= 0 && fixed[rod.dofOffset() + rod.twistDof(e)]) twist_fixed = true;
-    std::string what;
-    if (fixed_nodes == 0)
-      what = "no node of rod '" + rod.name() +
-             "' is held: its rigid-body translation and rotation are unconstrained";
-    else if (fixed_nodes == 1 && !twist_fixed)
-      what = "rod '" + rod.name() + "' is held at node " + std::to_string(last_fixed) +
-             " only: its rigid rotation about that node is unconstrained";
-    if (!what.empty()) out += (out.empty() ? "" : "; ") + what;
   }
-  return out;
+  linear_.prepare(world.fixedMask(), /*global_layout=*/impulse_contact_ >= 0);
+  if (history_.capacity() < static_cast<std::size_t>(opt_.max_iterations) + 2)
+    history_.reserve(opt_.max_iterations + 2);
 }
 
 std::string NewtonCore::describeDof(World& world, int g) const {
@@ -152,45 +60,6 @@ std::string NewtonCore::describeDof(World& world, int g) const {
   return "DOF " + std::to_string(g);
 }
 
-// ------------------------------------------------------------------------------------ core
-
-NewtonCore::NewtonCore(const NewtonOptions& options)
-    : opt_(options), linear_(LinearSolver::parse(options.linear_solver)) {}
-
-void NewtonCore::prepare(World& world) {
-  const int n = world.numDofs();
-  if (F_.size() != n) {
-    for (Vec* v : {&F_, &R_, &F_trial_, &R_trial_, &dq_, &q_trial_, &scaled_dq_, &q_ref_, &dq_ref_})
-      v->setZero(n);
-  }
-  has_barrier_ = false;
-  impulse_contact_ = -1;
-  impulse_count_ = 0;
-  impulse_ = nullptr;
-  for (int c = 0; c < world.numContacts(); ++c) {
-    Contact& contact = world.contact(c);
-    if (contact.as<StepBoundContact>()) has_barrier_ = true;
-    if (auto* impulse = contact.as<LinearizedImpulseContact>()) {
-      if (impulse_contact_ < 0) {
-        impulse_contact_ = c;
-        impulse_ = impulse;
-      }
-      ++impulse_count_;
-    }
-  }
-  assembler_.setFixed(world.fixedMask(), impulse_contact_ >= 0
-                                             ? SparseAssembler::Layout::GlobalIdentity
-                                             : SparseAssembler::Layout::Free);
-  const int m = assembler_.size();
-  if (b_.size() != m) {
-    b_.setZero(m);
-    x_.setZero(m);
-    Jx_.setZero(m);
-  }
-  if (history_.capacity() < static_cast<std::size_t>(opt_.max_iterations) + 2)
-    history_.reserve(opt_.max_iterations + 2);
-}
-
 bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, Vec& R,
                           StiffnessSink* K, double& rnorm, std::string& why, bool prefactor) {
   ctx.q = &q;
@@ -200,7 +69,7 @@ bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, 
     // The Jacobian does not depend on the step-constant forces (an explicit fluid drag): factorize
     // it before adding them, so that their computation on another thread overlaps this work.
     world.evaluateVarying(ctx, F, K);
-    prefactorize(world, ctx);
+    linear_.prefactorize(*K, inertia(world, ctx));
     world.addStepConstantForces(ctx, F);
   } else {
     world.evaluate(ctx, F, K);
@@ -228,184 +97,55 @@ bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, 
   return true;
 }
 
-bool NewtonCore::assembleJacobian(World& world, const EvalContext& ctx) {
-  return assembler_.assemble(sink_.entries(), inertial_ ? &world.mass() : nullptr,
-                             inertial_ ? 1.0 / (ctx.dt * ctx.dt) : 0.0);
-}
-
-bool NewtonCore::symmetricJacobian() const {
-  return linear_.kind() == LinearSolver::Kind::Auto && assembler_.isSymmetric();
-}
-
-void NewtonCore::prefactorize(World& world, const EvalContext& ctx) {
-  const SpMat& A = assembler_.matrix();
-  if (assembleJacobian(world, ctx)) linear_.analyzePattern(A);
-  prefactored_ok_ = linear_.factorize(A, symmetricJacobian());
-  prefactored_ = true;
+InertiaTerm NewtonCore::inertia(World& world, const EvalContext& ctx) const {
+  return {inertial_ ? &world.mass() : nullptr, inertial_ ? 1.0 / (ctx.dt * ctx.dt) : 0.0};
 }
 
 bool NewtonCore::linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
                             bool& singular, int& solves) {
-  const auto& map = assembler_.globalOf();
-  const auto& fixed = world.fixedMask();
-  const int m = assembler_.size();
-  // prefactorize() assembled and factorized this Jacobian already (first attempt below).
-  const bool prefactored = std::exchange(prefactored_, false);
-  const bool rebuilt = !prefactored && assembleJacobian(world, ctx);
-  const SpMat& A = assembler_.matrix();
-  for (int i = 0; i < m; ++i) b_[i] = fixed[map[i]] ? 0.0 : -R_[map[i]];
-
-  if (impulse_contact_ >= 0) {
-    // Global layout: matrix index == global DOF. The contact model solves A dq = b + impulses.
-    Contact& contact = world.contact(impulse_contact_);
-    LinearizedImpulseContact& impulse = *impulse_;
-    LinearizedSystem sys;
-    sys.A = &A;
-    sys.b = &b_;
-    sys.fixed = &fixed;
-    sys.ctx = &ctx;
-    dq_.setZero();
-    ++solves;
-    if (!impulse.solveLinearized(sys, dq_)) {
-      why = "impulse contact '" + contact.name() + "' did not solve the linearized system";
-      const std::string reason = impulse.failureReason();
-      if (!reason.empty()) why += " (" + reason + ")";
-      return false;
-    }
-    for (int g = 0; g < dq_.size(); ++g)
-      if (fixed[g]) dq_[g] = 0.0;
-    if (!dq_.allFinite()) {
-      why = "impulse contact '" + contact.name() + "' returned a non-finite step";
-      return false;
-    }
-    Jx_.noalias() = A * dq_;
-    dphi0 = 0;
-    for (int g = 0; g < m; ++g)
-      if (!fixed[g]) dphi0 += R_[g] * Jx_[g];
-    return true;
-  }
-
-  if (rebuilt) linear_.analyzePattern(A);
-  // The Levenberg shift below only moves the diagonal: the symmetry is that of the first attempt.
-  const bool symmetric = symmetricJacobian();
-  double mu = 0, base = -1;
-  bool ok = false;
-  for (int attempt = 0; attempt <= opt_.levenberg_retries && !ok; ++attempt) {
-    if (attempt > 0) {
-      if (base < 0) {
-        base = assembler_.meanAbsDiagonal();
-        if (!(base > 0) || !std::isfinite(base)) base = 1.0;
-      }
-      const double target = base * opt_.levenberg_shift * std::pow(100.0, attempt - 1);
-      assembler_.shiftDiagonal(target - mu);
-      mu = target;
-    }
-    if (!(attempt == 0 && prefactored ? prefactored_ok_ : linear_.factorize(A, symmetric))) continue;
-    ++solves;
-    if (!linear_.solve(b_, x_)) continue;
-    Jx_.noalias() = A * x_;
-    // Normwise backward error: tiny for a backward-stable factorization even when J is badly
-    // conditioned (stiff rods), large only for garbage from a (numerically) singular one.
-    const double scale = assembler_.frobeniusNorm() * x_.norm() + b_.norm();
-    if (!((Jx_ - b_).norm() <= 1e-8 * scale + 1e-300)) continue;
-    // Static solver: a Newton step along which the energy grows means K is indefinite there.
-    if (energy_check_ && attempt < opt_.levenberg_retries && !(b_.dot(x_) > 0)) continue;
-    ok = true;
-  }
-  if (!ok) {
-    singular = true;
-    std::string free_rods = describeUnconstrained(world);
-    if (free_rods.empty())
-      free_rods = "every rod is held at two nodes or more: a mechanism, or a DOF without "
-                  "stiffness (and without mass in a static solve)";
-    why = "singular Jacobian (still singular with a Levenberg shift of " + fmtNum(mu) +
-          "); unconstrained: " + free_rods;
-    return false;
-  }
-  // phi'(0) = R_f . (J dq_f) with the unshifted Jacobian.
-  if (mu != 0) Jx_ -= mu * x_;
-  dphi0 = -b_.dot(Jx_);
-  dq_.setZero();
-  for (int i = 0; i < m; ++i) dq_[map[i]] = x_[i];
-  return true;
+  if (impulse_contact_ >= 0)
+    return linear_.solveWithImpulses(world.fixedMask(), sink_, inertia(world, ctx), R_, *impulse_,
+                                     world.contact(impulse_contact_).name(), ctx, dq_, dphi0, why, solves);
+  return linear_.solve(world, sink_, inertia(world, ctx), R_, dq_, dphi0, why, singular, solves);
 }
 
 double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0,
                               double dphi0, double alpha_cap, bool full_step, bool& have_k,
                               double& rnorm, std::string& why) {
+  // Trial points q + alpha dq_, evaluated into q_trial_, F_trial_, R_trial_ (and trial_sink_).
+  struct Trials final : TrialPoints {
+    NewtonCore& core;
+    World& world;
+    EvalContext& ctx;
+    const Vec& q;
+    std::string why;
+    Trials(NewtonCore& c, World& w, EvalContext& x, const Vec& from) : core(c), world(w), ctx(x), q(from) {}
+    bool evaluate(double alpha, bool with_stiffness, double& rn) override {
+      core.q_trial_ = q + alpha * core.dq_;
+      return core.evaluate(world, ctx, core.q_trial_, core.F_trial_, core.R_trial_,
+                           with_stiffness ? &core.trial_sink_ : nullptr, rn, why);
+    }
+  } trials(*this, world, ctx, q);
+  // The stiffness at the first trial point serves the next iteration; it is skipped when the
+  // solve is expected to stop there (see trial_k_), and assembled later if it does not.
   const bool search = !full_step && opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
-  double lo = 0, hi = alpha_cap, alpha = std::min(1.0, alpha_cap);
-  double last_alpha = -1, last_rn = 0;
-  double best_alpha = -1, best_phi = phi0;  // lowest merit among the trials
-  bool last_ok = false, last_k = false, accepted = false;
-  std::string trial_why;
-  for (int trial = 0; trial < opt_.max_trials; ++trial) {
-    q_trial_ = q + alpha * dq_;
-    // The stiffness at the first trial point serves the next iteration; it is skipped when the
-    // solve is expected to stop there (see trial_k_), and assembled later if it does not.
-    const bool with_k = trial == 0 && trial_k_;
-    double rn = 0;
-    last_ok = evaluate(world, ctx, q_trial_, F_trial_, R_trial_, with_k ? &trial_sink_ : nullptr,
-                       rn, trial_why);
-    last_alpha = alpha;
-    last_rn = rn;
-    last_k = with_k;
-    if (!search) {
-      accepted = last_ok;
-      break;
-    }
-    if (last_ok) {
-      const double d = 0.5 * rn * rn - phi0;
-      if (0.5 * rn * rn < best_phi) {
-        best_phi = 0.5 * rn * rn;
-        best_alpha = alpha;
-      }
-      if (d >= opt_.m2 * alpha * dphi0 && d <= opt_.m1 * alpha * dphi0) {
-        accepted = true;
-        break;
-      }
-      if (d < opt_.m2 * alpha * dphi0)
-        lo = alpha;  // decreased more than the tangent predicts: the step can grow
-      else
-        hi = alpha;  // not enough decrease: shorten
-    } else {
-      hi = alpha;  // NaN/Inf out there: shorten
-    }
-    if (hi - lo < opt_.alpha_min) break;
-    alpha = 0.5 * (lo + hi);
+  const StepLength s = search ? goldsteinPrice(trials, opt_, phi0, dphi0, alpha_cap, trial_k_)
+                              : fullStep(trials, alpha_cap, trial_k_);
+  if (s.alpha < 0) {
+    why = search ? "line search found no finite residual along the Newton step: " + trials.why : trials.why;
+    return -1;
   }
-  if (!accepted) {
-    if (!search) {
-      why = trial_why;
-      return -1;
-    }
-    // The bracket collapsed without a Goldstein-Price point. The authors' code takes the last
-    // bisection point (kept inside [alpha_min, cap]); we take the trial with the lowest merit
-    // when one decreased it (the lower Goldstein bound rejects steps that decrease phi much more
-    // than its tangent predicts, e.g. one landing on the root), and their choice otherwise.
-    if (best_alpha > 0)
-      alpha = best_alpha;
-    else
-      alpha = std::clamp(alpha, std::min(opt_.alpha_min, alpha_cap), alpha_cap);
-    if (alpha != last_alpha || !last_ok) {
-      q_trial_ = q + alpha * dq_;
-      last_k = false;
-      if (!evaluate(world, ctx, q_trial_, F_trial_, R_trial_, nullptr, last_rn, trial_why)) {
-        why = "line search found no finite residual along the Newton step: " + trial_why;
-        return -1;
-      }
-    }
-  }
+  // The point reached becomes the iterate's evaluation.
   F_.swap(F_trial_);
   R_.swap(R_trial_);
-  if (last_k) {
+  if (s.with_stiffness) {
     std::swap(sink_, trial_sink_);
     have_k = true;
   } else {
     have_k = false;
   }
-  rnorm = last_rn;
-  return alpha;
+  rnorm = s.rnorm;
+  return s.alpha;
 }
 
 NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool inertial) {
@@ -418,7 +158,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
   // from the same start with the plain line search.
   q_first_ = q;
   const NewtonResult first = iterate(world, ctx, q, true);
-  if (first.ok || !watchdog_returned_) return first;  // without a return the plain search is the same
+  if (first.ok || !watchdog_.returned()) return first;  // without a return the plain search is the same
   q = q_first_;
   NewtonResult again = iterate(world, ctx, q, false);
   again.solves += first.solves;
@@ -434,22 +174,19 @@ NewtonResult NewtonCore::iterate(World& world, EvalContext& ctx, Vec& q, bool wa
 
 NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, bool watchdog) {
   history_.clear();
-  watchdog_returned_ = false;
+  watchdog_.reset();
   NewtonResult res;
   std::string why;
   double rnorm = 0;
   // Factorize the first Jacobian before the step-constant forces are added (see evaluate), unless
   // an impulse contact solves the linear systems.
-  prefactored_ = false;
+  linear_.dropPrefactorization();
   const bool prefactor = impulse_contact_ < 0 && world.hasStepConstantForces();
   if (!evaluate(world, ctx, q, F_, R_, &sink_, rnorm, why, prefactor)) {
     res.message = "at the initial guess: " + why;
     return res;
   }
   bool have_k = true;
-  bool have_ref = false;  // watchdog state
-  int relaxed = 0;
-  double phi_ref = 0, dphi0_ref = 0, cap_ref = 1;
   const double r0 = rnorm;
   for (;;) {
     history_.push_back(rnorm);
@@ -461,8 +198,8 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
       return res;
     }
     if (res.solves >= opt_.max_iterations) {
-      res.message = "did not converge: |R_free| = " + fmtNum(rnorm) + " N after " +
-                    std::to_string(res.solves) + " iterations (tolerance " + fmtNum(tol) + " N)";
+      res.message = "did not converge: |R_free| = " + formatNumber(rnorm) + " N after " +
+                    std::to_string(res.solves) + " iterations (tolerance " + formatNumber(tol) + " N)";
       return res;
     }
     if (!have_k) {
@@ -480,13 +217,13 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
     ctx.q = &q;  // linearize at the current iterate (evaluate() may have pointed it elsewhere)
     if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {
       res.message = why + " at iteration " + std::to_string(res.solves) + ", |R_free| = " +
-                    fmtNum(rnorm) + " N";
+                    formatNumber(rnorm) + " N";
       return res;
     }
     if (impulse_contact_ >= 0) {
       // With contact impulses r: the contact model solved A dq = b + r, so the residual
       // including contact at q is R - r = -A dq (free rows).
-      const double reff = Jx_.norm();
+      const double reff = linear_.jacobianTimesStep().norm();
       if (reff <= tol || opt_.linearized) res.residual = reff;
       if (reff <= tol) {
         res.ok = true;
@@ -498,7 +235,7 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
       scaled_dq_ = opt_.alpha_max * dq_;
       const double f = world.maxStepFraction(q, scaled_dq_);
       if (!(f > 0) || !std::isfinite(f)) {
-        res.message = "barrier contacts allow no step (maxStepFraction = " + fmtNum(f) + ")";
+        res.message = "barrier contacts allow no step (maxStepFraction = " + formatNumber(f) + ")";
         return res;
       }
       cap = std::min(1.0, f) * opt_.alpha_max;
@@ -517,30 +254,14 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
     double alpha = 0;
     const bool can_search = opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
     if (can_search && watchdog) {
-      // Watchdog (Chamberlain et al. 1982): |R|^2 is a poor merit for stiff rods (a full Newton
-      // step that bends a beam first raises the axial forces), so full steps are taken while
-      // one of `watchdog` consecutive steps achieves sufficient decrease relative to the
-      // reference point; otherwise return there and run the Goldstein-Price search.
-      if (!have_ref) {
-        q_ref_ = q;
-        dq_ref_ = dq_;
-        phi_ref = phi0;
-        dphi0_ref = dphi0;
-        cap_ref = cap;
-        relaxed = 0;
-        have_ref = true;
-      }
+      // The watchdog (line_search.h): a relaxed full step, unless the last `watchdog` steps made
+      // too little progress; then back to the reference iterate and the Goldstein-Price search.
+      watchdog_.holdReference(q, dq_, phi0, dphi0, cap);
       alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, /*full_step=*/true, have_k, rnorm, why);
-      ++relaxed;
-      const double phi = 0.5 * rnorm * rnorm;
-      if (alpha >= 0 && phi <= phi_ref + opt_.m1 * std::min(1.0, cap_ref) * dphi0_ref) {
-        have_ref = false;  // progress: the next iterate becomes the reference
-      } else if (alpha < 0 || relaxed >= opt_.watchdog) {
-        dq_ = dq_ref_;
-        have_ref = false;
-        watchdog_returned_ = true;
-        alpha = lineSearch(world, ctx, q_ref_, phi_ref, dphi0_ref, cap_ref, false, have_k, rnorm,
-                           why);
+      if (watchdog_.mustReturn(opt_, alpha, 0.5 * rnorm * rnorm)) {
+        dq_ = watchdog_.step();
+        alpha = lineSearch(world, ctx, watchdog_.point(), watchdog_.phi0(), watchdog_.dphi0(), watchdog_.cap(),
+                           /*full_step=*/false, have_k, rnorm, why);
       }
     } else {
       alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, /*full_step=*/false, have_k, rnorm, why);

@@ -6,39 +6,25 @@
 //   quasi-static:                      R(q) = -F(q),                              J = K
 // Newton solves J_ff dq_f = -R_f on the free DOFs f (fixed DOFs keep their prescribed values) and
 // steps q <- q + alpha dq, alpha from the line search on phi(alpha) = 1/2 |R_f(q + alpha dq)|^2.
+//
+// Read in this order: newton_options.h (the parameters), newton_core.cpp (the loop: evaluate,
+// converge?, linear step, step length), linear_step.h/.cpp (assemble J, factorize, solve, or hand
+// the system to an impulse contact), line_search.h/.cpp (Goldstein-Price and the watchdog),
+// sparse_assembly.h/.cpp (the cached sparse pattern and the factorizations).
 #pragma once
 
+#include "line_search.h"
+#include "linear_step.h"
+#include "newton_options.h"
 #include "sparse_assembly.h"
 
 #include <rodsim/capabilities.h>
 #include <rodsim/component.h>
-#include <rodsim/params.h>
 
 #include <string>
 #include <vector>
 
 namespace rodsim::newton {
-
-struct NewtonOptions {
-  double tolerance = 1e-8;           // N, absolute bound on |R_free|
-  double relative_tolerance = 1e-10;  // times the force scale (see README)
-  int max_iterations = 50;           // linear solves per Newton solve
-  bool line_search = true;
-  double m1 = 0.1, m2 = 0.9;        // Goldstein-Price constants (SI Algorithm 1)
-  double alpha_min = 1e-3, alpha_max = 2.0;
-  int max_trials = 100;
-  int watchdog = 4;  // relaxed full steps before falling back to the line search; 0: never
-  std::string linear_solver = "umfpack";
-  double levenberg_shift = 1e-8;  // first shift, relative to mean |diag J|
-  int levenberg_retries = 6;      // each retry multiplies the shift by 100
-  // One Newton step, taken in full and accepted (linearly implicit Euler); set by implicit-euler's
-  // `scheme`, not declared by declare().
-  bool linearized = false;
-
-  // Declares the parameters above in a solver schema, and reads them back.
-  static void declare(Schema& s);
-  static NewtonOptions fromParams(const Params& p);
-};
 
 struct NewtonResult {
   bool ok = false;
@@ -48,10 +34,6 @@ struct NewtonResult {
   bool singular = false;   // a Jacobian stayed singular after every Levenberg shift
   std::string message;     // why it failed
 };
-
-// Which rods a static solve leaves free to move rigidly (for error messages); "" when every rod
-// is held at two nodes or more (or at one node and a twist).
-std::string describeUnconstrained(World& world);
 
 class NewtonCore {
  public:
@@ -72,22 +54,22 @@ class NewtonCore {
   // reserved in prepare(), so recording it does not allocate).
   const std::vector<double>& history() const { return history_; }
   const NewtonOptions& options() const { return opt_; }
-  const SparseAssembler& assembler() const { return assembler_; }
+  const SparseAssembler& assembler() const { return linear_.assembler(); }
   // Set by the static solver: a Levenberg shift is also applied when the Newton step is not a
   // descent direction of the energy (R . dq >= 0), i.e. when K is indefinite along dq.
-  void setEnergyDescentCheck(bool on) { energy_check_ = on; }
+  void setEnergyDescentCheck(bool on) { linear_.setEnergyDescentCheck(on); }
 
  private:
-  // prefactor: assemble and factorize the Jacobian before the step-constant forces are added.
+  // F, R and |R_free| at q (and the stiffness into K unless K is null). prefactor: the split
+  // first evaluation, which factorizes J before the step-constant forces are added.
   bool evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, Vec& R,
                 StiffnessSink* K, double& rnorm, std::string& why, bool prefactor = false);
-  // The Jacobian of sink_ into the assembler (true when its pattern changed), its symmetry, and
-  // its factorization ahead of linearStep (which then starts from it).
-  bool assembleJacobian(World& world, const EvalContext& ctx);
-  bool symmetricJacobian() const;
-  void prefactorize(World& world, const EvalContext& ctx);
+  InertiaTerm inertia(World& world, const EvalContext& ctx) const;
+  // dq and phi'(0) at the current iterate (ctx.q), from R_ and sink_.
   bool linearStep(World& world, EvalContext& ctx, double& dphi0, std::string& why,
                   bool& singular, int& solves);
+  // The step length along dq_ from q (full_step: the watchdog's relaxed step, no search); the
+  // point reached is evaluated into F_, R_ (and sink_ when have_k). -1 on failure (why).
   double lineSearch(World& world, EvalContext& ctx, const Vec& q, double phi0, double dphi0,
                     double alpha_cap, bool full_step, bool& have_k, double& rnorm,
                     std::string& why);
@@ -97,25 +79,20 @@ class NewtonCore {
   NewtonResult iterateOnce(World& world, EvalContext& ctx, Vec& q, bool watchdog);
 
   NewtonOptions opt_;
-  LinearSolver linear_;
-  SparseAssembler assembler_;
-  StiffnessSink sink_, trial_sink_;
-  bool energy_check_ = false;
+  LinearStep linear_;
+  Watchdog watchdog_;
+  StiffnessSink sink_, trial_sink_;  // the stiffness at the iterate, and at the line search's trial point
   bool inertial_ = false;
   bool has_barrier_ = false;
   int impulse_contact_ = -1, impulse_count_ = 0;
   LinearizedImpulseContact* impulse_ = nullptr;  // the contact at impulse_contact_
 
-  // Work vectors: global (size numDofs) and matrix-sized (free DOFs, or global for impulse).
+  // Work vectors, global (size numDofs).
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;
-  Vec q_ref_, dq_ref_;  // watchdog reference point and its Newton step
-  Vec q_first_;         // initial guess, for the retry without the watchdog
-  bool watchdog_returned_ = false;
+  Vec q_first_;  // initial guess, for the retry without the watchdog
   // Whether the line search assembles the stiffness at its first trial point (lineSearch), and
   // whether the last solve converged after a single linear solve (the prediction for the next).
   bool trial_k_ = true, last_one_solve_ = false;
-  bool prefactored_ = false, prefactored_ok_ = false;  // prefactorize() ran; its factorization succeeded  // the last iterate() went back to a watchdog reference point
-  Vec b_, x_, Jx_;
   std::vector<double> history_;
 };
 

@@ -518,8 +518,9 @@ bool LinearSolver::factorize(const SpMat& A) {
 
 bool LinearSolver::factorize(const SpMat& A, bool symmetric) {
   if (kind_ != Kind::Auto) return factorizeWith(active_ = kind_, A);
-  // Symmetric Jacobians (elasticity, damping, frictionless penalty contact): LDLT is about 1.5x
-  // faster than LU on rods (docs/architecture.md); anything else, or a failed LDLT: UMFPACK.
+  // Symmetric Jacobians (elasticity, damping, frictionless penalty contact): LDLT, which does about
+  // half the work of an LU on them (benchmarks/README.md, "solver_newton"); anything else, or a
+  // failed LDLT: UMFPACK.
   if (symmetric && factorizeWith(active_ = Kind::LDLT, A)) return true;
   return factorizeWith(active_ = Kind::UmfPack, A);
 }
