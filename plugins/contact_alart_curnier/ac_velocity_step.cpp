@@ -7,10 +7,11 @@
 //     v = v_free + M^-1 H^T P,
 // so the local problem is u = W P + q_loc with the Delassus operator W = H M^-1 H^T (3x3 blocks,
 // nonzero between contacts that share a node: no factorization of the rod system) and
-//     q_loc = H v_free - frame v_surface,   normal row + gap(q) / drift
+//     q_loc = H v_free - frame v_surface,   normal row + max(gap(q), 0) / drift
 // (the "predicted gap": positions keep moving for `drift` seconds at v after the configuration q
-// where contacts are detected, so the normal row u_N + gap/drift >= 0 is gap(q) + drift u_N >= 0,
-// the end-of-step gap linearized at q). Signorini on that and exact Coulomb on u_T (seed Eqs. 1-2)
+// where contacts are detected, so for an open contact the normal row u_N + gap/drift >= 0 is
+// gap(q) + drift u_N >= 0, the end-of-step gap linearized at q; a contact closed at q gets u_N >= 0,
+// Moreau's velocity Signorini). Signorini on that and exact Coulomb on u_T (seed Eqs. 1-2)
 // are solved by the same nonsmooth Newton (Eqs. 3-4, Goldstein-Price line search, Algorithms 1-2).
 #include "ac_contact.h"
 
@@ -107,7 +108,13 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     for (int j = 0; j < p.nodes; ++j) vel += p.weight[j] * vfree.segment<3>(p.dof[j]);
     const Vec3 u = p.frame * (vel - p.surface_velocity);
     qloc_.segment<3>(3 * i) = u;
-    if (drift > 0) qloc_[3 * i] += p.gap / drift;
+    // Predicted gap for contacts still open at q (they close exactly at the end of the step and
+    // never penetrate from a positive gap); plain velocity Signorini (u_N >= 0) for contacts already
+    // closed at q: a correction velocity -gap/drift would stay in v (the step has no separate
+    // position correction) and return the impact velocity as a bounce. The overlap then stays what
+    // the last drift before the impact made it, at most drift x the approach speed, and does not
+    // grow while the contact holds (u_N >= 0).
+    if (drift > 0 && p.gap > 0) qloc_[3 * i] += p.gap / drift;
     // Newton restitution c: u_N^+ >= -c u_N^- for a contact that closes within the step.
     if (restitution_ > 0 && u[0] < 0 && p.gap + drift * u[0] <= 0) qloc_[3 * i] += restitution_ * u[0];
   }
