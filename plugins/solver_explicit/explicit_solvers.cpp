@@ -325,7 +325,8 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   }
 }
 
-void ExplicitSolver::findContacts(World& world) {
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] void ExplicitSolver::findContacts(World& world) {
   contacts_found_ = true;
   force_contacts_.clear();
   velocity_contacts_.clear();
@@ -343,7 +344,8 @@ void ExplicitSolver::findContacts(World& world) {
   dv_.setZero(velocity_contacts_.empty() ? 0 : n);
 }
 
-std::string ExplicitSolver::activeContacts(World& world) const {
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] std::string ExplicitSolver::activeContacts(World& world) const {
   std::string s;
   for (int i = 0; i < world.numContacts(); ++i) {
     Contact& c = world.contact(i);
@@ -367,7 +369,8 @@ std::string ExplicitSolver::activeContacts(World& world) const {
 // Jacobian for v = (q - q_start)/dt): h^2 omega^2 = h c/m <= h_max^2, where the frozen-velocity kick
 // is stable for h c/m <= 2 (position-verlet: h_max^2 = 4); beyond that the regularized friction,
 // bounded by mu f_n, chatters but cannot blow up.
-bool ExplicitSolver::contactStable(World& world, double t, double dt, StepReport& report) {
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] bool ExplicitSolver::contactStable(World& world, double t, double dt, StepReport& report) {
   if (stability_ == "off") return true;
   const auto& fixed = world.fixedMask();
   const int n = static_cast<int>(q_.size());
@@ -448,7 +451,8 @@ bool ExplicitSolver::contactStable(World& world, double t, double dt, StepReport
 // Moreau-Jean contact step (README.md, "Contact"): v_free is the velocity after the last kick, q_
 // the configuration after the drifts before it; each model adds its impulses' dv = M^-1 H^T P
 // (positions only) and the last drift then moves the positions at the corrected velocity.
-bool ExplicitSolver::contactImpulses(World& world, double t, double dt, double drift, StepReport& report) {
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] bool ExplicitSolver::contactImpulses(World& world, double t, double dt, double drift, StepReport& report) {
   const int n = static_cast<int>(v_.size());
   for (const VelocityContactRef& vc : velocity_contacts_) {
     VelocityContactProblem pb;
