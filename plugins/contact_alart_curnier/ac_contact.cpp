@@ -23,7 +23,9 @@ Schema AlartCurnierContact::schema() {
            "Contact and exact Coulomb friction as the zero of the Alart-Curnier function, solved by "
            "nonsmooth Newton inside each implicit Newton iteration (seed 003): rod-obstacle (node vs "
            "plane, sphere, cylinder; spinning cylinders drag) and rod-rod (edge vs edge). Impulses r "
-           "(N s) act as forces r/dt; no penetration at the end of the step (gap-rate constraint)."};
+           "(N s) act as forces r/dt; no penetration at the end of the step (gap-rate constraint). With "
+           "position-verlet: a velocity-level Moreau-Jean step per time step (lumped-mass Delassus W = H M^-1 H^T, "
+           "contacts at the mid-step configuration, predicted end-of-step gap)."};
   s.add<double>("friction", 0.0, "Coulomb coefficient mu.").atLeast(0);
   declareContactSelection(s);
   s.add<bool>("rod_rod", true, "Rod-rod (and self) contact between edges; false: obstacles only.");

@@ -38,8 +38,8 @@ struct ContactPoint {
   bool frozen = false;                   // frame and (s, t) kept from an earlier iterate of the step
 };
 
-class AlartCurnierContact final : public Contact, public LinearizedImpulseContact {
-  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact)
+class AlartCurnierContact final : public Contact, public LinearizedImpulseContact, public VelocityImpulseContact {
+  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact)
 
  public:
   static Schema schema();
@@ -64,6 +64,9 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   }
   void beginStep(const EvalContext& ctx) override;
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override;
+  // Explicit solvers: the velocity-level (Moreau-Jean) step with the lumped mass, W = H M^-1 H^T
+  // (ac_velocity_step.cpp; README.md, "Explicit solvers: the velocity-level step").
+  bool solveVelocity(const VelocityContactProblem& problem, Vec& dv) override;
   std::string failureReason() const override { return failure_; }
   ContactStats stats() const override { return stats_; }
   // Per step (timeseries.csv "<name>.<column>", mean in summary.json): see README.md, "Report".
@@ -156,6 +159,9 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   std::vector<char> fixed_cache_;
   std::vector<int> a_outer_, a_inner_;  // pattern of the last analyzed A
   std::vector<Group> groups_;
+  // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
+  std::vector<std::array<int, 3>> vel_nodes_;
+  std::vector<int> vel_parent_;
   std::vector<std::unique_ptr<Solver>> group_solvers_;
   Eigen::MatrixXd rhs_block_;
   Vec rhs_, sol_, dq_free_, r_, qloc_, mu_vec_, u_all_;

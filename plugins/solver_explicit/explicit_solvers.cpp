@@ -173,10 +173,17 @@ double stabilityBound(const Scheme& s) {
   return lo;
 }
 
-void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_default) {
-  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, VelocityImpulseContact::kInterfaceId},
-            "An explicit step adds contact as forces in its kicks (imc, ipc) or solves contact impulses at the "
-            "velocity level (a Moreau-Jean step); use a contact model that offers one of them.");
+void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_default, bool velocity_impulses) {
+  if (velocity_impulses)
+    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, VelocityImpulseContact::kInterfaceId},
+              "An explicit step adds contact as forces in its kicks (imc, ipc) or solves contact impulses at the "
+              "velocity level (a Moreau-Jean step); use a contact model that offers one of them.");
+  else
+    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId},
+              "pefrl adds contact as forces in its four kicks (imc, ipc). A velocity-level contact step "
+              "(alart-curnier) fits one-kick schemes only: between pefrl's five drifts the positions would move "
+              "at velocities that ignore the contact (no end-of-step gap control, first order at best); use "
+              "solver type = \"position-verlet\" with alart-curnier, or imc / ipc with pefrl.");
   s.add<std::string>("velocity_forces", velocity_default,
                      "How a kick treats the velocity-dependent forces (Cosserat gyroscopic, transport and "
                      "dilatation couples of Eq. 24, damping): explicit: frozen at the velocity before the kick, "
@@ -318,6 +325,160 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   }
 }
 
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] void ExplicitSolver::findContacts(World& world) {
+  contacts_found_ = true;
+  force_contacts_.clear();
+  velocity_contacts_.clear();
+  // A model offering both couplings is driven by its force (it works with every explicit scheme);
+  // the kernel refused the models this scheme cannot drive (Schema::require in declareCommon).
+  for (int i = 0; i < world.numContacts(); ++i) {
+    Contact& c = world.contact(i);
+    if (ForceContact* f = c.as<ForceContact>())
+      force_contacts_.push_back({&c, f});
+    else if (VelocityImpulseContact* vi = c.as<VelocityImpulseContact>())
+      velocity_contacts_.push_back({&c, vi});
+  }
+  const int n = world.numDofs();
+  rowsum_.setZero(force_contacts_.empty() ? 0 : n);
+  dv_.setZero(velocity_contacts_.empty() ? 0 : n);
+}
+
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] std::string ExplicitSolver::activeContacts(World& world) const {
+  std::string s;
+  for (int i = 0; i < world.numContacts(); ++i) {
+    Contact& c = world.contact(i);
+    const ContactStats st = c.stats();
+    if (st.active == 0) continue;
+    std::ostringstream m;
+    m.precision(3);
+    m << (s.empty() ? "" : ", ") << st.active << " contact(s) active in '" << c.name() << "' (smallest gap "
+      << st.min_gap << " m)";
+    s += m.str();
+  }
+  return s.empty() ? std::string("no contact active") : s;
+}
+
+// Contact stiffness in the stability limit. For K = K_el + K_c (M^-1/2 K M^-1/2 symmetric),
+// lambda_max(M^-1 K) <= lambda_max(M^-1 K_el) + lambda_max(M^-1 K_c) (Weyl), and lambda_max(M^-1 K_c)
+// <= max_i sum_j |K_c,ij| / m_i (Gershgorin, free rows and columns): omega^2 <= omega_el^2 +
+// sum over the active contacts of their Gershgorin bounds, evaluated at every kick while a contact
+// is active (penalty and barrier stiffnesses change with the gap and, for imc, with the adaptive k).
+// A friction force regularized in the velocity (slope c = dF/dv) enters K as c/dt (the models'
+// Jacobian for v = (q - q_start)/dt): h^2 omega^2 = h c/m <= h_max^2, where the frozen-velocity kick
+// is stable for h c/m <= 2 (position-verlet: h_max^2 = 4); beyond that the regularized friction,
+// bounded by mu f_n, chatters but cannot blow up.
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] bool ExplicitSolver::contactStable(World& world, double t, double dt, StepReport& report) {
+  if (stability_ == "off") return true;
+  const auto& fixed = world.fixedMask();
+  const int n = static_cast<int>(q_.size());
+  // the start-of-evaluation configuration of this kick (the velocity-force stages rewrote it)
+  if (velocity_forces_ != VelocityForces::Explicit)
+    startConfiguration(qs_.data(), q_.data(), (scheme_.kick.size() == 1 && velocity_contacts_.empty() &&
+                                               !compose_rotations_ ? *v_start_ : v_).data(), dt, n);
+  EvalContext ctx;
+  ctx.t = t;
+  ctx.dt = dt;
+  ctx.q = &q_;
+  ctx.q_start = &qs_;
+  ctx.v_start = v_start_;
+  double lam_sum = 0, lam_worst = 0, k_worst = 0;
+  int row_worst = -1;
+  const ForceContactRef* worst = nullptr;
+  for (const ForceContactRef& fc : force_contacts_) {
+    if (fc.contact->stats().active == 0) continue;
+    contact_k_.clear();
+    fc.force->addStiffness(ctx, contact_k_);
+    const auto& entries = contact_k_.entries();
+    for (const auto& e : entries)
+      if (!fixed[e.row()] && !fixed[e.col()]) rowsum_[e.row()] += std::abs(e.value());
+    double lam = 0, k = 0;
+    int row = -1;
+    for (const auto& e : entries) {
+      const int i = e.row();
+      const double l = rowsum_[i] * m_inv_[i];
+      if (l > lam) {
+        lam = l;
+        row = i;
+        k = rowsum_[i];
+      }
+    }
+    for (const auto& e : entries) rowsum_[e.row()] = 0;
+    lam_sum += lam;
+    if (lam > lam_worst) {
+      lam_worst = lam;
+      k_worst = k;
+      row_worst = row;
+      worst = &fc;
+    }
+  }
+  if (!(lam_sum > 0)) return true;
+  const double w_el = dt_crit_ > 0 && std::isfinite(dt_crit_) ? bound_ / dt_crit_ : 0.0;
+  const double limit = bound_ / std::sqrt(w_el * w_el + lam_sum);
+  if (dt <= safety_ * limit * (1 + 1e-9)) return true;
+  if (stability_ == "warn" && contact_warned_) return true;
+  std::string where = "DOF " + std::to_string(row_worst);
+  for (int r = 0; r < world.numRods(); ++r) {
+    Rod& rod = world.rod(r);
+    const int local = row_worst - rod.dofOffset();
+    if (local < 0 || local >= rod.numDofs()) continue;
+    for (int node = 0; node < rod.numNodes(); ++node)
+      if (local >= rod.positionDof(node) && local < rod.positionDof(node) + 3)
+        where = "node " + std::to_string(node) + " of rod '" + rod.name() + "'";
+  }
+  std::ostringstream msg;
+  msg.precision(3);
+  msg << type_ << ": contact '" << worst->contact->name() << "' stiffness k = " << k_worst
+      << " N/m (Gershgorin row sum of its K = -dF/dq) on " << where << " (mass " << world.mass()[row_worst]
+      << " kg) at t = " << t << " s limits dt to " << limit << " s (omega_max h <= " << bound_
+      << ", omega_max^2 <= " << w_el * w_el << " elastic + " << lam_sum << " contact, rad^2/s^2); dt = " << dt
+      << " s exceeds " << safety_ << " x that: reduce dt to <= " << safety_ * limit
+      << " s (simulation.dt) or the contact stiffness (imc: a fixed `stiffness` or a smaller `stiffness_scale`, "
+         "a larger `delta`, a larger `slip_tolerance` with friction; ipc: `kappa`, a larger `d_hat`), or set "
+         "solver stability = \"warn\"";
+  if (stability_ == "refuse") {
+    report.ok = false;
+    report.message = msg.str();
+    return false;
+  }
+  std::fprintf(stderr, "rodsim: warning: %s\n", msg.str().c_str());
+  contact_warned_ = true;  // once per run: the contact stiffness changes every step
+  return true;
+}
+
+// Moreau-Jean contact step (README.md, "Contact"): v_free is the velocity after the last kick, q_
+// the configuration after the drifts before it; each model adds its impulses' dv = M^-1 H^T P
+// (positions only) and the last drift then moves the positions at the corrected velocity.
+// Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
+[[gnu::cold]] bool ExplicitSolver::contactImpulses(World& world, double t, double dt, double drift, StepReport& report) {
+  const int n = static_cast<int>(v_.size());
+  for (const VelocityContactRef& vc : velocity_contacts_) {
+    VelocityContactProblem pb;
+    pb.q = &q_;
+    pb.v_free = &v_;
+    pb.mass = &world.mass();
+    pb.fixed = &world.fixedMask();
+    pb.t = t;
+    pb.dt = dt;
+    pb.drift = drift;
+    if (!vc.impulses->solveVelocity(pb, dv_)) {
+      report.ok = false;
+      report.message = type_ + ": contact '" + vc.contact->name() + "' at t = " + std::to_string(t) +
+                       " s: " + vc.impulses->failureReason();
+      return false;
+    }
+    // v += dv; the step-averaged force (residual M a - F on free DOFs = 0) gains the impulse M dv / dt.
+    const Vec& M = world.mass();
+    for (int i = 0; i < n; ++i) {
+      v_[i] += dv_[i];
+      a_[i] += M[i] * dv_[i] / dt;
+    }
+  }
+  return true;
+}
+
 StepReport ExplicitSolver::step(World& world, double dt) {
   StepReport report;
   const int n = world.numDofs();
@@ -355,6 +516,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     vstage_.setZero(n);
     gsum_.setZero(n);
   }
+  if (!contacts_found_) findContacts(world);
   const double t0 = world.time();
   world.beginStep(dt);
   q_.resize(n);
@@ -364,7 +526,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   // Position-verlet (one kick, no composed rotations) fuses the start-of-step copies into its first
   // drift (startDrift below) and reads the start-of-step velocity from the World instead of copying
   // it; the stability estimate of the first step needs the copies.
-  const bool fused = !compose_rotations_ && scheme_.kick.size() == 1;
+  const bool fused = !compose_rotations_ && scheme_.kick.size() == 1 && velocity_contacts_.empty();
   if (!fused || (!checked_ && stability_ != "off"))
     startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
   v_start_ = &v0_;
@@ -412,18 +574,23 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   auto nonFiniteForce = [&](double tau) {
     report.ok = false;
     report.message = type_ + ": non-finite force (NaN or Inf) at t = " + std::to_string(tau) +
-                     " s: the state blew up; reduce dt (estimated stability limit " + std::to_string(dt_crit_) +
-                     " s) or check the loads";
+                     " s with " + activeContacts(world) + ": the state blew up; reduce dt (estimated stability "
+                     "limit " + std::to_string(dt_crit_) + " s) or check the loads";
     return report;
   };
   auto nonFiniteState = [&] {
     report.ok = false;
-    report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s";
+    report.message = type_ + ": non-finite state (NaN or Inf) at t = " + std::to_string(t0 + dt) + " s with " +
+                     activeContacts(world);
     return report;
   };
   double tau = t0;
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
+    // Velocity-level contact (Moreau-Jean) between the last kick and the last drift: contacts at the
+    // configuration after drift K-1 (position-verlet: mid-step), the last drift at the corrected v.
+    if (k == K && !velocity_contacts_.empty() && !contactImpulses(world, t0 + dt, dt, scheme_.drift[K] * dt, report))
+      return report;
     const bool start_fused = fused && k == 0;
     if (start_fused)
       startDrift(q, qs, world.q().data(), v0, fr, scheme_.drift[0] * dt, dt, n);
@@ -443,6 +610,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     evaluate(world, tau, dt);
     if (velocity_forces_ != VelocityForces::Explicit)
       integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt, fused ? *v_start_ : v_);
+    if (!force_contacts_.empty() && !contactStable(world, tau, dt, report)) return report;
     if (fused) {
       // the kick + last drift + residual, then the constraints and the prescribed DOFs
       const int bad = kickDriftResidual(residual_.data(), q, v, v0, f, minv, M.data(), scheme_.kick[k],
@@ -490,7 +658,7 @@ Schema PositionVerlet::schema() {
            "coordinates (exactly the seed's exp(dt/2 omega) when the rod rebases them every step). Second order "
            "with velocity_forces = \"midpoint\"; the seed's explicit kick (default) is first order in the "
            "velocity-dependent terms."};
-  declareCommon(s, "explicit");
+  declareCommon(s, "explicit", /*velocity_impulses=*/true);
   return s;
 }
 // Position Verlet adds rotation vectors: its two half drifts (at the old and the new angular
@@ -504,7 +672,7 @@ Schema Pefrl::schema() {
            "evaluations per step. Drifts compose Cosserat rotations on SO(3) and kicks integrate the velocity-"
            "dependent forces by RK4 (velocity_forces = \"rk4\", default), so the fourth order holds for rotations "
            "and couples too."};
-  declareCommon(s, "rk4");
+  declareCommon(s, "rk4", /*velocity_impulses=*/false);
   return s;
 }
 Pefrl::Pefrl(const Params& p) : ExplicitSolver(p, pefrlScheme(), "pefrl", /*compose_rotations=*/true) {}

@@ -3,6 +3,7 @@
 // order, four force evaluations per step). See README.md in this folder.
 #pragma once
 
+#include <rodsim/capabilities.h>
 #include <rodsim/solver.h>
 
 #include <string>
@@ -35,8 +36,9 @@ class ExplicitSolver : public Solver {
   double schemeBound() const { return bound_; }
 
  protected:
-  // velocity_default: the default of `velocity_forces` (explicit, midpoint or rk4).
-  static void declareCommon(Schema& s, const std::string& velocity_default);
+  // velocity_default: the default of `velocity_forces` (explicit, midpoint or rk4); velocity_impulses:
+  // the scheme drives VelocityImpulseContact models (a Moreau-Jean contact step before its last drift).
+  static void declareCommon(Schema& s, const std::string& velocity_default, bool velocity_impulses);
 
  private:
   void evaluate(World& world, double t, double dt);
@@ -66,6 +68,35 @@ class ExplicitSolver : public Solver {
   enum class VelocityForces { Explicit, Midpoint, Rk4 } velocity_forces_ = VelocityForces::Explicit;
   Vec outside_rods_;                  // free_ on DOFs no rod owns (they drift by h v), 0 elsewhere
   Vec g0_, g_, vstage_, gsum_;        // velocity-dependent forces and stage velocities of a kick
+
+  // --- contact (README.md, "Contact")
+  // The scene's contact models by coupling, found at the first step: force contacts (their
+  // stiffness bounds the stable step while they are active) and velocity-impulse contacts (a
+  // Moreau-Jean contact step before the last drift).
+  void findContacts(World& world);
+  // Gershgorin bound of the active force contacts' stiffness at the configuration just evaluated,
+  // combined with the elastic estimate; false (report filled) when dt exceeds safety x that limit
+  // and `stability` is refuse.
+  bool contactStable(World& world, double t, double dt, StepReport& report);
+  // The velocity-level contact step: v += dv (and the step-averaged force += M dv / dt).
+  bool contactImpulses(World& world, double t, double dt, double drift, StepReport& report);
+  // "N pairs active in 'imc', ..." or "no contact active", for failure messages.
+  std::string activeContacts(World& world) const;
+  struct ForceContactRef {
+    Contact* contact;
+    ForceContact* force;
+  };
+  struct VelocityContactRef {
+    Contact* contact;
+    VelocityImpulseContact* impulses;
+  };
+  bool contacts_found_ = false;
+  std::vector<ForceContactRef> force_contacts_;
+  std::vector<VelocityContactRef> velocity_contacts_;
+  StiffnessSink contact_k_;  // capacity kept: no allocation once warm
+  Vec rowsum_;               // Gershgorin row sums, zero between uses
+  Vec dv_;                   // velocity change of the contact impulses
+  bool contact_warned_ = false;
 };
 
 class PositionVerlet : public ExplicitSolver {

@@ -109,13 +109,16 @@ class LinearizedImpulseContact {
 // The velocity-level problem of an explicit step (Moreau-Jean): without contact the step would end
 // with velocities v_free; contact impulses P change them to v = v_free + M^-1 H^T P with the lumped
 // mass M, such that the contacts at q (the configuration the step detects them in) satisfy Signorini
-// and Coulomb at the velocity level.
+// and Coulomb at the velocity level. After q the positions move for `drift` seconds at v (Moreau's
+// midpoint scheme in position-verlet: q is the mid-step configuration, drift = dt/2), so a model can
+// keep the end-of-step gap closed: gap(q) + drift u_N >= 0 (the predicted gap).
 struct VelocityContactProblem {
   const Vec* q = nullptr;       // configuration where contacts are detected (global)
   const Vec* v_free = nullptr;  // velocities without contact impulses (global)
   const Vec* mass = nullptr;    // lumped mass (global)
   const std::vector<char>* fixed = nullptr;  // 1: prescribed DOF (infinite mass)
   double t = 0, dt = 0;
+  double drift = 0;             // s, time the positions still move at v after q (0: q is the end state)
 };
 
 // Capability: contact impulses at the velocity level, for explicit solvers.
