@@ -569,20 +569,60 @@ bool AlartCurnierContact::fail(const std::string& why) {
   return false;
 }
 
+// One Newton iteration's contact solve (seed 003, Sec. 4): the free step of the linearized system,
+// the contacts at the iterate, their local velocities, the independent groups, the Delassus
+// operator W of each, the Alart-Curnier solve of each group, and the step with the impulses.
 bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) {
-  const Eigen::SparseMatrix<double>& A = *sys.A;
-  const Vec& b = *sys.b;
-  const std::vector<char>& fixed = *sys.fixed;
   const EvalContext& ctx = *sys.ctx;
-  const Vec& q = *ctx.q;
-  const Vec& qn = *ctx.q_start;
   const double dt = ctx.dt;
-  const int N = static_cast<int>(A.rows());
   const auto t_start = std::chrono::steady_clock::now();
   failure_.clear();
   if (!(dt > 0)) return fail(fmt::format("needs a time step (the implicit-euler solver); dt = {}", dt));
-  // A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns
-  // only when A's pattern or the fixed mask changed; one sparse LU per component.
+  if (!factorizeComponents(*sys.A, *sys.b, *sys.fixed)) return false;
+  frozen_valid_ = step_.solves >= frame_updates_;
+  buildPoints(*ctx.q);
+  if (!checkFrozenOverlap()) return false;
+  keepMovableContacts();
+  const int n = static_cast<int>(points_.size());
+  int free_dofs = 0;
+  for (char f : *sys.fixed) free_dofs += !f;
+  ++step_.solves;
+  if (n == 0) {
+    dq = dq_free_;
+    stats_ = {};
+    last_ = {};
+    last_.converged = true;
+    nu_ = 0;
+    groups_.clear();
+    step_.contacts = step_.groups = step_.max_group = 0;
+    step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
+    step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+    return true;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < ntouched_[i]; ++k) comps_[touched_[i][k]]->contacts.push_back(i);
+  localVelocities(ctx);
+  nu_ = free_dofs > 0 ? 3.0 * n / free_dofs : 0.0;
+  partitionIntoGroups();
+  std::vector<std::vector<Eigen::Triplet<double>>> gtrip;
+  assembleDelassus(dt, gtrip);
+  const int max_group = solveGroups(ctx, gtrip);
+  applyImpulses(dt, dq);
+  recordSolve(max_group, t_start);
+  if (std::getenv("RODSIM_AC_DEBUG")) printDebug(dq);
+  if (!last_.converged)
+    return fail(fmt::format("contact solve did not converge ({}): {} contacts in {} groups, {} iterations, "
+                            "natural-map residual rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
+                            last_.message, n, groups_.size(), last_.iterations, last_.residual.rel,
+                            last_.residual.abs, options_.tolerance, last_.ac_norm));
+  return true;
+}
+
+// A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns
+// only when A's pattern or the fixed mask changed; one LU per component; dq_free_ = A^-1 b.
+bool AlartCurnierContact::factorizeComponents(const Eigen::SparseMatrix<double>& A, const Vec& b,
+                                              const std::vector<char>& fixed) {
+  const int N = static_cast<int>(A.rows());
   const bool same = static_cast<int>(a_outer_.size()) == A.outerSize() + 1 &&
                     static_cast<int>(a_inner_.size()) == A.nonZeros() &&
                     std::equal(a_outer_.begin(), a_outer_.end(), A.outerIndexPtr()) &&
@@ -625,8 +665,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     for (int l = 0; l < nc; ++l) dq_free_[cp.dofs[l]] = sol_[l];
     cp.contacts.clear();
   }
-  frozen_valid_ = step_.solves >= frame_updates_;
-  buildPoints(q);
+  return true;
+}
+
+// Rod-rod contacts whose frames are frozen for the rest of the step must not overlap beyond the tolerance.
+bool AlartCurnierContact::checkFrozenOverlap() {
   for (const ContactPoint& p : points_)
     if (p.frozen && p.true_gap < -penetration_tolerance_ * 0.5 * p.radii) {
       return fail(fmt::format("with frozen contact frames (after {} Newton iterations) edge {} of rod '{}' and "
@@ -635,11 +678,15 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
                               frame_updates_, p.key[2], rods_[p.key[1]]->name(), p.key[4], rods_[p.key[3]]->name(),
                               -p.true_gap, penetration_tolerance_ * 0.5 * p.radii));
     }
+  return true;
+}
+
+// Components each contact touches (free DOFs of its nodes), into touched_ and ntouched_; contacts
+// touching none (every node prescribed) cannot be moved by an impulse and are left out.
+void AlartCurnierContact::keepMovableContacts() {
   const int n_all = static_cast<int>(points_.size());
-  // Components each contact touches (free DOFs of its nodes); contacts touching none (every node
-  // prescribed) cannot be moved by an impulse and are left out.
-  std::vector<std::array<int, 4>> touched(n_all);
-  std::vector<int> ntouched(n_all, 0);
+  touched_.resize(n_all);
+  ntouched_.assign(n_all, 0);
   {
     std::vector<ContactPoint> kept;
     kept.reserve(n_all);
@@ -654,31 +701,20 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
           t[nt++] = comp;
         }
       if (nt == 0) continue;
-      touched[kept.size()] = t;
-      ntouched[kept.size()] = nt;
+      touched_[kept.size()] = t;
+      ntouched_[kept.size()] = nt;
       kept.push_back(p);
     }
     points_.swap(kept);
   }
+}
+
+// q_loc = H (q_k - q_n + dq_free)/dt - surface velocity, normal row: (gap + H_N dq_free)/dt.
+void AlartCurnierContact::localVelocities(const EvalContext& ctx) {
   const int n = static_cast<int>(points_.size());
-  int free_dofs = 0;
-  for (char f : fixed) free_dofs += !f;
-  ++step_.solves;
-  if (n == 0) {
-    dq = dq_free_;
-    stats_ = {};
-    last_ = {};
-    last_.converged = true;
-    nu_ = 0;
-    groups_.clear();
-    step_.contacts = step_.groups = step_.max_group = 0;
-    step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
-    step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
-    return true;
-  }
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < ntouched[i]; ++k) comps_[touched[i][k]]->contacts.push_back(i);
-  // q_loc = H (q_k - q_n + dq_free)/dt - surface velocity, normal row: (gap + H_N dq_free)/dt.
+  const Vec& q = *ctx.q;
+  const Vec& qn = *ctx.q_start;
+  const double dt = ctx.dt;
   qloc_.setZero(3 * n);
   mu_vec_.setConstant(n, mu_);
   for (int i = 0; i < n; ++i) {
@@ -697,9 +733,13 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       if (approach < 0 && p.gap <= 0) qloc_[3 * i] += restitution_ * approach;
     }
   }
-  nu_ = free_dofs > 0 ? 3.0 * n / free_dofs : 0.0;
-  // Partition (seed Sec. 4.5, Fig. 5): contacts sharing a component are coupled; the groups are the
-  // connected sets of the graph whose nodes are components and whose edges are contacts.
+}
+
+// Partition (seed Sec. 4.5, Fig. 5): contacts sharing a component are coupled; the groups are the
+// connected sets of the graph whose nodes are components and whose edges are contacts. Fills
+// groups_, group_of_ and local_ (a contact's index in its group).
+void AlartCurnierContact::partitionIntoGroups() {
+  const int n = static_cast<int>(points_.size());
   const int nc = static_cast<int>(comps_.size());
   std::vector<int> parent(nc);
   for (int c = 0; c < nc; ++c) parent[c] = c;
@@ -708,33 +748,35 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     return x;
   };
   for (int i = 0; i < n; ++i)
-    for (int k = 1; k < ntouched[i]; ++k) {
-      const int a = find(touched[i][0]), bq = find(touched[i][k]);
+    for (int k = 1; k < ntouched_[i]; ++k) {
+      const int a = find(touched_[i][0]), bq = find(touched_[i][k]);
       if (a != bq) parent[std::max(a, bq)] = std::min(a, bq);
     }
-  std::vector<int> group_of_root(nc, -1), group_of(n), local(n);
+  std::vector<int> group_of_root(nc, -1);
+  group_of_.assign(n, 0);
+  local_.assign(n, 0);
   groups_.clear();
   for (int i = 0; i < n; ++i) {
-    const int root = partition_ ? find(touched[i][0]) : 0;
+    const int root = partition_ ? find(touched_[i][0]) : 0;
     if (group_of_root[root] < 0) {
       group_of_root[root] = static_cast<int>(groups_.size());
       groups_.emplace_back();
     }
     Group& g = groups_[group_of_root[root]];
-    group_of[i] = group_of_root[root];
-    local[i] = static_cast<int>(g.contacts.size());
+    group_of_[i] = group_of_root[root];
+    local_[i] = static_cast<int>(g.contacts.size());
     g.contacts.push_back(i);
   }
   {
     std::vector<char> counted(nc, 0);
     std::vector<int> components(groups_.size(), 0), incidences(groups_.size(), 0);
     for (int i = 0; i < n; ++i)
-      for (int k = 0; k < ntouched[i]; ++k) {
-        ++incidences[group_of[i]];
-        if (!counted[touched[i][k]]) {
-          counted[touched[i][k]] = 1;
-          ++components[group_of[i]];
-          groups_[group_of[i]].dofs += static_cast<int>(comps_[touched[i][k]]->dofs.size());
+      for (int k = 0; k < ntouched_[i]; ++k) {
+        ++incidences[group_of_[i]];
+        if (!counted[touched_[i][k]]) {
+          counted[touched_[i][k]] = 1;
+          ++components[group_of_[i]];
+          groups_[group_of_[i]].dofs += static_cast<int>(comps_[touched_[i][k]]->dofs.size());
         }
       }
     // The reduced J = F_u W + F_r fills in through W's dense (3k x 3k) block of every rod with k
@@ -748,13 +790,16 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
                      incidences[gi] >= 15 * components[gi]);
     }
   }
-  // Unreduced groups (Solver::setProblem(A, G, ...)): W is neither formed nor needed.
-  auto group_unreduced = [&](const Component& cp) { return groups_[group_of[cp.contacts.front()]].unreduced; };
+}
+
+// X_c = A_c^-1 H_c^T per component and W = H A^-1 H^T / dt^2 per group, as triplets in the group's
+// local contact indexing (unreduced groups need neither).
+void AlartCurnierContact::assembleDelassus(double dt, std::vector<std::vector<Eigen::Triplet<double>>>& gtrip) {
   // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
   // impulse: their entries of H are dropped).
   for (auto& cpp : comps_) {
     Component& cp = *cpp;
-    if (cp.contacts.empty() || group_unreduced(cp)) continue;
+    if (cp.contacts.empty() || groupUnreduced(cp)) continue;
     const int kc = static_cast<int>(cp.contacts.size());
     rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
     const int me = static_cast<int>(&cpp - comps_.data());
@@ -775,7 +820,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   Eigen::Matrix<double, 3, Eigen::Dynamic> rows;
   for (auto& cpp : comps_) {
     Component& cp = *cpp;
-    if (cp.contacts.empty() || group_unreduced(cp)) continue;
+    if (cp.contacts.empty() || groupUnreduced(cp)) continue;
     const int kc = static_cast<int>(cp.contacts.size());
     const int me = static_cast<int>(&cpp - comps_.data());
     for (int a = 0; a < kc; ++a) {
@@ -795,12 +840,18 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
       }
     }
   }
-  std::vector<std::vector<Eigen::Triplet<double>>> gtrip(groups_.size());
+  gtrip.assign(groups_.size(), {});
   for (const auto& t : trip) {
     const int i = t.row() / 3, j = t.col() / 3;
-    gtrip[group_of[i]].emplace_back(3 * local[i] + t.row() % 3, 3 * local[j] + t.col() % 3, t.value());
+    gtrip[group_of_[i]].emplace_back(3 * local_[i] + t.row() % 3, 3 * local_[j] + t.col() % 3, t.value());
   }
-  // Warm start by contact identity.
+}
+
+// Each group's Alart-Curnier problem, warm-started by contact identity; returns the largest group.
+int AlartCurnierContact::solveGroups(const EvalContext& ctx,
+                                     const std::vector<std::vector<Eigen::Triplet<double>>>& gtrip) {
+  const int n = static_cast<int>(points_.size());
+  const double dt = ctx.dt;
   r_.setZero(3 * n);
   u_all_.setZero(3 * n);
   for (int i = 0; i < n; ++i) {
@@ -841,14 +892,19 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   last_.ac_norm = 0;
   for (const Group& g : groups_) last_.ac_norm = std::hypot(last_.ac_norm, g.result.ac_norm);
   last_.message = last_.converged ? "converged" : failed;
-  // The step dq = dq_free + A^-1 H^T r / dt, component by component; and the bookkeeping, also
-  // when it failed (for the report).
+  return max_group;
+}
+
+// The step dq = dq_free + A^-1 H^T r / dt, component by component; then the warm starts and the
+// contact statistics (also when the solve failed, for the report).
+void AlartCurnierContact::applyImpulses(double dt, Vec& dq) {
+  const int n = static_cast<int>(points_.size());
   dq = dq_free_;
   for (auto& cpp : comps_) {
     Component& cp = *cpp;
     const int kc = static_cast<int>(cp.contacts.size());
     if (kc == 0) continue;
-    if (group_unreduced(cp)) {  // no X: A_c^-1 (H_c^T r)
+    if (groupUnreduced(cp)) {  // no X: A_c^-1 (H_c^T r)
       const int me = static_cast<int>(&cpp - comps_.data());
       rhs_.setZero(static_cast<Eigen::Index>(cp.dofs.size()));
       for (int i : cp.contacts)
@@ -870,6 +926,10 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     if (r_[3 * i] > 0) ++stats_.active;
     stats_.min_gap = std::min(stats_.min_gap, points_[i].true_gap);
   }
+}
+
+void AlartCurnierContact::recordSolve(int max_group, std::chrono::steady_clock::time_point t_start) {
+  const int n = static_cast<int>(points_.size());
   step_.iterations += last_.iterations;
   step_.prox_iterations += last_.prox_iterations;
   step_.contacts = n;
@@ -881,6 +941,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   step_.abs = last_.residual.abs;
   step_.failed = step_.failed || !last_.converged;
   step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+}
+
+// RODSIM_AC_DEBUG=1: one line per solve on stderr; =2: and one per contact.
+void AlartCurnierContact::printDebug(const Vec& dq) const {
+  const int n = static_cast<int>(points_.size());
   if (std::getenv("RODSIM_AC_DEBUG"))
     std::fprintf(stderr, "ac: n=%d groups=%d it=%d rel=%.2e abs=%.2e |dq|=%.3e |dqfree|=%.3e rN_sum=%.3e\n", n,
                  int(groups_.size()), last_.iterations, last_.residual.rel, last_.residual.abs, dq.norm(),
@@ -889,17 +954,11 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     for (int i = 0; i < n; ++i) {
       const ContactPoint& p = points_[i];
       std::fprintf(stderr, "  #%d key=(%d %d %d %d %d) group=%d gap=%.3e n=(%.4f %.4f %.4f) w=(%.4f %.4f %.4f %.4f) r=(%.4e %.4e %.4e) u=(%.4e %.4e %.4e)\n", i,
-                   p.key[0], p.key[1], p.key[2], p.key[3], p.key[4], group_of[i], p.gap, p.frame(0, 0), p.frame(0, 1), p.frame(0, 2),
+                   p.key[0], p.key[1], p.key[2], p.key[3], p.key[4], group_of_[i], p.gap, p.frame(0, 0), p.frame(0, 1), p.frame(0, 2),
                    p.weight[0], p.weight[1], p.weight[2], p.weight[3], r_[3 * i], r_[3 * i + 1], r_[3 * i + 2],
                    u_all_[3 * i], u_all_[3 * i + 1], u_all_[3 * i + 2]);
       std::fprintf(stderr, "     nat=%.3e mu=%g\n", naturalMap(u_all_.segment<3>(3 * i), r_.segment<3>(3 * i), mu_vec_[i]).norm(), mu_vec_[i]);
     }
-  if (!last_.converged)
-    return fail(fmt::format("contact solve did not converge ({}): {} contacts in {} groups, {} iterations, "
-                            "natural-map residual rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
-                            last_.message, n, groups_.size(), last_.iterations, last_.residual.rel,
-                            last_.residual.abs, options_.tolerance, last_.ac_norm));
-  return true;
 }
 
 std::vector<std::string> AlartCurnierContact::reportColumns() const {

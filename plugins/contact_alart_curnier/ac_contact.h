@@ -11,6 +11,7 @@
 #include <Eigen/UmfPackSupport>
 
 #include <array>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -102,6 +103,17 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   // entries), each with its sub-matrix pattern; redone when A's pattern or the fixed mask changes.
   void buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed);
   bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver, double dt);
+  // The parts of solveLinearized, in order (ac_contact.cpp).
+  bool factorizeComponents(const Eigen::SparseMatrix<double>& A, const Vec& b, const std::vector<char>& fixed);
+  bool checkFrozenOverlap();
+  void keepMovableContacts();
+  void localVelocities(const EvalContext& ctx);
+  void partitionIntoGroups();
+  void assembleDelassus(double dt, std::vector<std::vector<Eigen::Triplet<double>>>& gtrip);
+  int solveGroups(const EvalContext& ctx, const std::vector<std::vector<Eigen::Triplet<double>>>& gtrip);
+  void applyImpulses(double dt, Vec& dq);
+  void recordSolve(int max_group, std::chrono::steady_clock::time_point t_start);
+  void printDebug(const Vec& dq) const;
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
   // The entries of H (contact frame rows n, t1, t2 times the node weights) on the free DOFs of
   // contact p: f(component, local DOF in it, h) with h the three rows' coefficients of that DOF.
@@ -159,6 +171,11 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   std::vector<char> fixed_cache_;
   std::vector<int> a_outer_, a_inner_;  // pattern of the last analyzed A
   std::vector<Group> groups_;
+  // The last solveLinearized: the components each contact touches (up to 4), its group and its
+  // index in the group; an unreduced group's components have no X = A_c^-1 H_c^T.
+  std::vector<std::array<int, 4>> touched_;
+  std::vector<int> ntouched_, group_of_, local_;
+  bool groupUnreduced(const Component& cp) const { return groups_[group_of_[cp.contacts.front()]].unreduced; }
   // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
   std::vector<std::array<int, 3>> vel_nodes_;
   std::vector<int> vel_parent_;
