@@ -157,7 +157,13 @@ int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOpt
   };
   if (!options.restart) {
     sample();
-    out.writeRow(0, 0.0, 0, 0.0, world.contactStats(), world.kineticEnergy(), world.elasticEnergy(), probe_values);
+    // Step 0 is the initial state: its min_gap is the deepest initial overlap a contact allowed
+    // (allow_initial_overlap = true), and the summary's min_gap includes it. Without one it stays
+    // what the contacts report before their first evaluation (nothing: an empty cell).
+    ContactStats initial = world.contactStats();
+    initial.min_gap = std::min(initial.min_gap, world.initialOverlapGap());
+    summary.min_gap = std::min(summary.min_gap, initial.min_gap);
+    out.writeRow(0, 0.0, 0, 0.0, initial, world.kineticEnergy(), world.elasticEnergy(), probe_values);
     out.writeFrame(world);
   }
   auto checkpoint = [&](long long step) {
