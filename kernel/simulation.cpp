@@ -153,8 +153,13 @@ int TimeLoop::run() {
   run_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
   if (!options_.restart) {
     sample();
-    out_->writeRow(0, 0.0, 0, 0.0, world_.contactStats(), world_.kineticEnergy(), world_.elasticEnergy(),
-                   probe_values_);
+    // Step 0 is the initial state: its min_gap is the deepest initial overlap a contact allowed
+    // (allow_initial_overlap = true), and the summary's min_gap includes it. Without one it stays
+    // what the contacts report before their first evaluation (nothing: an empty cell).
+    ContactStats initial = world_.contactStats();
+    initial.min_gap = std::min(initial.min_gap, world_.initialOverlapGap());
+    summary_.min_gap = std::min(summary_.min_gap, initial.min_gap);
+    out_->writeRow(0, 0.0, 0, 0.0, initial, world_.kineticEnergy(), world_.elasticEnergy(), probe_values_);
     out_->writeFrame(world_);
   }
   for (long long step = first_step_; step <= total_steps_; ++step) {

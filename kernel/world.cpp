@@ -146,6 +146,71 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   }
   for (int i = 0; i < n; ++i)
     if (fixed_[i]) v_[i] = 0.0;
+  checkInitialOverlaps();
+}
+
+namespace {
+
+// A length for an overlap message, in mm ("7 mm", "0.0025 mm").
+std::string mm(double metres) { return fmt::format("{:.3g} mm", 1e3 * metres); }
+
+// What an overlap's gap compares the distance with: the sum of the two edges' radii, or the node's
+// radius against an obstacle; 0 when the rods or indexes are not the world's (a plugin's mistake).
+double overlapRadii(World& world, const Overlap& o) {
+  Rod* a = world.findRod(o.rod_a);
+  if (o.edge_b < 0) return a && o.edge_a >= 0 && o.edge_a < a->numNodes() ? a->nodeRadius(o.edge_a) : 0.0;
+  Rod* b = world.findRod(o.rod_b);
+  if (!(a && b && o.edge_a >= 0 && o.edge_a < a->numEdges() && o.edge_b >= 0 && o.edge_b < b->numEdges())) return 0.0;
+  return a->radius(o.edge_a) + b->radius(o.edge_b);
+}
+
+// Rods placed exactly touching (a rod resting on a plane, a knot pulled tight) overlap by round-off;
+// an overlap deeper than this fraction of the radii is a real one.
+constexpr double kOverlapRoundOff = 1e-9;
+
+// One overlap in words, with the distance and the radii it compares.
+std::string describeOverlap(World& world, const Overlap& o) {
+  const double r = overlapRadii(world, o);
+  if (o.edge_b < 0) {  // a node of rod_a inside obstacle rod_b
+    if (!(r > 0)) return fmt::format("rod '{}' node {} is inside obstacle '{}' by {}", o.rod_a, o.edge_a, o.rod_b, mm(-o.gap));
+    return fmt::format("rod '{}' node {} is inside obstacle '{}' by {} (signed distance of the centre line from the "
+                       "surface {}, radius {})",
+                       o.rod_a, o.edge_a, o.rod_b, mm(-o.gap), mm(o.gap + r), mm(r));
+  }
+  const std::string who = o.rod_a == o.rod_b ? fmt::format("rod '{}' edges {} and {}", o.rod_a, o.edge_a, o.edge_b)
+                                             : fmt::format("rods '{}' edge {} and '{}' edge {}", o.rod_a, o.edge_a,
+                                                           o.rod_b, o.edge_b);
+  if (!(r > 0)) return fmt::format("{} overlap by {}", who, mm(-o.gap));
+  return fmt::format("{} overlap by {} (distance between centre lines {}, radii sum {})", who, mm(-o.gap),
+                     mm(o.gap + r), mm(r));
+}
+
+}  // namespace
+
+void KernelWorld::checkInitialOverlaps() {
+  constexpr std::size_t kListed = 5;
+  for (const auto& c : contacts_) {
+    std::vector<Overlap> overlaps;
+    guarded(c, [&] { c.object->findOverlaps(q_, overlaps); });
+    std::erase_if(overlaps, [&](const Overlap& o) { return !(o.gap < -kOverlapRoundOff * overlapRadii(*this, o)); });
+    if (overlaps.empty()) continue;
+    const auto deepest = std::min_element(overlaps.begin(), overlaps.end(),
+                                          [](const Overlap& x, const Overlap& y) { return x.gap < y.gap; });
+    const Params& p = c.spec->params;
+    if (p.has("allow_initial_overlap") && p.boolean("allow_initial_overlap")) {
+      initial_overlap_gap_ = std::min(initial_overlap_gap_, deepest->gap);
+      continue;
+    }
+    std::string list;
+    for (std::size_t i = 0; i < overlaps.size() && i < kListed; ++i) list += "\n  " + describeOverlap(*this, overlaps[i]);
+    if (overlaps.size() > kListed) list += fmt::format("\n  ... and {} more", overlaps.size() - kListed);
+    throw InputError(fmt::format(
+        "{}: {} '{}' ({}): the rods start interpenetrated: {} overlap{} in the initial configuration (distance below "
+        "the sum of the radii):{}\n  deepest: {}\nMove the rods apart, or set allow_initial_overlap = true in "
+        "[[contact]] '{}' to let the model push them apart",
+        c.spec->where.text, c.spec->section, c.spec->name, c.spec->type, overlaps.size(),
+        overlaps.size() == 1 ? "" : "s", list, describeOverlap(*this, *deepest), c.spec->name));
+  }
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <rodsim/plugin.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,9 @@ class KernelWorld final : public World {
   // Every requirement a component of the scene declares (Schema::require) against what the others
   // provide; throws InputError naming both components and what is missing.
   void checkCompatibility(const TypeRegistry& registry) const;
+  // Smallest gap (m, < 0) of the overlaps in the initial configuration that the contacts allow
+  // (allow_initial_overlap = true); +infinity when the rods start apart. Step 0's min_gap.
+  double initialOverlapGap() const { return initial_overlap_gap_; }
 
  private:
   std::vector<Bound<Rod>> rods_;
@@ -99,6 +103,10 @@ class KernelWorld final : public World {
   std::vector<RodCapabilities> rod_caps_;
   std::vector<std::pair<int, ForceContact*>> force_contacts_;       // (index into contacts_, interface)
   std::vector<std::pair<int, StepBoundContact*>> step_bound_contacts_;
+  // Every contact's findOverlaps at the initial configuration: an InputError for a contact that
+  // does not allow them (the rods, edges and depths, and the fix); the rest set initial_overlap_gap_.
+  void checkInitialOverlaps();
+  double initial_overlap_gap_ = std::numeric_limits<double>::infinity();
   Vec non_contact_;  // the force of rods and forces before the contacts add theirs (ForceContact::addForce)
 
   double t_ = 0;

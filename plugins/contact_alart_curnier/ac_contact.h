@@ -70,6 +70,8 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   bool solveVelocity(const VelocityContactProblem& problem, Vec& dv) override;
   std::string failureReason() const override { return failure_; }
   ContactStats stats() const override { return stats_; }
+  // Overlapping edge pairs and nodes inside obstacles in q (ac_overlaps.cpp).
+  void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
   // Per step (timeseries.csv "<name>.<column>", mean in summary.json): see README.md, "Report".
   std::vector<std::string> reportColumns() const override;
   void reportValues(std::vector<double>& out) const override;

@@ -124,13 +124,10 @@ void ImcContact::buildCandidates(const Vec& q) {
   for (const auto& [a, b] : overlaps_) {
     const EdgeRef &A = edges_[a], &B = edges_[b];
     const double reach = A.radius + B.radius;
-    if (A.rod == B.rod) {
-      // Self-contact: skip neighbours closer along the rod (rest arc length between the edges)
-      // than the contact distance r_a + r_b + delta plus a margin; adjacent edges (gap 0)
-      // included. A straight rod then has no candidates whatever its radius/edge ratio.
-      const double gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
-      if (gap <= reach + delta_ + self_exclusion_) continue;
-    }
+    // Self-contact: skip neighbours closer along the rod (rest arc length between the edges)
+    // than the contact distance r_a + r_b + delta plus a margin; adjacent edges (gap 0)
+    // included. A straight rod then has no candidates whatever its radius/edge ratio.
+    if (excludedSelfPair(A, B)) continue;
     const double gap = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - reach;
     // The Jacobian's pattern holds the pairs that can reach the band within a step or so; the
     // others add their block only once active (the pattern then changes and the solver

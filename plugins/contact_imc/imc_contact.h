@@ -33,6 +33,9 @@ class ImcContact final : public Contact, public ForceContact {
   double energy(const EvalContext& ctx) const override;
   bool usesObstacles() const override { return true; }
   ContactStats stats() const override { return stats_; }
+  // Every pair of edges (self-contact neighbours excluded as for contact) and every node inside an
+  // obstacle that overlaps in q (imc_overlaps.cpp).
+  void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
 
   // --- inspection (tests, benchmark)
   struct Timing {
@@ -70,6 +73,13 @@ class ImcContact final : public Contact, public ForceContact {
     const Obstacle* obstacle = nullptr;
   };
 
+  // Self-contact exclusion: edges of one rod closer along it (rest arc length between them) than
+  // the contact distance r_a + r_b + delta plus the exclusion margin never form a pair.
+  bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const {
+    if (A.rod != B.rod) return false;
+    const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
+    return arc_gap <= A.radius + B.radius + delta_ + self_exclusion_;
+  }
   void buildCandidates(const Vec& q);
   void maybeRefresh(const Vec& q);
   void updateStiffness(const EvalContext& ctx, const Vec& f);

@@ -91,6 +91,7 @@ IpcContact::IpcContact(const Params& p)
   if (p.has("margin")) margin_param_ = p.real("margin");
   rod_names_ = p.optionalStrings("rods");
   obstacle_names_ = p.optionalStrings("obstacles");
+  allow_initial_overlap_ = p.boolean("allow_initial_overlap");
   ccd_.gap_fraction = p.real("ccd_gap_fraction");
   ccd_.tolerance = p.real("ccd_tolerance");
   ccd_.max_iterations = static_cast<int>(p.integer("ccd_max_iterations"));
@@ -139,6 +140,7 @@ void IpcContact::bind(World& world) {
   cand_.clear();
   obstacle_cand_.clear();
   stats_ = {};
+  if (allow_initial_overlap_) refuseInitialOverlap(world.q());
 }
 
 // Edges of one rod closer along it (rest arc length between them) than the contact distance plus

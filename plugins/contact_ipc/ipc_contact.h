@@ -35,6 +35,9 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   bool usesObstacles() const override { return true; }
   ContactStats stats() const override { return stats_; }
+  // Every pair of edges (self-contact neighbours excluded as for contact) and every node inside an
+  // obstacle that overlaps in q (ipc_overlaps.cpp).
+  void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
   std::vector<std::string> reportColumns() const override { return {"kappa", "min_gap", "ccd_fraction"}; }
   void reportValues(std::vector<double>& out) const override;
   // Checkpoint: barrier stiffness, whether it was initialized, the last step's minimum gap and
@@ -74,6 +77,9 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   };
 
   bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const;
+  // bind(): the barrier is undefined on overlapping rods, so `allow_initial_overlap = true` cannot
+  // be honoured; refused (ParamError) when the initial configuration overlaps (ipc_overlaps.cpp).
+  void refuseInitialOverlap(const Vec& q) const;
   void buildCandidates(const Vec& q, const Vec& q_lag);
   void maybeRefresh(const Vec& q, const Vec& q_lag);
   void updateKappa(const EvalContext& ctx, const Vec& f);
@@ -92,6 +98,7 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   CcdOptions ccd_;
   double ccd_safety_;
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
+  bool allow_initial_overlap_ = false;
 
   World* world_ = nullptr;
   std::vector<EdgeRef> edges_;

@@ -7,6 +7,7 @@
 #include "finite_differences.h"
 #include "imc_contact.h"
 #include "loads.h"
+#include "overlap_checks.h"
 
 #include <doctest/doctest.h>
 
@@ -355,4 +356,15 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
   addCrossing(twice, 0.01);
   twice.addContact<ImcContact>(makeParams(ImcContact::schema(), {{"obstacles", std::vector<std::string>{"floor", "floor"}}}));
   CHECK_THROWS_WITH_AS(twice.finalize(), doctest::Contains("obstacle 'floor' is listed twice"), ParamError);
+}
+
+TEST_CASE("findOverlaps: every overlapping edge pair and node in the floor of a random pile, as all pairs find them") {
+  for (unsigned seed : {1u, 2u}) {
+    CAPTURE(seed);
+    rodsim::test::OverlapPile pile;
+    rodsim::test::buildPile(pile, 30, 12, seed);
+    auto& c = pile.world.addContact<ImcContact>(makeParams(ImcContact::schema(), {}));
+    pile.world.finalize();
+    rodsim::test::checkOverlaps(c, pile);
+  }
 }
