@@ -160,14 +160,7 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
         std::swap(ra, rb);
         std::swap(ea, eb);
       }
-      if (ra == rb) {
-        // Self contact: skip edges closer along the rod than about the sum of the radii.
-        const Rod& rod = *rods_[ra];
-        if (eb - ea <= 1) continue;
-        double along = 0;
-        for (int k = ea + 1; k < eb; ++k) along += rod.restVoronoiLength(k);
-        if (along < 2 * (rod.radius(ea) + rod.radius(eb))) continue;
-      }
+      if (ra == rb && excludedSelfPair(*rods_[ra], ea, eb)) continue;  // self contact: neighbours along the rod
       // Narrow phase: the boxes are inflated by about a radius each, so overlapping boxes admit
       // pairs up to ~2.5 radii apart (in a dense pile, most of them: 1638 points for 40 rods on a
       // mat where ~900 can close). Keep a pair if its gap is within the same reach as a node near

@@ -39,6 +39,11 @@ struct ContactPoint {
   bool frozen = false;                   // frame and (s, t) kept from an earlier iterate of the step
 };
 
+// Self contact: edges ea < eb of one rod that are adjacent, or closer along the rod (the rest
+// Voronoi lengths of the nodes between them) than twice the sum of their radii, are never a
+// contact pair (ac_overlaps.cpp; used by the candidate search and the initial-overlap check).
+bool excludedSelfPair(const Rod& rod, int ea, int eb);
+
 class AlartCurnierContact final : public Contact, public LinearizedImpulseContact, public VelocityImpulseContact {
   RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact)
 

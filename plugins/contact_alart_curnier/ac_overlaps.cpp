@@ -12,17 +12,14 @@ namespace rodsim::ac {
 
 using geometry::closestSegmentPoints;
 
-namespace {
-
-// The self-contact exclusion of AlartCurnierContact::beginStep (kept identical): edges ea < eb of
-// one rod that are adjacent, or closer along the rod (the rest Voronoi lengths of the nodes between
-// them) than twice the sum of their radii, are never a contact pair.
 bool excludedSelfPair(const Rod& rod, int ea, int eb) {
   if (eb - ea <= 1) return true;
   double along = 0;
   for (int k = ea + 1; k < eb; ++k) along += rod.restVoronoiLength(k);
   return along < 2 * (rod.radius(ea) + rod.radius(eb));
 }
+
+namespace {
 
 // Edge pairs of `rods` closer than the sum of their radii (self-contact neighbours excluded).
 void findEdgeOverlaps(const std::vector<Rod*>& rods, const Vec& q, std::vector<Overlap>& out) {
