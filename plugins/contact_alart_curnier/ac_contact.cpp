@@ -603,12 +603,14 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   applyImpulses(dt, dq);
   recordSolve(max_group, t_start);
   if (std::getenv("RODSIM_AC_DEBUG")) printDebug(dq);
-  if (!last_.converged)
-    return fail(fmt::format("contact solve did not converge ({}): {} contacts in {} groups, {} iterations, "
-                            "natural-map residual rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
-                            last_.message, n, groups_.size(), last_.iterations, last_.residual.rel,
-                            last_.residual.abs, options_.tolerance, last_.ac_norm));
-  return true;
+  return last_.converged || failNotConverged("contact solve");
+}
+
+bool AlartCurnierContact::failNotConverged(const char* what) {
+  return fail(fmt::format("{} did not converge ({}): {} contacts in {} groups, {} iterations, natural-map residual "
+                          "rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
+                          what, last_.message, points_.size(), groups_.size(), last_.iterations, last_.residual.rel,
+                          last_.residual.abs, options_.tolerance, last_.ac_norm));
 }
 
 // A (free DOFs) is block diagonal over the mechanical subsystems: components and their patterns

@@ -137,6 +137,7 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   double penetration_tolerance_;  // of the mean radius, checked on frozen rod-rod contacts
   std::string failure_;           // why the last solveLinearized failed ("" when it did not)
   bool fail(const std::string& why);  // records why, prints it to stderr, returns false
+  bool failNotConverged(const char* what);  // fail() with the last solve's figures
   enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
   Options options_;

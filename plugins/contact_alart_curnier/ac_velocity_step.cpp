@@ -215,27 +215,12 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     const double end_gap = p.true_gap + drift * p.frame.row(0).dot(vel - p.surface_velocity);
     stats_.min_gap = std::min(stats_.min_gap, end_gap);
   }
-  step_.iterations += last_.iterations;
-  step_.prox_iterations += last_.prox_iterations;
-  step_.contacts = n;
-  step_.groups = static_cast<int>(groups_.size());
-  step_.max_group = max_group;
-  step_.ac_norm = last_.ac_norm;
-  step_.nu = nu_;
-  step_.rel = last_.residual.rel;
-  step_.abs = last_.residual.abs;
-  step_.failed = step_.failed || !last_.converged;
-  step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+  recordSolve(max_group, t_start);
   if (std::getenv("RODSIM_AC_DEBUG"))
     std::fprintf(stderr, "ac-velocity: n=%d groups=%d it=%d rel=%.2e abs=%.2e |dv|=%.3e min_gap=%.3e\n", n,
                  int(groups_.size()), last_.iterations, last_.residual.rel, last_.residual.abs, dv.norm(),
                  stats_.min_gap);
-  if (!last_.converged)
-    return fail(fmt::format("velocity-level contact solve did not converge ({}): {} contacts in {} groups, {} "
-                            "iterations, natural-map residual rel {:.3e} abs {:.3e} (tolerance {:.3e}), |f_AC| {:.3e}",
-                            last_.message, n, groups_.size(), last_.iterations, last_.residual.rel,
-                            last_.residual.abs, options_.tolerance, last_.ac_norm));
-  return true;
+  return last_.converged || failNotConverged("velocity-level contact solve");
 }
 
 }  // namespace rodsim::ac

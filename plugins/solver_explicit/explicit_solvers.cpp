@@ -217,17 +217,23 @@ ExplicitSolver::ExplicitSolver(const Params& p, Scheme scheme, std::string type,
   bound_ = stabilityBound(scheme_);
 }
 
-void ExplicitSolver::evaluate(World& world, double t, double dt) {
-  // ctx.velocity(i) = (q - q_start)/dt must be the current velocity v: q_start = q - dt v
-  // (step() computes qs_ in its drift loop; the stability estimate here).
-  if (!qs_fresh_) qs_ = q_ - dt * v_;
-  qs_fresh_ = false;
+// The context of an evaluation at the solver's q_ with velocities (q_ - qs_)/dt.
+EvalContext ExplicitSolver::context(double t, double dt) const {
   EvalContext ctx;
   ctx.t = t;
   ctx.dt = dt;
   ctx.q = &q_;
   ctx.q_start = &qs_;
   ctx.v_start = v_start_;
+  return ctx;
+}
+
+void ExplicitSolver::evaluate(World& world, double t, double dt) {
+  // ctx.velocity(i) = (q - q_start)/dt must be the current velocity v: q_start = q - dt v
+  // (step() computes qs_ in its drift loop; the stability estimate here).
+  if (!qs_fresh_) qs_ = q_ - dt * v_;
+  qs_fresh_ = false;
+  const EvalContext ctx = context(t, dt);
   world.evaluate(ctx, f_, nullptr);
 }
 
@@ -290,12 +296,7 @@ void ExplicitSolver::driftRods(World& world, double h) {
 // which is exactly v0 + tau/6 (k1 + 2 k2 + 2 k3 + k4) (midpoint rule: v0 + tau k2).
 void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, double tau, const Vec& v) {
   const int n = static_cast<int>(q_.size());
-  EvalContext ctx;
-  ctx.t = t;
-  ctx.dt = dt;
-  ctx.q = &q_;
-  ctx.q_start = &qs_;
-  ctx.v_start = v_start_;
+  const EvalContext ctx = context(t, dt);
   // G at velocity w: ctx.velocity(i) = (q - qs)/dt = w.
   auto velocityForces = [&](const Vec& w, Vec& g) {
     startConfiguration(qs_.data(), q_.data(), w.data(), dt, n);
@@ -378,12 +379,7 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   if (velocity_forces_ != VelocityForces::Explicit)
     startConfiguration(qs_.data(), q_.data(), (scheme_.kick.size() == 1 && velocity_contacts_.empty() &&
                                                !compose_rotations_ ? *v_start_ : v_).data(), dt, n);
-  EvalContext ctx;
-  ctx.t = t;
-  ctx.dt = dt;
-  ctx.q = &q_;
-  ctx.q_start = &qs_;
-  ctx.v_start = v_start_;
+  const EvalContext ctx = context(t, dt);
   double lam_sum = 0, lam_worst = 0, k_worst = 0;
   int row_worst = -1;
   const ForceContactRef* worst = nullptr;

@@ -41,6 +41,7 @@ class ExplicitSolver : public Solver {
   static void declareCommon(Schema& s, const std::string& velocity_default, bool velocity_impulses);
 
  private:
+  EvalContext context(double t, double dt) const;
   void evaluate(World& world, double t, double dt);
   void driftRods(World& world, double h);
   const Vec& swapIntoWorld(World& world);
