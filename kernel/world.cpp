@@ -316,11 +316,14 @@ void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessS
     });
   if (force_contacts_.empty()) return;
   copyInto(non_contact_, force);
-  for (auto& [i, contact] : force_contacts_)
-    guarded(contacts_[i], [&] {
+  // (pairs, not structured bindings: clang 14 cannot capture those in a lambda)
+  for (const auto& fc : force_contacts_) {
+    ForceContact* contact = fc.second;
+    guarded(contacts_[fc.first], [&] {
       contact->addForce(ctx, non_contact_, force);
       if (stiffness) contact->addStiffness(ctx, *stiffness);
     });
+  }
 }
 
 void KernelWorld::evaluateVelocityForces(const EvalContext& ctx, Vec& force) {
@@ -345,14 +348,19 @@ double KernelWorld::potentialEnergy(const EvalContext& ctx) {
     });
   }
   for (auto& f : forces_) guarded(f, [&] { e += f.object->potentialEnergy(ctx); });
-  for (auto& [i, contact] : force_contacts_) guarded(contacts_[i], [&] { e += contact->energy(ctx); });
+  for (const auto& fc : force_contacts_) {
+    ForceContact* contact = fc.second;
+    guarded(contacts_[fc.first], [&] { e += contact->energy(ctx); });
+  }
   return e;
 }
 
 double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
   double alpha = 1.0;
-  for (auto& [i, contact] : step_bound_contacts_)
-    guarded(contacts_[i], [&] { alpha = std::min(alpha, contact->maxStepFraction(q, dq)); });
+  for (const auto& sb : step_bound_contacts_) {
+    StepBoundContact* contact = sb.second;
+    guarded(contacts_[sb.first], [&] { alpha = std::min(alpha, contact->maxStepFraction(q, dq)); });
+  }
   return alpha;
 }
 
