@@ -110,11 +110,11 @@ inline void checkOverlaps(const Contact& contact, OverlapPile& pile) {
   REQUIRE(pile.expected.size() > 20);  // the pile does overlap, rod-rod and rod-floor
   CHECK(got.size() == pile.expected.size());
   for (std::size_t i = 0; i < std::min(got.size(), pile.expected.size()); ++i) {
-    const auto& [ra, ea, rb, eb] = pile.expected[i].first;
-    CAPTURE(ra);
-    CAPTURE(ea);
-    CAPTURE(rb);
-    CAPTURE(eb);
+    const auto& key = pile.expected[i].first;  // (rod a, edge a, rod b, edge b)
+    CAPTURE(std::get<0>(key));
+    CAPTURE(std::get<1>(key));
+    CAPTURE(std::get<2>(key));
+    CAPTURE(std::get<3>(key));
     CHECK(got[i].first == pile.expected[i].first);
     CHECK(std::abs(got[i].second - pile.expected[i].second) < 1e-9);
   }

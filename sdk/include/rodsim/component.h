@@ -62,7 +62,7 @@ class Component {
 // The answer of RODSIM_INTERFACES: `self` as the interface whose id is `id`, or nullptr.
 template <class Self, class... Interfaces> void* findInterface(Self* self, std::string_view id) {
   void* found = nullptr;
-  ((id == Interfaces::kInterfaceId ? (found = static_cast<Interfaces*>(self), true) : false) || ...);
+  (void)((id == Interfaces::kInterfaceId ? (found = static_cast<Interfaces*>(self), true) : false) || ...);
   return found;
 }
 
