@@ -86,11 +86,16 @@ void bench(const kernel::TypeRegistry& registry, const std::string& text, const 
     return 0.0;
   };
   std::vector<double> wall, cpu, values;
+  Crossing crossing;
+  std::string crossing_who;
   double solves = 0, ac_its = 0, contacts = 0, groups = 0, nu = 0, contact_ms = 0, lus = 0, gmres = 0;
   for (int k = 0; k < skip + steps; ++k) {
     const double c0 = cpuSeconds();
     const auto t0 = std::chrono::steady_clock::now();
+    world.keepStepStart();  // with the swept check, as the time loop does (rodsim run)
     StepReport rep = world.solver().step(world, dt);
+    if (rep.ok && world.rejectCrossedStep(crossing, crossing_who))
+      rep = {false, rep.iterations, rep.residual, "rods '" + crossing.rod_a + "' and '" + crossing.rod_b + "' crossed"};
     if (!rep.ok) {
       std::fprintf(stderr, "bench_alart_curnier: %s: step %d failed: %s\n", label.c_str(), k, rep.message.c_str());
       std::exit(3);

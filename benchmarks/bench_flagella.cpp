@@ -109,9 +109,17 @@ Row run(const TypeRegistry& registry, const Case& c) {
   std::vector<double> all_ms, contact_ms, assembly_ms, solve_ms;
   long long its = 0, contact_its = 0, rss_its = 0;
   FluidShare fluid(world);
+  Crossing crossing;
+  std::string crossing_who;
   for (int k = 0; k < c.warmup + c.steps; ++k) {
     const double c0 = nowMs();
+    world.keepStepStart();  // with the swept check of imc, as the time loop does (rodsim run)
     const StepReport r = solver.step(world, dt);
+    if (r.ok && world.rejectCrossedStep(crossing, crossing_who)) {
+      std::fprintf(stderr, "bench_flagella: %s: step %d: %s and %s crossed\n", c.scene.c_str(), k + 1,
+                   crossing.rod_a.c_str(), crossing.rod_b.c_str());
+      std::exit(3);
+    }
     const double ms = nowMs() - c0;
     if (!r.ok) {
       std::fprintf(stderr, "bench_flagella: %s: step %d failed: %s\n", c.scene.c_str(), k + 1, r.message.c_str());

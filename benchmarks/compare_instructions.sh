@@ -19,6 +19,8 @@ cases=(
   "cosserat snake (ground + muscles)|bench_cosserat --scene scenes/snake.toml --blocks 1 --steps {STEPS}|500|1500"
   "der newton N = 300|bench_der_newton --sizes 300 --warmup 0 --steps {STEPS}|5|15"
   "flagella M = 2 in contact (imc, rss)|bench_flagella --scene scenes/flagella/m2_close_authors_code.toml --warmup 0 --steps {STEPS} --clock cpu|20|60"
+  "flagella m2_close, contact steps 57-64 (imc, rss)|bench_flagella --scene scenes/flagella/m2_close.toml --warmup 0 --steps {STEPS} --clock cpu|56|64"
+  "spaghetti mat 8 x 22 (alart-curnier)|bench_alart_curnier --rods 8 --steps {STEPS}|2|6"
 )
 
 count() {  # count BUILD COMMAND -> instructions

@@ -52,6 +52,7 @@ class Reader {
     pos_ = end + 1;
     return s;
   }
+  bool atEnd() const { return pos_ >= bytes_.size(); }
   double number() {
     if (pos_ + sizeof(double) > bytes_.size()) bad("truncated data");
     double x;
@@ -120,6 +121,7 @@ void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int kee
   w.vector(c.residual);
   w.number(static_cast<double>(c.states.size()));
   for (const auto& st : c.states) w.vector(st);
+  w.number(double(s.steps_cut_for_crossing));  // appended last (a checkpoint without it reads 0)
   writeFileAtomic((dir / fmt::format("step_{:012d}.ckpt", c.step)).string(), w.bytes());
 
   // Keep the newest `keep` (names sort by step).
@@ -181,6 +183,7 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
   const double count = r.number();
   if (!(count >= 0 && count < 1e6)) r.bad("corrupt component count");
   for (int i = 0; i < int(count); ++i) c.states.push_back(r.vector());
+  if (!r.atEnd()) s.steps_cut_for_crossing = static_cast<long long>(r.number());
   return c;
 }
 

@@ -207,7 +207,7 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "{{\n"
       "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
       "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
-      "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n"
+      "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n  \"steps_cut_for_crossing\": {},\n"
       "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
       "  \"atpts_ms\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
       "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
@@ -215,7 +215,7 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "  \"version\": \"{}\"\n}}\n",
       jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason), s.steps,
       jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
-      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_with_contact,
+      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_cut_for_crossing, s.steps_with_contact,
       jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
       jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0),
       jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), contact_report,

@@ -25,6 +25,7 @@ struct RunSummary {
   double sim_time = 0, wall_time_s = 0;
   long long newton_iterations = 0;
   long long step_cuts = 0;  // failed steps retried with half the step (on_failure = "substep")
+  long long steps_cut_for_crossing = 0;  // of those, steps a swept check found a crossing in
   long long steps_with_contact = 0, contact_iterations = 0;
   double contact_wall_ms = 0;
   double min_gap = std::numeric_limits<double>::infinity();

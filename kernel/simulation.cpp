@@ -97,6 +97,8 @@ class TimeLoop {
   Clock::time_point run_start_, last_progress_, last_checkpoint_wall_;
   double wall_before_ = 0;  // of the interrupted part, on restart
   std::vector<double> probe_values_, report_values_;
+  Crossing crossing_;  // of the last step the swept check rejected
+  std::string crossing_who_;
 };
 
 TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
@@ -197,8 +199,15 @@ int TimeLoop::run() {
 
 // One solver step; with on_failure = "substep" a failed step is retried as two half steps
 // (recursively). The solvers commit nothing when they fail, so a retry starts from the same state.
+// A step the solver accepted is then checked by every contact offering SweptContactCheck (rods
+// passing through each other between the step's ends, which discrete contact detection cannot
+// see): a crossing undoes the step (the start state kept here) and fails it like a solver failure.
 StepReport TimeLoop::advance(double h, int depth) {
+  const bool swept = world_.hasSweptChecks();
+  const double t_start = world_.time();
+  world_.keepStepStart();  // the start state, to undo a step the swept check rejects (the solver committed it)
   StepReport report;
+  bool crossed = false;
   try {
     report = world_.solver().step(world_, h);
   } catch (const std::exception& e) {
@@ -207,11 +216,31 @@ StepReport TimeLoop::advance(double h, int depth) {
   }
   if (report.ok && !(finite(world_.q()) && finite(world_.v())))
     report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  if (report.ok && swept) {
+    try {
+      crossed = world_.rejectCrossedStep(crossing_, crossing_who_);  // restores the start state
+    } catch (const std::exception& e) {
+      report = {false, report.iterations, report.residual, e.what()};
+    }
+    if (crossed) {
+      const Crossing& c = crossing_;
+      const double t_cross = t_start + c.time_fraction * h;
+      const std::string what =
+          c.edge_b >= 0 ? fmt::format("rods '{}' (edge {}) and '{}' (edge {}) passed through each other", c.rod_a,
+                                      c.edge_a, c.rod_b, c.edge_b)
+                        : fmt::format("rod '{}' (node {}) passed through obstacle '{}'", c.rod_a, c.edge_a, c.rod_b);
+      report = {false, report.iterations, report.residual,
+                fmt::format("{} at t = {:.6g} s ({:.3g} of the step of {:.3g} s), unseen by the discrete contact "
+                            "detection of {}; use a smaller dt or on_failure = \"substep\"",
+                            what, t_cross, c.time_fraction, h, crossing_who_)};
+    }
+  }
   if (report.ok || !scene_.substep_on_failure || depth >= scene_.max_step_cuts) {
     if (!report.ok && scene_.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
     return report;
   }
   ++summary_.step_cuts;
+  if (crossed) ++summary_.steps_cut_for_crossing;
   StepReport first = advance(0.5 * h, depth + 1);
   if (!first.ok) return first;
   StepReport second = advance(0.5 * h, depth + 1);

@@ -126,6 +126,7 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   for (int i = 0; i < static_cast<int>(contacts_.size()); ++i) {
     if (auto* f = contacts_[i].object->as<ForceContact>()) force_contacts_.emplace_back(i, f);
     if (auto* s = contacts_[i].object->as<StepBoundContact>()) step_bound_contacts_.emplace_back(i, s);
+    if (auto* s = contacts_[i].object->as<SweptContactCheck>()) swept_contacts_.emplace_back(i, s);
   }
 
   if (!scene.obstacles.empty() &&
@@ -453,6 +454,38 @@ std::vector<std::vector<double>> KernelWorld::saveStates() const {
     c.saveState(out.back());
   });
   return out;
+}
+
+void KernelWorld::saveStates(std::vector<std::vector<double>>& out) const {
+  std::size_t k = 0;
+  forEachComponent(rods_, forces_, constraints_, contacts_, solver_, [&](const Component& c, const ComponentSpec&) {
+    if (k == out.size()) out.emplace_back();
+    out[k].clear();
+    c.saveState(out[k++]);
+  });
+  out.resize(k);
+}
+
+void KernelWorld::keepStepStart() {
+  if (swept_contacts_.empty()) return;
+  kept_t_ = t_;
+  kept_q_ = q_;
+  kept_v_ = v_;
+  kept_residual_ = residual_;
+  saveStates(kept_states_);
+}
+
+bool KernelWorld::rejectCrossedStep(Crossing& out, std::string& who) {
+  for (auto& [i, check] : swept_contacts_) {
+    bool found = false;
+    guarded(contacts_[i], [&] { found = check->findCrossing(kept_q_, q_, out); });
+    if (found) {
+      who = fmt::format("{} '{}' ({})", contacts_[i].spec->section, contacts_[i].spec->name, contacts_[i].spec->type);
+      restore(kept_t_, kept_q_, kept_v_, kept_residual_, kept_states_);
+      return true;
+    }
+  }
+  return false;
 }
 
 void KernelWorld::restore(double t, const Vec& q, const Vec& v, const Vec& residual,

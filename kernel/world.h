@@ -72,6 +72,8 @@ class KernelWorld final : public World {
   // Checkpoint support: per-component states in a fixed order (rods, forces, constraints,
   // contacts, solver), and the restore of a committed state.
   std::vector<std::vector<double>> saveStates() const;
+  // The same into `out`, reusing its vectors (no allocation once warm).
+  void saveStates(std::vector<std::vector<double>>& out) const;
   void restore(double t, const Vec& q, const Vec& v, const Vec& residual, const std::vector<std::vector<double>>& states);
   // type -> library of every component in use, for summary.json.
   std::vector<std::pair<std::string, std::string>> pluginsInUse() const;
@@ -83,6 +85,16 @@ class KernelWorld final : public World {
   // Smallest gap (m, < 0) of the overlaps in the initial configuration that the contacts allow
   // (allow_initial_overlap = true); +infinity when the rods start apart. Step 0's min_gap.
   double initialOverlapGap() const { return initial_overlap_gap_; }
+  // The continuous check of a step by the contacts offering SweptContactCheck (SDK 1.2); nothing
+  // when none does. keepStepStart() before the solver's step keeps the start state (t, q, v,
+  // residual, component states; copied into kept buffers: no allocation once warm);
+  // rejectCrossedStep() after an accepted step asks each such contact whether two of its rods (or
+  // a rod and an obstacle) passed through each other between the kept q and the current one, and on
+  // the first crossing restores the kept state and returns true: the crossing in `out`, the
+  // contact ("contact 'name' (type)") in `who`. The time loop and the benchmarks call both.
+  bool hasSweptChecks() const { return !swept_contacts_.empty(); }
+  void keepStepStart();
+  bool rejectCrossedStep(Crossing& out, std::string& who);
 
  private:
   std::vector<Bound<Rod>> rods_;
@@ -103,6 +115,7 @@ class KernelWorld final : public World {
   std::vector<RodCapabilities> rod_caps_;
   std::vector<std::pair<int, ForceContact*>> force_contacts_;       // (index into contacts_, interface)
   std::vector<std::pair<int, StepBoundContact*>> step_bound_contacts_;
+  std::vector<std::pair<int, SweptContactCheck*>> swept_contacts_;
   // Every contact's findOverlaps at the initial configuration: an InputError for a contact that
   // does not allow them (the rods, edges and depths, and the fix); the rest set initial_overlap_gap_.
   void checkInitialOverlaps();
@@ -113,6 +126,10 @@ class KernelWorld final : public World {
   Vec q_, v_, mass_, residual_;
   std::vector<char> fixed_;
   Vec q_start_, v_start_;
+  // keepStepStart's copy of the state
+  double kept_t_ = 0;
+  Vec kept_q_, kept_v_, kept_residual_;
+  std::vector<std::vector<double>> kept_states_;
 };
 
 }  // namespace rodsim::kernel

@@ -104,6 +104,9 @@ void AlartCurnierContact::bind(World& world) {
   world_ = &world;
   rods_ = resolveRods(world, rod_names_, "rods");
   obstacles_ = resolveObstacles(world, obstacle_names_, "obstacles");
+  std::vector<const Obstacle*> obstacles;
+  for (int i : obstacles_) obstacles.push_back(&world.obstacle(i));
+  swept_.bind(rods_, obstacles);
 }
 
 void AlartCurnierContact::beginStep(const EvalContext& ctx) {

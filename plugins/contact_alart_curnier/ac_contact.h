@@ -5,6 +5,7 @@
 
 #include "ac_solver.h"
 
+#include <rodsim/geometry/swept_check.h>
 #include <rodsim/sdk.h>
 
 #include <Eigen/LU>
@@ -44,8 +45,11 @@ struct ContactPoint {
 // contact pair (ac_overlaps.cpp; used by the candidate search and the initial-overlap check).
 bool excludedSelfPair(const Rod& rod, int ea, int eb);
 
-class AlartCurnierContact final : public Contact, public LinearizedImpulseContact, public VelocityImpulseContact {
-  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact)
+class AlartCurnierContact final : public Contact,
+                                  public LinearizedImpulseContact,
+                                  public VelocityImpulseContact,
+                                  public SweptContactCheck {
+  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact, SweptContactCheck)
 
  public:
   static Schema schema();
@@ -69,6 +73,16 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
     }
   }
   void beginStep(const EvalContext& ctx) override;
+  // Two edges (self-contact neighbours excluded; none without rod_rod) or a node and an obstacle
+  // that passed through each other between q_start and q_end (rodsim/geometry/swept_check.h).
+  bool findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) override {
+    return swept_.find(
+        q_start, q_end,
+        [this](const geometry::SweptCrossingCheck::Edge& a, const geometry::SweptCrossingCheck::Edge& b) {
+          return !rod_rod_ || (a.rod == b.rod && excludedSelfPair(*rods_[a.rod], a.index, b.index));
+        },
+        out);
+  }
   bool solveLinearized(const LinearizedSystem& sys, Vec& dq) override;
   // Explicit solvers: the velocity-level (Moreau-Jean) step with the lumped mass, W = H M^-1 H^T
   // (ac_velocity_step.cpp; README.md, "Explicit solvers: the velocity-level step").
@@ -145,6 +159,7 @@ class AlartCurnierContact final : public Contact, public LinearizedImpulseContac
   World* world_ = nullptr;
   std::vector<Rod*> rods_;
   std::vector<int> obstacles_;
+  geometry::SweptCrossingCheck swept_;  // the continuous check of accepted steps
   // candidates rebuilt once per step at the committed state
   std::vector<std::array<int, 3>> obstacle_cands_;  // rod index, node, obstacle index
   std::vector<std::array<int, 4>> edge_cands_;      // rodA, edgeA, rodB, edgeB

@@ -103,6 +103,7 @@ void ImcContact::bind(World& world) {
 
   // Obstacles: planes, spheres and cylinders (spinning ones too), node against surface.
   for (int i : resolveObstacles(world, obstacle_names_, "obstacles")) obstacles_.push_back(&world.obstacle(i));
+  swept_.bind(rods, obstacles_);
   node_mark_.assign(world.numDofs(), 0);
   cand_.clear();
   obstacle_cand_.clear();

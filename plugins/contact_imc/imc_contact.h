@@ -7,6 +7,7 @@
 
 #include <rodsim/capabilities.h>
 #include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/swept_check.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -19,8 +20,8 @@ namespace rodsim::imc {
 using geometry::Aabb;
 using geometry::SweepAndPrune;
 
-class ImcContact final : public Contact, public ForceContact {
-  RODSIM_INTERFACES(ImcContact, ForceContact)
+class ImcContact final : public Contact, public ForceContact, public SweptContactCheck {
+  RODSIM_INTERFACES(ImcContact, ForceContact, SweptContactCheck)
 
  public:
   static Schema schema();
@@ -36,6 +37,16 @@ class ImcContact final : public Contact, public ForceContact {
   // Every pair of edges (self-contact neighbours excluded as for contact) and every node inside an
   // obstacle that overlaps in q (imc_overlaps.cpp).
   void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
+  // Two edges (neighbours excluded as for contact) or a node and an obstacle that passed through
+  // each other between q_start and q_end (rodsim/geometry/swept_check.h).
+  bool findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) override {
+    return swept_.find(
+        q_start, q_end,
+        [this](const geometry::SweptCrossingCheck::Edge& a, const geometry::SweptCrossingCheck::Edge& b) {
+          return excludedSelfPair(edges_[a.id], edges_[b.id]);
+        },
+        out);
+  }
 
   // --- inspection (tests, benchmark)
   struct Timing {
@@ -97,6 +108,7 @@ class ImcContact final : public Contact, public ForceContact {
   std::vector<int> node_dofs_;        // x DOF of every node of the selected rods
   std::vector<double> node_radius_;   // m, same order
   std::vector<const Obstacle*> obstacles_;
+  geometry::SweptCrossingCheck swept_;  // the continuous check of accepted steps
   double h_max_ = 0, self_exclusion_ = 0;
 
   // candidates (rebuilt each step, SI B.2)

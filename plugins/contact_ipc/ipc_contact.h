@@ -3,12 +3,12 @@
 // smoothed friction). See README.md.
 #pragma once
 
-#include "ipc_ccd.h"
 #include "ipc_distance.h"
 #include "ipc_friction.h"
 
 #include <rodsim/capabilities.h>
 #include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/ccd.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -19,6 +19,11 @@
 namespace rodsim::ipc {
 
 using geometry::Aabb;
+using geometry::CcdOptions;
+using geometry::CcdResult;
+using geometry::edgeEdgeCcd;
+using geometry::nodePlaneCcd;
+using geometry::nodeRoundCcd;
 
 class IpcContact final : public Contact, public ForceContact, public StepBoundContact {
   RODSIM_INTERFACES(IpcContact, ForceContact, StepBoundContact)

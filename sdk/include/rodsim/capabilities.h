@@ -132,6 +132,29 @@ class VelocityImpulseContact {
   virtual std::string failureReason() const = 0;
 };
 
+// ----------------------------------------------------------------------- SDK 1.2: contact
+
+// Two rods (or a rod and an obstacle) that passed through each other within a step: what
+// SweptContactCheck::findCrossing reports. Edge indexes are each rod's own, as in Overlap.
+struct Crossing {
+  std::string rod_a, rod_b;      // rod names; rod_b is the obstacle's name for a rod-obstacle crossing
+  int edge_a = -1, edge_b = -1;  // edge of rod_a; edge of rod_b (-1 for an obstacle: edge_a is then a node)
+  double time_fraction = 0;      // in [0, 1]: when, along the step, the crossing happens
+  double distance = 0;           // m, centre-line distance (node-surface distance) at the start of the step
+};
+
+// Capability: a continuous check of a step a solver has accepted, for models whose contact is
+// detected at discrete configurations (a fast rod can cross another between two steps). The
+// kernel calls it after every accepted step with the step's start and end configurations (global);
+// true (and `out`) when two of the model's edges, or a node and an obstacle, crossed along the
+// linear motion q_start + t (q_end - q_start), t in [0, 1]. The kernel then rejects the step.
+class SweptContactCheck {
+ public:
+  static constexpr const char* kInterfaceId = "contact-swept-check";
+  virtual ~SweptContactCheck() = default;
+  virtual bool findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) = 0;
+};
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
@@ -148,6 +171,7 @@ template <class T> std::vector<std::string> providedInterfaces() {
   probe(static_cast<StepBoundContact*>(nullptr));
   probe(static_cast<LinearizedImpulseContact*>(nullptr));
   probe(static_cast<VelocityImpulseContact*>(nullptr));
+  probe(static_cast<SweptContactCheck*>(nullptr));
   return ids;
 }
 

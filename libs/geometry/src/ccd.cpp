@@ -1,15 +1,15 @@
-#include "ipc_ccd.h"
-
+#include <rodsim/geometry/ccd.h>
 #include <rodsim/geometry/segment_segment_distance.h>
 
 #include <algorithm>
+#include <cmath>
 
-namespace rodsim::ipc {
+namespace rodsim::geometry {
 
 CcdResult edgeEdgeCcd(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, const Vec3& dp0,
                       const Vec3& dp1, const Vec3& dq0, const Vec3& dq1, double R, const CcdOptions& opt) {
   CcdResult r;
-  r.gap0 = geometry::segmentDistance(p0, p1, q0, q1) - R;
+  r.gap0 = segmentDistance(p0, p1, q0, q1) - R;
   if (!(r.gap0 > 0)) {
     r.t = 0;
     return r;
@@ -24,7 +24,7 @@ CcdResult edgeEdgeCcd(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3
     const double t_next = t + (g - target) / V;  // the gap stays >= target on [t, t_next]
     if (t_next >= 1) return r;                   // r.t = 1
     t = t_next;
-    g = geometry::segmentDistance(p0 + t * dp0, p1 + t * dp1, q0 + t * dq0, q1 + t * dq1) - R;
+    g = segmentDistance(p0 + t * dp0, p1 + t * dp1, q0 + t * dq0, q1 + t * dq1) - R;
     if (g - target <= stop) break;
   }
   r.t = t;
@@ -65,4 +65,4 @@ CcdResult nodeRoundCcd(const Vec3& x, const Vec3& dx, const Vec3& center, const 
   return r;
 }
 
-}  // namespace rodsim::ipc
+}  // namespace rodsim::geometry

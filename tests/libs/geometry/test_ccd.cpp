@@ -1,9 +1,9 @@
-// CCD of the ipc model: edge-edge conservative advancement and node-plane crossing. The returned
+// CCD (rodsim/geometry/ccd.h, used by the ipc model and the swept check of the other models): edge-edge conservative advancement and node-plane crossing. The returned
 // time is never later than the time the gap reaches its target (a fraction of the starting gap),
 // hence never later than the time of impact; checked on crossing, parallel, nearly parallel and
 // rotating edges, zero motion, touching at the start, and 5000 random motions against dense
 // sampling of the exact segment distance.
-#include "ipc_ccd.h"
+#include <rodsim/geometry/ccd.h>
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <random>
 
-using namespace rodsim::ipc;
+using namespace rodsim::geometry;
 
 namespace {
 

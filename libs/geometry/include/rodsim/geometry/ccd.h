@@ -1,4 +1,5 @@
-// Continuous collision detection for linear motion (Newton steps): how far along x + t dx,
+// Continuous collision detection for linear motion (a Newton step, or a time step's motion from
+// q_start to q_end; moved here from contact_ipc/ipc_ccd.*, arithmetic unchanged): how far along x + t dx,
 // t in [0, 1], every gap stays above a fraction of its starting value. Conservative by
 // construction: the returned t is never later than the true time the gap reaches the target,
 // hence never later than the time of impact (gap = 0).
@@ -14,11 +15,9 @@
 // node-cylinder: the distance to the center (axis) is the root of a quadratic in t: exact too.
 #pragma once
 
-#include <Eigen/Core>
+#include <rodsim/geometry/types.h>
 
-namespace rodsim::ipc {
-
-using Vec3 = Eigen::Vector3d;
+namespace rodsim::geometry {
 
 struct CcdOptions {
   double gap_fraction = 0.1;  // target: the gap may shrink to gap_fraction g_0 within the step
@@ -46,4 +45,4 @@ CcdResult nodePlaneCcd(const Vec3& x, const Vec3& dx, const Vec3& origin, const 
 CcdResult nodeRoundCcd(const Vec3& x, const Vec3& dx, const Vec3& center, const Vec3& axis, double R, double r,
                        const CcdOptions& opt);
 
-}  // namespace rodsim::ipc
+}  // namespace rodsim::geometry
