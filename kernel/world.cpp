@@ -476,7 +476,9 @@ void KernelWorld::keepStepStart() {
 }
 
 bool KernelWorld::rejectCrossedStep(Crossing& out, std::string& who) {
-  for (auto& [i, check] : swept_contacts_) {
+  for (const auto& sc : swept_contacts_) {
+    const int i = sc.first;
+    SweptContactCheck* check = sc.second;
     bool found = false;
     guarded(contacts_[i], [&] { found = check->findCrossing(kept_q_, q_, out); });
     if (found) {
