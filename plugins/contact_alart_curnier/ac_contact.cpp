@@ -750,21 +750,8 @@ void AlartCurnierContact::partitionIntoGroups() {
       const int a = find(touched_[i][0]), bq = find(touched_[i][k]);
       if (a != bq) parent[std::max(a, bq)] = std::min(a, bq);
     }
-  std::vector<int> group_of_root(nc, -1);
-  group_of_.assign(n, 0);
-  local_.assign(n, 0);
   groups_.clear();
-  for (int i = 0; i < n; ++i) {
-    const int root = partition_ ? find(touched_[i][0]) : 0;
-    if (group_of_root[root] < 0) {
-      group_of_root[root] = static_cast<int>(groups_.size());
-      groups_.emplace_back();
-    }
-    Group& g = groups_[group_of_root[root]];
-    group_of_[i] = group_of_root[root];
-    local_[i] = static_cast<int>(g.contacts.size());
-    g.contacts.push_back(i);
-  }
+  groupContacts(n, nc, [&](int i) { return partition_ ? find(touched_[i][0]) : 0; });
   {
     std::vector<char> counted(nc, 0);
     std::vector<int> components(groups_.size(), 0), incidences(groups_.size(), 0);

@@ -199,6 +199,24 @@ class AlartCurnierContact final : public Contact,
   std::vector<std::array<int, 4>> touched_;
   std::vector<int> ntouched_, group_of_, local_;
   bool groupUnreduced(const Component& cp) const { return groups_[group_of_[cp.contacts.front()]].unreduced; }
+  // groups_ (appended to), group_of_ and local_ from the root of each of the n contacts: contacts with
+  // the same root (in [0, num_roots)) form one group, in the order of their first contact.
+  template <class RootOf> void groupContacts(int n, int num_roots, RootOf&& root_of) {
+    std::vector<int> group_of_root(num_roots, -1);
+    group_of_.assign(n, 0);
+    local_.assign(n, 0);
+    for (int i = 0; i < n; ++i) {
+      const int root = root_of(i);
+      if (group_of_root[root] < 0) {
+        group_of_root[root] = static_cast<int>(groups_.size());
+        groups_.emplace_back();
+      }
+      Group& g = groups_[group_of_root[root]];
+      group_of_[i] = group_of_root[root];
+      local_[i] = static_cast<int>(g.contacts.size());
+      g.contacts.push_back(i);
+    }
+  }
   // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
   std::vector<std::array<int, 3>> vel_nodes_;
   std::vector<int> vel_parent_;

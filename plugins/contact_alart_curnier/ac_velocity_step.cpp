@@ -86,18 +86,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
       const int a = find(vel_nodes_[k][1]), b = find(vel_nodes_[k - 1][1]);
       if (a != b) vel_parent_[std::max(a, b)] = std::min(a, b);
     }
-  std::vector<int> group_of(n), local(n), group_of_root(n, -1);
-  for (int i = 0; i < n; ++i) {
-    const int root = partition_ ? find(i) : 0;
-    if (group_of_root[root] < 0) {
-      group_of_root[root] = static_cast<int>(groups_.size());
-      groups_.emplace_back();
-    }
-    Group& g = groups_[group_of_root[root]];
-    group_of[i] = group_of_root[root];
-    local[i] = static_cast<int>(g.contacts.size());
-    g.contacts.push_back(i);
-  }
+  groupContacts(n, n, [&](int i) { return partition_ ? find(i) : 0; });
 
   // q_loc: the contact-frame velocities at v_free relative to the surface, and the predicted gap.
   qloc_.setZero(3 * n);
@@ -134,10 +123,10 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
           const ContactPoint &pa = points_[ia], &pb2 = points_[ib];
           const Mat3 w = pa.weight[vel_nodes_[a][2]] * pb2.weight[vel_nodes_[b][2]] * pa.frame * mi.asDiagonal() *
                          pb2.frame.transpose();
-          auto& t = gtrip[group_of[ia]];
+          auto& t = gtrip[group_of_[ia]];
           for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-              if (w(r, c) != 0) t.emplace_back(3 * local[ia] + r, 3 * local[ib] + c, w(r, c));
+              if (w(r, c) != 0) t.emplace_back(3 * local_[ia] + r, 3 * local_[ib] + c, w(r, c));
         }
     k0 = k1;
   }
