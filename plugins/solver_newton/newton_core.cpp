@@ -22,17 +22,14 @@ void NewtonCore::prepare(World& world) {
   watchdog_.resize(n);
   has_barrier_ = false;
   impulse_contact_ = -1;
-  impulse_count_ = 0;
   impulse_ = nullptr;
   for (int c = 0; c < world.numContacts(); ++c) {
     Contact& contact = world.contact(c);
     if (contact.as<StepBoundContact>()) has_barrier_ = true;
-    if (auto* impulse = contact.as<LinearizedImpulseContact>()) {
-      if (impulse_contact_ < 0) {
-        impulse_contact_ = c;
-        impulse_ = impulse;
-      }
-      ++impulse_count_;
+    // one at most: the solvers refuse a second at bind (requireOneImpulseContact)
+    if (auto* impulse = contact.as<LinearizedImpulseContact>(); impulse && impulse_contact_ < 0) {
+      impulse_contact_ = c;
+      impulse_ = impulse;
     }
   }
   linear_.prepare(world.fixedMask(), /*global_layout=*/impulse_contact_ >= 0);

@@ -84,7 +84,7 @@ class NewtonCore {
   StiffnessSink sink_, trial_sink_;  // the stiffness at the iterate, and at the line search's trial point
   bool inertial_ = false;
   bool has_barrier_ = false;
-  int impulse_contact_ = -1, impulse_count_ = 0;
+  int impulse_contact_ = -1;
   LinearizedImpulseContact* impulse_ = nullptr;  // the contact at impulse_contact_
 
   // Work vectors, global (size numDofs).
