@@ -1,12 +1,17 @@
 // Checkpoint files: a text header (format, identity, scene, overrides) then raw doubles.
 #include "checkpoint.h"
 
+#include "run_directory.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -14,12 +19,34 @@ namespace rodsim::kernel {
 
 namespace {
 
-constexpr const char* kMagic = "rodsim-checkpoint 1";
+// Format 2: a run id, escaped header values and a checksum line at the end. Files of format 1 (no
+// checksum) are refused: their content cannot be trusted to continue a run.
+constexpr const char* kMagic = "rodsim-checkpoint 2";
+constexpr std::string_view kChecksumTag = "\nchecksum ";
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
+// Header values may hold any byte (a --set value with a newline, a file name with one): one line each.
+std::string escapeLine(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+std::string unescapeLine(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char c = s[++i];
+      out += c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 class Writer {
@@ -34,6 +61,7 @@ class Writer {
   std::string bytes() const {
     std::string out = text_ + "---\n";
     out.append(reinterpret_cast<const char*>(data_.data()), data_.size() * sizeof(double));
+    out += fmt::format("{}{:016x}\n", kChecksumTag, fnv1a(out));
     return out;
   }
 
@@ -44,7 +72,16 @@ class Writer {
 
 class Reader {
  public:
-  Reader(std::string bytes, std::string file) : bytes_(std::move(bytes)), file_(std::move(file)) {}
+  // Checks the checksum line that ends the file, then reads what precedes it.
+  Reader(std::string bytes, std::string file) : bytes_(std::move(bytes)), file_(std::move(file)) {
+    const std::size_t line = kChecksumTag.size() + 16 + 1;  // "\nchecksum <16 hex>\n"
+    if (bytes_.size() < line || std::string_view(bytes_).substr(bytes_.size() - line, kChecksumTag.size()) != kChecksumTag)
+      bad("no checksum: truncated, or written by an older rodsim");
+    const std::string stored = bytes_.substr(bytes_.size() - 17, 16);
+    bytes_.resize(bytes_.size() - line);
+    if (stored != fmt::format("{:016x}", fnv1a(bytes_)))
+      bad("checksum mismatch: the file was changed or damaged after it was written");
+  }
   std::string line() {
     const auto end = bytes_.find('\n', pos_);
     if (end == std::string::npos) bad("truncated header");
@@ -59,6 +96,12 @@ class Reader {
     std::memcpy(&x, bytes_.data() + pos_, sizeof(double));
     pos_ += sizeof(double);
     return x;
+  }
+  // A count or step: a whole number in [0, max] (a damaged file must not reach a cast).
+  long long count(const char* what, double max) {
+    const double x = number();
+    if (!(x >= 0 && x <= max && x == std::floor(x))) bad(fmt::format("{} = {} is out of range", what, x));
+    return static_cast<long long>(x);
   }
   std::vector<double> vector() {
     const double n = number();
@@ -83,7 +126,8 @@ class Reader {
 }  // namespace
 
 std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& registry, const std::string& scene_text,
-                               const std::vector<std::string>& overrides) {
+                               const std::vector<std::string>& overrides,
+                               const std::vector<std::string>& referenced_files) {
   std::string id = fmt::format("sdk: {}\n", RODSIM_SDK_SIGNATURE);
   for (const auto& [type, library] : world.pluginsInUse())
     for (const auto& p : registry.plugins())
@@ -91,6 +135,12 @@ std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& reg
   std::string scene = scene_text;
   for (const auto& o : overrides) scene += "\n--set " + o;
   id += fmt::format("scene: {:016x}\n", fnv1a(scene));
+  for (const auto& file : referenced_files) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    id += fmt::format("file {}: {}\n", escapeLine(file), in ? fmt::format("{:016x}", fnv1a(content.str())) : "unreadable");
+  }
   return id;
 }
 
@@ -101,8 +151,9 @@ void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int kee
   if (ec) throw OutputError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   Writer w;
   w.line(kMagic);
-  w.line(fmt::format("scene_file {}", c.scene_file));
-  for (const auto& o : c.overrides) w.line("set " + o);
+  w.line("run " + c.run_id);
+  w.line("scene_file " + escapeLine(c.scene_file));
+  for (const auto& o : c.overrides) w.line("set " + escapeLine(o));
   std::string id = c.identity;
   while (!id.empty()) {
     const auto end = id.find('\n');
@@ -121,7 +172,7 @@ void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int kee
   w.vector(c.residual);
   w.number(static_cast<double>(c.states.size()));
   for (const auto& st : c.states) w.vector(st);
-  w.number(double(s.steps_cut_for_crossing));  // appended last (a checkpoint without it reads 0)
+  w.number(double(s.steps_cut_for_crossing));
   writeFileAtomic((dir / fmt::format("step_{:012d}.ckpt", c.step)).string(), w.bytes());
 
   // Keep the newest `keep` (names sort by step).
@@ -144,35 +195,45 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
                                  output_dir, dir.string()));
   std::sort(files.begin(), files.end());
   const std::string file = files.back().string();
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) throw InputError(fmt::format("{}: cannot open the checkpoint", file));
-  std::string bytes;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
-  std::fclose(f);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the checkpoint", file));
+  std::ostringstream content;
+  content << in.rdbuf();
 
-  Reader r(std::move(bytes), file);
+  Reader r(content.str(), file);
   Checkpoint c;
-  if (r.line() != kMagic) r.bad("wrong format line");
+  if (r.line() != kMagic) r.bad("wrong format line (written by another version of rodsim?)");
   for (std::string l = r.line(); l != "---"; l = r.line()) {
-    if (l.rfind("scene_file ", 0) == 0) c.scene_file = l.substr(11);
-    else if (l.rfind("set ", 0) == 0) c.overrides.push_back(l.substr(4));
+    if (l.rfind("run ", 0) == 0) c.run_id = l.substr(4);
+    else if (l.rfind("scene_file ", 0) == 0) c.scene_file = unescapeLine(l.substr(11));
+    else if (l.rfind("set ", 0) == 0) c.overrides.push_back(unescapeLine(l.substr(4)));
     else if (l.rfind("identity ", 0) == 0) c.identity += l.substr(9) + "\n";
     else r.bad("unknown header line '" + l + "'");
   }
-  c.step = static_cast<long long>(r.number());
+  // The checkpoint must belong to the run this directory holds: one copied in from another run's
+  // directory would continue that run here and mix the two runs' output.
+  const PreviousRun owner = readPreviousRun(output_dir);
+  if (c.run_id.empty() || c.run_id != owner.run_id)
+    throw InputError(fmt::format("--restart {}: {} belongs to run {}, but the directory holds run {} "
+                                 "(summary.json); a checkpoint continues only the run that wrote it, in its own "
+                                 "output directory",
+                                 output_dir, file, c.run_id.empty() ? "?" : c.run_id,
+                                 owner.run_id.empty() ? "? (no summary.json)" : owner.run_id));
+  // Counts are bounded by what a scene can ask for (1e9 steps, 1e6 frames) and checked against
+  // the scene again when the run resumes; halvings of a step multiply its count by at most 2^30.
+  constexpr double kMaxSteps = 1e9, kMaxCount = 1e18;
+  RunSummary& s = c.summary;
+  c.step = r.count("step", kMaxSteps);
   c.t = r.number();
   c.next_frame = r.number();
   c.last_frame_time = r.number();
-  RunSummary& s = c.summary;
-  s.steps = static_cast<long long>(r.number());
+  s.steps = r.count("steps", kMaxSteps);
   s.sim_time = r.number();
   s.wall_time_s = r.number();
-  s.newton_iterations = static_cast<long long>(r.number());
-  s.step_cuts = static_cast<long long>(r.number());
-  s.steps_with_contact = static_cast<long long>(r.number());
-  s.contact_iterations = static_cast<long long>(r.number());
+  s.newton_iterations = r.count("newton_iterations", kMaxCount);
+  s.step_cuts = r.count("step_cuts", kMaxCount);
+  s.steps_with_contact = r.count("steps_with_contact", kMaxSteps);
+  s.contact_iterations = r.count("contact_iterations", kMaxCount);
   s.contact_wall_ms = r.number();
   s.min_gap = r.number();
   c.frame_times = r.vector();
@@ -180,10 +241,14 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
   c.q = r.eigen();
   c.v = r.eigen();
   c.residual = r.eigen();
-  const double count = r.number();
-  if (!(count >= 0 && count < 1e6)) r.bad("corrupt component count");
-  for (int i = 0; i < int(count); ++i) c.states.push_back(r.vector());
-  if (!r.atEnd()) s.steps_cut_for_crossing = static_cast<long long>(r.number());
+  const long long components = r.count("component count", 1e6);
+  for (long long i = 0; i < components; ++i) c.states.push_back(r.vector());
+  s.steps_cut_for_crossing = r.count("steps_cut_for_crossing", kMaxCount);
+  if (!r.atEnd()) r.bad("data after the last field");
+  if (s.steps != c.step || !std::isfinite(c.t) || !std::isfinite(c.next_frame) || !std::isfinite(s.sim_time) ||
+      !std::isfinite(s.wall_time_s) || c.frame_times.size() > 1000001)
+    r.bad("inconsistent counters");
+  s.run_id = c.run_id;
   return c;
 }
 

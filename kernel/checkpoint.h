@@ -10,8 +10,10 @@ namespace rodsim::kernel {
 
 struct Checkpoint {
   // What must match on restart: plugin names, versions and SDK signature of every component
-  // type in use, and a hash of the scene text with its --set overrides.
+  // type in use, a hash of the scene text with its --set overrides, and one of each file the
+  // scene references.
   std::string identity;
+  std::string run_id;                    // the run that wrote it (summary.json run_id)
   std::string scene_file;                // absolute
   std::vector<std::string> overrides;    // --set values of the original run
   long long step = 0;
@@ -24,10 +26,13 @@ struct Checkpoint {
 
 // Writes DIR/checkpoints/step_<k>.ckpt atomically and keeps the newest `keep`.
 void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int keep);
-// The newest checkpoint in DIR/checkpoints; InputError if there is none or it is unreadable.
+// The newest checkpoint in DIR/checkpoints. InputError if there is none, if it is damaged (checksum,
+// counters out of range) or if it belongs to another run than the directory's summary.json.
 Checkpoint readLatestCheckpoint(const std::string& output_dir);
-// Identity string of a world built from a scene (see Checkpoint::identity).
+// Identity string of a world built from a scene (see Checkpoint::identity): also the content of
+// every file the scene references.
 std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& registry, const std::string& scene_text,
-                               const std::vector<std::string>& overrides);
+                               const std::vector<std::string>& overrides,
+                               const std::vector<std::string>& referenced_files);
 
 }  // namespace rodsim::kernel

@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--quiet]\n"
+    "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--force] [--quiet]\n"
+    "                                                 --force: replace another run's files in DIR\n"
     "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound), run nothing\n"
     "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
@@ -36,7 +37,7 @@ struct Args {
   std::string verb, scene, output, type, restart;
   std::vector<std::string> sets, contact_sets, models;
   int jobs = 2;
-  bool quiet = false, all = false, markdown = false, compatibility = false;
+  bool quiet = false, all = false, markdown = false, compatibility = false, force = false;
 };
 
 Args parseArgs(int argc, char** argv) {
@@ -80,6 +81,7 @@ Args parseArgs(int argc, char** argv) {
         throw InputError(fmt::format("--jobs '{}': expected a whole number >= 1", n));
       }
     } else if (arg == "--quiet") a.quiet = true;
+    else if (arg == "--force" && a.verb == "run") a.force = true;
     else if (arg == "--all") a.all = true;
     else if (arg == "--compatibility") a.compatibility = true;
     else if (arg == "--markdown") a.markdown = true;
@@ -88,7 +90,7 @@ Args parseArgs(int argc, char** argv) {
     else if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty()) a.scene = arg;
     else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
   }
-  if (!a.restart.empty() && (!a.scene.empty() || !a.sets.empty() || !a.output.empty()))
+  if (!a.restart.empty() && (!a.scene.empty() || !a.sets.empty() || !a.output.empty() || a.force))
     throw InputError("--restart DIR takes the scene, its --set values and the output directory from the checkpoint; "
                      "give nothing else");
   if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty() && a.restart.empty())
@@ -187,6 +189,7 @@ int main(int argc, char** argv) {
     options.overrides = args.sets;
     options.restart = checkpoint ? &*checkpoint : nullptr;
     options.quiet = args.quiet;
+    options.replace_output = args.force;
     options.progress = !args.quiet;
     return runSimulation(scene, registry, options);
   } catch (const InputError& e) {

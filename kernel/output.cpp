@@ -7,6 +7,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -33,9 +37,6 @@ std::string jsonString(const std::string& s) {
 // JSON has no Infinity/NaN: write null.
 std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
 
-// CSV: empty cell for a value that does not exist (no contact: min_gap).
-std::string csvNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : ""; }
-
 }  // namespace
 
 void writeFileAtomic(const std::string& path, const std::string& text) {
@@ -55,25 +56,65 @@ void writeFileAtomic(const std::string& path, const std::string& text) {
   if (ec) throw OutputError(fmt::format("cannot write {}: {}", path, ec.message()));
 }
 
-void OutputWriter::appendTimeseries(const std::string& line) {
-  if (std::fputs(line.c_str(), timeseries_) < 0 || std::fputc('\n', timeseries_) == EOF || std::fflush(timeseries_) != 0)
-    throw OutputError(fmt::format("cannot write {}/timeseries.csv: {}", dir_, std::strerror(errno)));
+namespace {
+
+constexpr std::size_t kRowBufferBytes = 64 * 1024;
+constexpr auto kRowFlushInterval = std::chrono::seconds(1);  // rows reach the file at least this often
+
+// CSV: empty cell for a value that does not exist (no contact: min_gap).
+void appendCsvNumber(std::string& out, double v) {
+  if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{:.10g}", v);
+}
+
+}  // namespace
+
+void OutputWriter::openTimeseries(bool truncate) {
+  const std::string path = (fs::path(dir_) / "timeseries.csv").string();
+  timeseries_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+  if (timeseries_ < 0) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  const off_t end = ::lseek(timeseries_, 0, SEEK_END);
+  timeseries_size_ = end > 0 ? static_cast<std::uintmax_t>(end) : 0;
+  last_flush_ = std::chrono::steady_clock::now();
+}
+
+void OutputWriter::flushRows() {
+  if (timeseries_ < 0 || rows_.empty()) return;
+  std::size_t written = 0;
+  while (written < rows_.size()) {
+    const ssize_t n = ::write(timeseries_, rows_.data() + written, rows_.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      // Keep the whole rows that made it; cut a partial one off, so every row in the file is whole.
+      const auto last_newline = rows_.rfind('\n', written == 0 ? std::string::npos : written - 1);
+      const std::uintmax_t whole = written == 0 || last_newline == std::string::npos ? 0 : last_newline + 1;
+      timeseries_size_ += whole;
+      if (::ftruncate(timeseries_, static_cast<off_t>(timeseries_size_)) == 0)
+        ::lseek(timeseries_, static_cast<off_t>(timeseries_size_), SEEK_SET);
+      rows_.erase(0, whole);
+      throw OutputError(fmt::format("cannot write {}/timeseries.csv: {}", dir_, std::strerror(err)));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  timeseries_size_ += rows_.size();
+  rows_.clear();
+  last_flush_ = std::chrono::steady_clock::now();
 }
 
 OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std::string> probe_names)
     : scene_(scene), dir_(std::move(dir)) {
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir_, ec.message()));
-  // A rerun into the same directory must not leave stale frames of a longer run behind.
-  fs::remove_all(fs::path(dir_) / "vtk", ec);
-  if (scene_.output.vtk) fs::create_directories(fs::path(dir_) / "vtk");
+  if (scene_.output.vtk) fs::create_directories(fs::path(dir_) / "vtk", ec);
+  if (ec) throw InputError(fmt::format("cannot create {}/vtk: {}", dir_, ec.message()));
   if (scene_.output.csv) {
-    timeseries_ = std::fopen((fs::path(dir_) / "timeseries.csv").c_str(), "w");
-    if (!timeseries_) throw InputError(fmt::format("cannot write {}/timeseries.csv", dir_));
-    std::string header = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
-    for (const auto& p : probe_names) header += "," + p;
-    appendTimeseries(header);
+    openTimeseries(true);
+    rows_ = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
+    for (const auto& p : probe_names) {
+      rows_ += ',';
+      rows_ += p;
+    }
+    rows_ += '\n';
+    flushRows();
   }
 }
 
@@ -81,6 +122,9 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long step, 
     : scene_(scene), dir_(std::move(dir)), frame_times_(std::move(frame_times)) {
   std::error_code ec;
   if (scene_.output.vtk) {
+    for (std::size_t k = 0; k < frame_times_.size(); ++k)
+      if (!fs::exists(fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k), ec))
+        throw InputError(fmt::format("--restart {}: vtk/frame_{}.vtp, written before the checkpoint, is missing", dir_, k));
     for (std::size_t k = frame_times_.size();; ++k) {
       const fs::path f = fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k);
       if (!fs::exists(f, ec)) break;
@@ -89,31 +133,49 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long step, 
     writePvd();
   }
   if (scene_.output.csv) {
+    // Keep the header and rows 0..step (the checkpoint flushed them), drop what came after.
     const fs::path path = fs::path(dir_) / "timeseries.csv";
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     std::string text, line;
-    for (long long n = 0; n < step + 2 && std::getline(in, line); ++n) text += line + "\n";  // header + rows 0..step
+    long long rows = 0;
+    for (; rows < step + 2 && std::getline(in, line); ++rows) text += line + "\n";
     in.close();
+    if (rows < step + 2 || line.rfind(std::to_string(step) + ",", 0) != 0)
+      throw InputError(fmt::format("--restart {}: timeseries.csv does not hold the rows up to step {} that the "
+                                   "checkpoint was written after",
+                                   dir_, step));
     writeFileAtomic(path.string(), text);
-    timeseries_ = std::fopen(path.c_str(), "a");
-    if (!timeseries_) throw InputError(fmt::format("cannot append to {}", path.string()));
+    openTimeseries(false);
   }
 }
 
 OutputWriter::~OutputWriter() {
-  if (timeseries_) std::fclose(timeseries_);
+  if (timeseries_ < 0) return;
+  try {
+    flushRows();
+  } catch (const OutputError&) {
+    // finish() flushed and reported already; this is the unwinding path of an earlier error
+  }
+  ::close(timeseries_);
 }
 
 void OutputWriter::writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
                             double kinetic, double elastic, const std::vector<double>& probes) {
-  if (!timeseries_) return;
-  std::string row = fmt::format("{},{:.10g},{},{:.4f},{},{},{},{}", step, t, iterations, wall_ms, contacts.active,
-                                csvNumber(contacts.min_gap), csvNumber(kinetic), csvNumber(elastic));
+  if (timeseries_ < 0) return;
+  auto out = std::back_inserter(rows_);
+  fmt::format_to(out, "{},{:.10g},{},{:.4f},{},", step, t, iterations, wall_ms, contacts.active);
+  appendCsvNumber(rows_, contacts.min_gap);
+  rows_ += ',';
+  appendCsvNumber(rows_, kinetic);
+  rows_ += ',';
+  appendCsvNumber(rows_, elastic);
   for (double p : probes) {
-    row += ',';
-    row += csvNumber(p);  // appended, not "," + csvNumber(p): that trips GCC 12's -Wrestrict false positive
+    rows_ += ',';
+    appendCsvNumber(rows_, p);
   }
-  appendTimeseries(row);
+  rows_ += '\n';
+  if (rows_.size() >= kRowBufferBytes || std::chrono::steady_clock::now() - last_flush_ >= kRowFlushInterval)
+    flushRows();
 }
 
 void OutputWriter::writeFrame(KernelWorld& world) {
@@ -206,6 +268,7 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
   std::string text = fmt::format(
       "{{\n"
       "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
+      "  \"run_id\": {},\n  \"identity\": {},\n"
       "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
       "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n  \"steps_cut_for_crossing\": {},\n"
       "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
@@ -213,7 +276,8 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
       "  \"contact_report\": {{{}}},\n  \"force_report\": {{{}}},\n  \"plugins\": {{{}}},\n"
       "  \"version\": \"{}\"\n}}\n",
-      jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason), s.steps,
+      jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason),
+      jsonString(s.run_id), jsonString(s.identity), s.steps,
       jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
       jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_cut_for_crossing, s.steps_with_contact,
       jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
@@ -222,6 +286,23 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       force_report, plugins,
       RODSIM_SDK_VERSION);
   writeFileAtomic((fs::path(dir_) / "summary.json").string(), text);
+}
+
+std::string summaryField(const std::string& json, const std::string& key) {
+  const std::string k = "\"" + key + "\": ";
+  const auto p = json.find(k);
+  if (p == std::string::npos) return "";
+  const std::size_t b = p + k.size();
+  if (b < json.size() && json[b] == '"') {
+    std::string value;
+    for (std::size_t e = b + 1; e < json.size() && json[e] != '"'; ++e) {
+      if (json[e] == '\\' && e + 1 < json.size()) ++e;
+      value += json[e];
+    }
+    return value;
+  }
+  const auto e = json.find_first_of(",\n}", b);
+  return json.substr(b, e == std::string::npos ? std::string::npos : e - b);
 }
 
 }  // namespace rodsim::kernel

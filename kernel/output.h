@@ -4,6 +4,8 @@
 
 #include "world.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -21,6 +23,8 @@ class OutputError : public std::runtime_error {
 struct RunSummary {
   std::string status = "running";  // "running" | "ok" | "failed"
   std::string reason;
+  std::string run_id;    // random, per run (a restart keeps it): which run a checkpoint belongs to
+  std::string identity;  // hash of the setup (scene, referenced files, --set values, plugins)
   long long steps = 0;
   double sim_time = 0, wall_time_s = 0;
   long long newton_iterations = 0;
@@ -32,17 +36,23 @@ struct RunSummary {
   std::vector<double> report_sums;  // per contact report column, summed over steps
 };
 
+// timeseries.csv is written in whole rows: rows are formatted into a buffer that goes to the file
+// when it fills, at least once a second, and before every checkpoint and at the end (flushRows).
+// A write that fails part-way (full disk) is cut back to the last whole row.
 class OutputWriter {
  public:
+  // A new run into `dir` (created and cleared by RunDirectory).
   OutputWriter(const Scene& scene, std::string dir, std::vector<std::string> probe_names);
   // Continues the output of an interrupted run: keeps timeseries rows up to `step` and the
-  // first frame_times.size() frames, drops what the run wrote after its checkpoint.
+  // first frame_times.size() frames, drops what the run wrote after its checkpoint. InputError
+  // if the directory lacks rows or frames the checkpoint counts on.
   OutputWriter(const Scene& scene, std::string dir, long long step, std::vector<double> frame_times);
   ~OutputWriter();
 
   void writeFrame(KernelWorld& world);  // next vtk frame
   void writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
                 double kinetic, double elastic, const std::vector<double>& probes);
+  void flushRows();  // the buffered rows to timeseries.csv (OutputError if the disk refuses them)
   void writeFinal(KernelWorld& world);  // final.csv
   void writeSummary(const RunSummary& s, const KernelWorld& world);  // const: reads contact column names
 
@@ -51,15 +61,22 @@ class OutputWriter {
 
  private:
   void writePvd();
-  void appendTimeseries(const std::string& line);
+  void openTimeseries(bool truncate);
 
   const Scene& scene_;
   std::string dir_;
-  std::FILE* timeseries_ = nullptr;
+  int timeseries_ = -1;               // file descriptor of timeseries.csv, -1 without csv output
+  std::uintmax_t timeseries_size_ = 0;  // bytes of whole rows in the file
+  std::string rows_;                  // formatted rows not yet written
+  std::chrono::steady_clock::time_point last_flush_;
   std::vector<double> frame_times_;
 };
 
 // Writes `text` to `path` atomically (temporary file, then rename).
 void writeFileAtomic(const std::string& path, const std::string& text);
+
+// The value of "key" in a JSON object written by writeSummary (a string without its quotes, or a
+// number as written); "" if absent.
+std::string summaryField(const std::string& json, const std::string& key);
 
 }  // namespace rodsim::kernel

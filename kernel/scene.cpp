@@ -2,6 +2,8 @@
 // and what was found; unknown names list the choices and the closest match.
 #include "scene.h"
 
+#include "toml_depth.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
@@ -155,9 +157,17 @@ class Document {
 
   void applyOverride(const std::string& assignment);
 
+  // Files the scene's path parameters name: a restart checks their content too. Collected while
+  // the (otherwise read-only) validation resolves them.
+  void noteReferencedFile(const std::string& path) const {
+    if (std::find(referenced_.begin(), referenced_.end(), path) == referenced_.end()) referenced_.push_back(path);
+  }
+  const std::vector<std::string>& referencedFiles() const { return referenced_; }
+
  private:
   toml::table root_;
   std::string file_;
+  mutable std::vector<std::string> referenced_;
   std::map<const toml::node*, std::string> overridden_;
 };
 
@@ -165,7 +175,22 @@ class Document {
   throw InputError(fmt::format("{}: {}", at.text, message));
 }
 
+// Names become file names (the run's .pvd), CSV columns and rows, and --set key segments: no path
+// separators, nothing that breaks a CSV cell, and no dots in component names (--set rod.NAME.key).
+void checkName(const Location& at, const std::string& section, const std::string& name) {
+  const bool is_run_name = section == "simulation";
+  const bool control = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  const char* forbidden = is_run_name ? "/\\,\"" : "/\\,\".";
+  if (name.empty() || name == "." || name == ".." || control || name.find_first_of(forbidden) != std::string::npos)
+    fail(at, fmt::format("{}: the name \"{}\" cannot be used: it must not be empty, \".\" or \"..\", or contain "
+                         "'/', '\\', ',', '\"'{} or control characters (names become file names, CSV columns and "
+                         "--set keys)",
+                         section, name, is_run_name ? "" : ", '.'"));
+}
+
 toml::node_view<toml::node> parseValue(toml::table& holder, const std::string& text) {
+  if (tomlNestingDepth(text).depth > kMaxTomlDepth)
+    throw InputError(fmt::format("--set value '{:.40}...': nested more than {} levels deep", text, kMaxTomlDepth));
   try {
     holder = toml::parse(std::string_view("v = " + text), std::string_view("<--set>"));
   } catch (const toml::parse_error&) {
@@ -190,6 +215,8 @@ void Document::applyOverride(const std::string& assignment) {
   for (const auto& p : path)
     if (p.empty()) throw InputError(fmt::format("--set '{}': empty segment in the key", assignment));
   if (path.size() < 2) throw InputError(fmt::format("--set '{}': the key needs a section, e.g. simulation.dt", assignment));
+  if (path.size() > kMaxTomlDepth)
+    throw InputError(fmt::format("--set '{:.40}...': {} key segments; at most {} are accepted", assignment, path.size(), kMaxTomlDepth));
 
   static const std::vector<std::string> arrays{"rod", "force", "constraint", "obstacle", "contact", "probe"};
   static const std::vector<std::string> tables{"simulation", "plugins", "solver", "output"};
@@ -327,6 +354,12 @@ void checkValue(const Document& doc, const toml::node& n, const ParamSpec& spec,
       fail(doc.where(n), fmt::format("{}: '{}' must be {}, found {} ({})", what, spec.name, rangeText(spec),
                                      formatNumber(x), unitDoc()));
   };
+  // Integer parameters are declared as int: a value that does not fit would wrap when read.
+  auto checkFitsInt = [&](std::int64_t x) {
+    if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+      fail(doc.where(n), fmt::format("{}: '{}' must be an integer between {} and {}, found {} ({})", what, spec.name,
+                                     std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), x, unitDoc()));
+  };
   auto checkChoice = [&](const std::string& x) {
     if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), x) == spec.choices.end())
       fail(doc.where(n), fmt::format("{}: '{}' cannot be \"{}\" ({})", what, spec.name, x, choicesText(x, spec.choices)));
@@ -335,15 +368,18 @@ void checkValue(const Document& doc, const toml::node& n, const ParamSpec& spec,
     checkNumber(*d);
   } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
     if (spec.min || spec.max) checkNumber(static_cast<double>(*i));
+    checkFitsInt(*i);
   } else if (const auto* l = std::get_if<std::vector<double>>(&v)) {
     for (double x : *l)
       if (!std::isfinite(x) || ((spec.min || spec.max) && !inRange(spec, x)))
         fail(doc.where(n), fmt::format("{}: every element of '{}' must be finite{}{}, found {}", what, spec.name,
                                        (spec.min || spec.max) ? " and " : "", rangeText(spec), formatNumber(x)));
   } else if (const auto* li = std::get_if<std::vector<std::int64_t>>(&v)) {
-    for (auto x : *li)
+    for (auto x : *li) {
       if ((spec.min || spec.max) && !inRange(spec, static_cast<double>(x)))
         fail(doc.where(n), fmt::format("{}: every element of '{}' must be {}, found {}", what, spec.name, rangeText(spec), x));
+      checkFitsInt(x);
+    }
   } else if (const auto* s = std::get_if<std::string>(&v)) {
     checkChoice(*s);
   } else if (const auto* ls = std::get_if<std::vector<std::string>>(&v)) {
@@ -384,6 +420,7 @@ void validateTable(const Document& doc, const toml::table& table, const Schema& 
       fs::path p(std::get<std::string>(v));
       if (p.is_relative()) p = doc.dir() / p;
       v = p.lexically_normal().string();
+      doc.noteReferencedFile(std::get<std::string>(v));
     }
     params.set(name, std::move(v));
     locations[name] = doc.where(*node);
@@ -467,6 +504,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     std::map<std::string, Location> locs;
     validateTable(doc, requireTable(doc, *n, "simulation"), simulationSchema(), "[simulation]", {}, p, locs);
     scene.name = p.has("name") ? p.string("name") : fs::path(doc.file()).stem().string();
+    checkName(locs.count("name") ? locs["name"] : Location{doc.file()}, "simulation", scene.name);
     scene.duration = p.real("duration");
     scene.dt = p.real("dt");
     scene.seed = p.integer("seed");
@@ -537,6 +575,9 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
           fail(list[i].at("name"), fmt::format("{} name '{}' is used twice (first at {}); give each a distinct name",
                                                list[i].section, list[i].name, list[j].where.text));
   };
+  for (const auto* list : {&scene.rods, &scene.forces, &scene.constraints, &scene.contacts})
+    for (const auto& c : *list) checkName(c.at("name"), c.section, c.name);
+  for (const auto& o : scene.obstacles) checkName(o.where, "obstacle", o.obstacle.name);
   checkUnique(scene.rods);
   checkUnique(scene.forces);
   checkUnique(scene.constraints);
@@ -554,6 +595,14 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.output.checkpoint_every = p.real("checkpoint_every");
     scene.output.checkpoint_wall = p.real("checkpoint_wall");
     scene.output.checkpoint_keep = static_cast<int>(p.integer("checkpoint_keep"));
+    // A period shorter than the step would mean a write every step at best (or a loop that never
+    // catches up with the clock): refused.
+    for (const char* key : {"every", "checkpoint_every"}) {
+      const double period = p.real(key);
+      if (period > 0 && period < scene.dt)
+        fail(locs[key], fmt::format("[output]: '{}' must be 0 (off) or at least the time step dt = {}, found {}", key,
+                                    formatNumber(scene.dt), formatNumber(period)));
+    }
     if (scene.output.every > 0 && scene.duration / scene.output.every > 1e6)
       fail(locs.count("every") ? locs["every"] : Location{doc.file()},
            fmt::format("[output]: duration / every = {:.3g} frames; at most 1e6 are allowed", scene.duration / scene.output.every));
@@ -571,6 +620,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     probe.where = doc.where(*t);
     validateTable(doc, *t, probeSchema(), "[[probe]]", {}, p, probe.keys);
     probe.name = p.string("name");
+    checkName(probe.keys["name"], "probe", probe.name);
     probe.type = p.string("type");
     probe.node = p.integer("node");
     probe.component = p.string("component");
@@ -589,10 +639,15 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     }
     scene.probes.push_back(std::move(probe));
   }
+  scene.referenced_files = doc.referencedFiles();
   return scene;
 }
 
 toml::table parseText(std::string_view text, const std::string& file) {
+  const TomlDepth nesting = tomlNestingDepth(text);
+  if (nesting.depth > kMaxTomlDepth)
+    throw InputError(fmt::format("{}:{}:{}: tables and arrays nested {} levels deep; at most {} are accepted",
+                                 file, nesting.line, nesting.column, nesting.depth, kMaxTomlDepth));
   try {
     return toml::parse(text, std::string_view(file));
   } catch (const toml::parse_error& e) {

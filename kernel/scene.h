@@ -70,6 +70,7 @@ struct Scene {
   std::vector<ObstacleSpec> obstacles;
   OutputSpec output;
   std::vector<ProbeSpec> probes;
+  std::vector<std::string> referenced_files;  // absolute: what path parameters name (a restart checks their content)
 };
 
 // Kernel-owned sections, declared like components so that `describe` and the reference cover them.

@@ -3,7 +3,8 @@
 // runSimulation builds a TimeLoop and runs it. Its parts, in the order of a run:
 //   TimeLoop()        everything that can reject the input (world, probes, restart identity), before
 //                     any file is written; then the output directory (fresh or continued)
-//   run()             for each step: interrupted? -> advance() -> record() -> writeOutputs() -> progress
+//   run()             runSteps(): for each step: interrupted? -> advance() -> record() -> writeOutputs()
+//                     -> progress; then finish(), whatever ended the steps
 //   advance()         one solver step, halved on failure when the scene asks for it (on_failure)
 //   record()          the summary's counters and the timeseries row of the step
 //   writeOutputs()    the VTK frame and the checkpoint() when they are due
@@ -13,6 +14,7 @@
 #include "checkpoint.h"
 #include "output.h"
 #include "probes.h"
+#include "run_directory.h"
 
 #include <fmt/format.h>
 
@@ -29,11 +31,31 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The last of SIGINT, SIGTERM, SIGUSR1 received; the time loop acts on it between steps.
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void onSignal(int sig) { g_signal = sig; }
+// Requests from signals, acted on between steps. A stop (SIGINT, SIGTERM) is never overwritten by a
+// later checkpoint request (SIGUSR1): each has its own flag. A second stop while the first waits for
+// the step to end takes the signal's default action (the process ends at once, like kill -9: the
+// last checkpoint stays restartable).
+volatile std::sig_atomic_t g_stop_signal = 0;
+volatile std::sig_atomic_t g_checkpoint_requested = 0;
+extern "C" void onSignal(int sig) {
+  if (sig == SIGUSR1) {
+    g_checkpoint_requested = 1;
+  } else if (g_stop_signal == 0) {
+    g_stop_signal = sig;
+  } else {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+}
 
 bool finite(const Vec& v) { return v.allFinite(); }
+
+// The first multiple of `period` after t (infinity for period 0). Computed, not stepped to: the
+// scene guarantees period >= dt, and a computed value cannot loop.
+double nextMultiple(double t, double period) {
+  if (!(period > 0)) return std::numeric_limits<double>::infinity();
+  return (std::floor(t / period + 1e-9) + 1) * period;
+}
 
 std::string formatDuration(double s) {
   if (!std::isfinite(s) || s < 0) return "?";
@@ -46,7 +68,8 @@ std::string formatDuration(double s) {
 class SignalScope {
  public:
   SignalScope() {
-    g_signal = 0;
+    g_stop_signal = 0;
+    g_checkpoint_requested = 0;
     previous_int_ = std::signal(SIGINT, onSignal);
     previous_term_ = std::signal(SIGTERM, onSignal);
     previous_usr1_ = std::signal(SIGUSR1, onSignal);
@@ -71,6 +94,7 @@ class TimeLoop {
   int run();
 
  private:
+  void runSteps();
   StepReport advance(double h, int depth);
   void record(long long step, const StepReport& report, double wall_ms);
   void writeOutputs(long long step);
@@ -92,6 +116,7 @@ class TimeLoop {
   RunSummary summary_;
   long long first_step_ = 1, total_steps_ = 1;
   double last_frame_time_ = 0.0, next_frame_ = 0.0, next_checkpoint_ = 0.0;
+  std::unique_ptr<RunDirectory> directory_;
   std::unique_ptr<OutputWriter> out_;
   bool progress_ = false;
   Clock::time_point run_start_, last_progress_, last_checkpoint_wall_;
@@ -112,13 +137,21 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
   columns.insert(columns.end(), report_columns_.begin(), report_columns_.end());
 
   const std::string out_dir = options.output_dir.empty() ? scene.output.dir : options.output_dir;
-  identity_ = checkpointIdentity(world_, registry, options.scene_text, options.overrides);
+  identity_ = checkpointIdentity(world_, registry, options.scene_text, options.overrides, scene.referenced_files);
+  const std::string identity_hash = fmt::format("{:016x}", fnv1a(identity_));
+  total_steps_ = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
+  directory_ = std::make_unique<RunDirectory>(out_dir);  // locked from here until the process ends
   if (options.restart) {
     const Checkpoint& c = *options.restart;
     if (c.identity != identity_)
       throw InputError(fmt::format("--restart {}: the checkpoint was written by another setup and cannot be continued "
                                    "bit for bit.\ncheckpoint:\n{}this run:\n{}",
                                    out_dir, c.identity, identity_));
+    const double t_expected = std::min(scene.duration, double(c.step) * scene.dt);
+    if (c.step > total_steps_ || !(std::abs(c.t - t_expected) <= 1e-6 * scene.dt))
+      throw InputError(fmt::format("--restart {}: the checkpoint's step {} at t = {} does not fit this scene ({} steps "
+                                   "of {} s)",
+                                   out_dir, c.step, c.t, total_steps_, scene.dt));
     world_.restore(c.t, c.q, c.v, c.residual, c.states);
     summary_ = c.summary;
     first_step_ = c.step + 1;
@@ -126,18 +159,19 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
     next_frame_ = c.next_frame;
     out_ = std::make_unique<OutputWriter>(scene, out_dir, c.step, c.frame_times);
   } else {
+    summary_.run_id = directory_->startNewRun(identity_hash, options.replace_output);
     out_ = std::make_unique<OutputWriter>(scene, out_dir, columns);
   }
+  // Room for the files a run writes last, kept free while it runs: summary.json and final.csv
+  // reach the disk even when the run filled it.
+  directory_->reserveSpace(64 * 1024 + 400 * std::uintmax_t(world_.q().size()));
+  summary_.identity = identity_hash;
   summary_.status = "running";
   summary_.reason.clear();
   out_->writeSummary(summary_, world_);
   progress_ = options.progress && isatty(STDOUT_FILENO);
-  total_steps_ = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
   wall_before_ = summary_.wall_time_s;
-  next_checkpoint_ = scene.output.checkpoint_every > 0
-                         ? (std::floor(world_.time() / scene.output.checkpoint_every + 1e-9) + 1) *
-                               scene.output.checkpoint_every
-                         : std::numeric_limits<double>::infinity();
+  next_checkpoint_ = nextMultiple(world_.time(), scene.output.checkpoint_every);
   probe_values_.resize(probes_.size());
   summary_.report_sums.resize(report_columns_.size(), 0.0);
 }
@@ -150,9 +184,23 @@ void TimeLoop::sample() {
   probe_values_.insert(probe_values_.end(), report_values_.begin(), report_values_.end());
 }
 
+// Every way out of the steps (done, failed step, signal, full disk, an exception from a plugin)
+// goes through finish(), which leaves a final status and reason in summary.json.
 int TimeLoop::run() {
   const SignalScope signals;
   run_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
+  try {
+    runSteps();
+  } catch (const OutputError& e) {
+    fail(e.what());
+  } catch (const std::exception& e) {
+    fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
+  }
+  if (progress_) std::printf("\n");
+  return finish();
+}
+
+void TimeLoop::runSteps() {
   if (!options_.restart) {
     sample();
     // Step 0 is the initial state: its min_gap is the deepest initial overlap a contact allowed
@@ -165,8 +213,8 @@ int TimeLoop::run() {
     out_->writeFrame(world_);
   }
   for (long long step = first_step_; step <= total_steps_; ++step) {
-    if (g_signal == SIGINT || g_signal == SIGTERM) {
-      const char* name = g_signal == SIGINT ? "SIGINT" : "SIGTERM";
+    if (g_stop_signal != 0) {
+      const char* name = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
       try {
         checkpoint(step - 1);
         fail(fmt::format("interrupted by {} at t = {:.6g} s; a checkpoint was written: continue with "
@@ -193,8 +241,6 @@ int TimeLoop::run() {
     }
     showProgress(step);
   }
-  if (progress_) std::printf("\n");
-  return finish();
 }
 
 // One solver step; with on_failure = "substep" a failed step is retried as two half steps
@@ -275,16 +321,18 @@ void TimeLoop::writeOutputs(long long step) {
   const bool wall_due =
       scene_.output.checkpoint_wall > 0 &&
       std::chrono::duration<double>(Clock::now() - last_checkpoint_wall_).count() >= scene_.output.checkpoint_wall;
-  if (world_.time() >= next_checkpoint_ - 1e-9 * scene_.dt || wall_due || g_signal == SIGUSR1) {
-    if (g_signal == SIGUSR1) g_signal = 0;
+  if (world_.time() >= next_checkpoint_ - 1e-9 * scene_.dt || wall_due || g_checkpoint_requested) {
+    g_checkpoint_requested = 0;
     checkpoint(step);
-    while (next_checkpoint_ <= world_.time() + 1e-9 * scene_.dt) next_checkpoint_ += scene_.output.checkpoint_every;
+    next_checkpoint_ = nextMultiple(world_.time(), scene_.output.checkpoint_every);
   }
 }
 
 void TimeLoop::checkpoint(long long step) {
+  out_->flushRows();  // a restart keeps the rows up to this step: they must be in the file first
   Checkpoint c;
   c.identity = identity_;
+  c.run_id = summary_.run_id;
   c.scene_file = std::filesystem::absolute(scene_.file).string();
   c.overrides = options_.overrides;
   c.step = step;
@@ -318,6 +366,12 @@ void TimeLoop::showProgress(long long step) {
 // The last committed state is always written, also after a failure; then summary.json.
 int TimeLoop::finish() {
   if (summary_.status == "running") summary_.status = "ok";
+  directory_->releaseSpace();  // the room kept for the last files
+  try {
+    out_->flushRows();
+  } catch (const OutputError& e) {
+    if (summary_.status == "ok") fail(e.what());
+  }
   try {
     if (world_.time() != last_frame_time_) out_->writeFrame(world_);
     out_->writeFinal(world_);

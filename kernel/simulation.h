@@ -14,6 +14,7 @@ struct RunOptions {
   std::string scene_text;               // the scene file's text and the --set values: a checkpoint
   std::vector<std::string> overrides;   // records their hash so a restart can refuse a changed scene
   const Checkpoint* restart = nullptr;  // continue from this checkpoint (rodsim run --restart DIR)
+  bool replace_output = false;          // --force: a new run replaces another run's files in the directory
 };
 
 // Builds the world and everything a run resolves before its first step (components bound, rods,

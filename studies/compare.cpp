@@ -283,20 +283,6 @@ double lastTime(const fs::path& file) {
 }
 
 // A field of summary.json (flat, one key per line as the kernel writes it).
-std::string jsonField(const std::string& json, const std::string& key) {
-  const std::string k = "\"" + key + "\": ";
-  const auto p = json.find(k);
-  if (p == std::string::npos) return "";
-  std::size_t b = p + k.size(), e = b;
-  if (json[b] == '"') {
-    for (e = b + 1; e < json.size() && json[e] != '"'; ++e)
-      if (json[e] == '\\') ++e;
-    return json.substr(b + 1, e - b - 1);
-  }
-  e = json.find_first_of(",\n}", b);
-  return json.substr(b, e - b);
-}
-
 struct Frame {
   double t;
   fs::path file;
@@ -354,10 +340,10 @@ RunResult summarize(const std::string& model, const fs::path& dir, int exit_code
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string json = ss.str();
-  r.status = json.empty() ? "no output" : jsonField(json, "status");
-  r.reason = jsonField(json, "reason");
-  r.wall_time_s = number(jsonField(json, "wall_time_s"));
-  r.min_gap = number(jsonField(json, "min_gap"));
+  r.status = json.empty() ? "no output" : summaryField(json, "status");
+  r.reason = summaryField(json, "reason");
+  r.wall_time_s = number(summaryField(json, "wall_time_s"));
+  r.min_gap = number(summaryField(json, "min_gap"));
   const Series s = readTimeseries(dir / "timeseries.csv");
   for (std::size_t i = 1; i < s.t.size(); ++i) {  // row 0: the initial state
     ++r.steps;

@@ -1,0 +1,155 @@
+#include "run_directory.h"
+
+#include "output.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace rodsim::kernel {
+
+namespace {
+
+constexpr const char* kLockFile = ".rodsim.lock";
+constexpr const char* kReserveFile = ".rodsim.reserve";
+
+// What a run writes into its directory; a new run removes exactly these, never anything else.
+const std::vector<std::string>& runFiles() {
+  static const std::vector<std::string> files{"summary.json", "timeseries.csv", "final.csv", "vtk", "checkpoints",
+                                              kReserveFile};
+  return files;
+}
+
+std::string readText(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::size_t countCheckpoints(const fs::path& dir) {
+  std::error_code ec;
+  std::size_t n = 0;
+  for (const auto& f : fs::directory_iterator(dir / "checkpoints", ec))
+    if (f.path().extension() == ".ckpt") ++n;
+  return n;
+}
+
+}  // namespace
+
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string newRunId() {
+  std::random_device device;
+  const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+  std::seed_seq seed{device(), device(), static_cast<unsigned>(now), static_cast<unsigned>(now >> 32),
+                     static_cast<unsigned>(getpid())};
+  std::mt19937_64 gen(seed);
+  return fmt::format("{:016x}", gen());
+}
+
+PreviousRun readPreviousRun(const std::string& dir) {
+  const std::string json = readText(fs::path(dir) / "summary.json");
+  return {summaryField(json, "run_id"), summaryField(json, "identity"), summaryField(json, "status"),
+          summaryField(json, "scene")};
+}
+
+RunDirectory::RunDirectory(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir_, ec.message()));
+  const std::string lock = (fs::path(dir_) / kLockFile).string();
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0)
+    throw InputError(fmt::format("cannot write into the output directory '{}': {}", dir_, std::strerror(errno)));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const std::string holder = readText(lock);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw InputError(fmt::format("the output directory '{}' is in use by another run ({}); wait for it to end or "
+                                 "choose another --output",
+                                 dir_, holder.empty() ? "a process that holds " + lock : holder));
+  }
+  const std::string holder = fmt::format("rodsim process {}", getpid());
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, holder.data(), holder.size(), 0) != ssize_t(holder.size()))
+    throw InputError(fmt::format("cannot write into the output directory '{}': {}", dir_, std::strerror(errno)));
+}
+
+RunDirectory::~RunDirectory() {
+  releaseSpace();
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock; the file stays (removing it would race)
+}
+
+std::string RunDirectory::startNewRun(const std::string& identity_hash, bool replace) {
+  const fs::path dir(dir_);
+  std::error_code ec;
+  std::vector<std::string> present;
+  for (const auto& name : runFiles())
+    if (fs::exists(dir / name, ec)) present.push_back(name);
+  if (!present.empty() && !replace) {
+    const PreviousRun previous = readPreviousRun(dir_);
+    const std::size_t checkpoints = countCheckpoints(dir);
+    const bool same_setup = !previous.identity.empty() && previous.identity == identity_hash;
+    const bool restartable = checkpoints > 0 && previous.status != "ok";
+    if (!same_setup || restartable) {
+      std::string what = previous.status.empty()
+                             ? fmt::format("files of another run ({})", fmt::join(present, ", "))
+                             : fmt::format("the output of {} run of {} (status {})",
+                                           same_setup ? "an unfinished" : "another", previous.scene, previous.status);
+      if (restartable)
+        what += fmt::format(", with {} checkpoint(s) that `rodsim run --restart {}` continues", checkpoints, dir_);
+      throw InputError(fmt::format("the output directory '{}' holds {}; give another --output, or --force to "
+                                   "replace it",
+                                   dir_, what));
+    }
+  }
+  for (const auto& name : present) {
+    fs::remove_all(dir / name, ec);
+    if (ec) throw InputError(fmt::format("cannot remove {} of the previous run: {}", (dir / name).string(), ec.message()));
+  }
+  return newRunId();
+}
+
+void RunDirectory::reserveSpace(std::uintmax_t bytes) {
+  const std::string file = (fs::path(dir_) / kReserveFile).string();
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = fd < 0 ? errno : ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (err == EOPNOTSUPP || err == EINVAL) {  // no fallocate here: write the bytes
+    const std::string zeros(64 * 1024, '\0');
+    err = 0;
+    for (std::uintmax_t done = 0; done < bytes && err == 0; done += zeros.size())
+      if (::write(fd, zeros.data(), zeros.size()) != ssize_t(zeros.size())) err = errno;
+  }
+  if (fd >= 0) ::close(fd);
+  if (err != 0) {
+    ::unlink(file.c_str());
+    throw InputError(fmt::format("the output directory '{}' has no room for the {} KiB a run keeps for its last "
+                                 "files: {}",
+                                 dir_, bytes / 1024, std::strerror(err)));
+  }
+  reserved_ = true;
+}
+
+void RunDirectory::releaseSpace() {
+  if (!reserved_) return;
+  ::unlink((fs::path(dir_) / kReserveFile).c_str());
+  reserved_ = false;
+}
+
+}  // namespace rodsim::kernel
