@@ -91,7 +91,7 @@ void OutputWriter::flushRows() {
       timeseries_size_ += whole;
       if (::ftruncate(timeseries_, static_cast<off_t>(timeseries_size_)) == 0)
         ::lseek(timeseries_, static_cast<off_t>(timeseries_size_), SEEK_SET);
-      rows_.erase(0, whole);
+      rows_.clear();  // the run stops here; what the disk still holds is kept for summary.json and final.csv
       throw OutputError(fmt::format("cannot write {}/timeseries.csv: {}", dir_, std::strerror(err)));
     }
     written += static_cast<std::size_t>(n);

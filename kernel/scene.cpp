@@ -189,7 +189,7 @@ void checkName(const Location& at, const std::string& section, const std::string
 }
 
 toml::node_view<toml::node> parseValue(toml::table& holder, const std::string& text) {
-  if (tomlNestingDepth(text).depth > kMaxTomlDepth)
+  if (tomlNestingDepth("v = " + text).depth > kMaxTomlDepth)
     throw InputError(fmt::format("--set value '{:.40}...': nested more than {} levels deep", text, kMaxTomlDepth));
   try {
     holder = toml::parse(std::string_view("v = " + text), std::string_view("<--set>"));

@@ -23,5 +23,7 @@ ctest --test-dir "$build" --output-on-failure -j"$(nproc 2>/dev/null || echo 2)"
 corpus="$build/fuzz-corpus"
 mkdir -p "$corpus"
 find scenes docs/examples -name '*.toml' -exec cp {} "$corpus/" \;
+# Inputs up to 256 KiB (deeply nested TOML needs length) and a dictionary of TOML tokens.
 "$build/tests/fuzz/fuzz_scene" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=4096 \
+  -max_len=262144 -dict=tests/fuzz/toml.dict \
   -artifact_prefix="$build/" "$corpus" 2>&1 | tail -3

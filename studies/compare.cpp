@@ -639,7 +639,7 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
     writeFileAtomic(c.scene_file.string(), ms.text);
     c.argv = {executable, "run", c.scene_file.string()};
     for (const auto& s : ms.overrides) c.argv.insert(c.argv.end(), {"--set", s});
-    c.argv.insert(c.argv.end(), {"--output", c.dir.string()});
+    c.argv.insert(c.argv.end(), {"--output", c.dir.string(), "--force"});  // compare owns DIR/MODEL: a rerun replaces it
     for (std::size_t i = 0; i < c.argv.size(); ++i) {
       if (i > 0) commands += ' ';
       commands += shellQuote(c.argv[i]);

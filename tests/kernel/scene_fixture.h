@@ -4,6 +4,7 @@
 #include "run_rodsim.h"
 
 #include <string>
+#include <vector>
 
 namespace rodsim::test {
 
@@ -60,17 +61,27 @@ inline std::string sceneWithLine(int line, const std::string& text) {
   return out;
 }
 
-// timeseries.csv without its wall_ms column, the one column that measures the machine, not the
-// physics: two runs of a scene must agree on everything else.
+// timeseries.csv without its wall-clock columns: `wall_ms` and every report column whose name ends
+// in `_ms` (rss's assembly_ms and solve_ms, alart-curnier's solve_ms). They measure the machine, not
+// the physics: two runs of a scene must agree on everything else.
 inline std::string withoutWallClock(const std::string& csv) {
+  std::vector<bool> timing;  // per column, from the header
   std::string out;
   std::size_t pos = 0;
   while (pos < csv.size()) {
     std::size_t end = csv.find('\n', pos);
     if (end == std::string::npos) end = csv.size();
     const std::string line = csv.substr(pos, end - pos);
-    const std::size_t c3 = line.find(',', line.find(',', line.find(',') + 1) + 1), c4 = line.find(',', c3 + 1);
-    out += line.substr(0, c3) + line.substr(c4) + "\n";
+    std::size_t column = 0, cell = 0;
+    std::string kept;
+    for (std::size_t comma = 0; comma != std::string::npos; cell = comma + 1, ++column) {
+      comma = line.find(',', cell);
+      const std::string value = line.substr(cell, comma == std::string::npos ? std::string::npos : comma - cell);
+      if (pos == 0) timing.push_back(value.size() > 3 && value.compare(value.size() - 3, 3, "_ms") == 0);
+      if (column < timing.size() && timing[column]) continue;
+      kept += (kept.empty() && column == 0 ? "" : ",") + value;
+    }
+    out += kept + "\n";
     pos = end + 1;
   }
   return out;
