@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -61,9 +62,14 @@ namespace {
 constexpr std::size_t kRowBufferBytes = 64 * 1024;
 constexpr auto kRowFlushInterval = std::chrono::seconds(1);  // rows reach the file at least this often
 
-// CSV: empty cell for a value that does not exist (no contact: min_gap).
+// CSV: empty cell for a value that does not exist (no contact: min_gap). std::to_chars writes what
+// printf's %.10g (and fmt's {:.10g}) writes, byte for byte, in about half the time: rows are
+// formatted every step.
 void appendCsvNumber(std::string& out, double v) {
-  if (std::isfinite(v)) fmt::format_to(std::back_inserter(out), "{:.10g}", v);
+  if (!std::isfinite(v)) return;
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 10).ptr;
+  out.append(buf, end);
 }
 
 }  // namespace
@@ -163,7 +169,9 @@ void OutputWriter::writeRow(long long step, double t, int iterations, double wal
                             double kinetic, double elastic, const std::vector<double>& probes) {
   if (timeseries_ < 0) return;
   auto out = std::back_inserter(rows_);
-  fmt::format_to(out, "{},{:.10g},{},{:.4f},{},", step, t, iterations, wall_ms, contacts.active);
+  fmt::format_to(out, "{},", step);
+  appendCsvNumber(rows_, t);
+  fmt::format_to(out, ",{},{:.4f},{},", iterations, wall_ms, contacts.active);
   appendCsvNumber(rows_, contacts.min_gap);
   rows_ += ',';
   appendCsvNumber(rows_, kinetic);
