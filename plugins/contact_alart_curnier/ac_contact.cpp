@@ -42,7 +42,7 @@ Schema AlartCurnierContact::schema() {
                 "below this.")
       .greater(0).less(1);
   s.add<int>("max_iterations", 200, "Nonsmooth Newton iterations (linear solves of the 3n system) per contact solve.")
-      .atLeast(1);
+      .range(1, 1e6);
   s.add<double>("rho", 0.0,
                 "Alart-Curnier parameter rho (s/kg: impulse per velocity) for every contact; 0: per "
                 "contact, 1 / (mean diagonal of its Delassus block W_ii).")
@@ -53,7 +53,7 @@ Schema AlartCurnierContact::schema() {
              "Implicit Newton iterations per step in which rod-rod contact frames and closest points "
              "are re-evaluated; later iterations keep them (only the gap follows the iterate), which "
              "restores fast convergence when rods slide along each other.")
-      .atLeast(1);
+      .range(1, 1e6);
   s.add<double>("penetration_tolerance", 0.01,
                 "Frozen frames (after frame_updates iterations) constrain the gap linearized along "
                 "them; when the true overlap of two rods at an iterate exceeds this fraction of their "

@@ -65,7 +65,7 @@ Schema IpcContact::schema() {
       .greater(0)
       .less(1);
   s.add<int>("ccd_max_iterations", 200, "Conservative advancement iterations per pair (any iterate is safe).")
-      .atLeast(1);
+      .range(1, 1e6);
   s.optional<double>("margin",
                      "Candidate margin: pairs closer than r_i + r_j + d_hat + margin at the start of a step get "
                      "barrier terms; rebuilt within the step when a node moves farther than margin/2. Also the "

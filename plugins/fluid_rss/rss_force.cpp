@@ -33,10 +33,10 @@ Schema RssForce::schema() {
              "Refactor the GMRES preconditioner (each rod's self-interaction block of A) after a "
              "solve that took this many iterations more than the first solve after the last "
              "refresh; until then the factors of an earlier step are reused.")
-      .atLeast(1);
+      .range(1, 1e6);
   s.add<int>("max_iterations", 300,
                    "GMRES iterations per solve before falling back to dense LU (counted).")
-      .atLeast(1);
+      .range(1, 1e5);
   s.add<int>("threads", 1, "Threads assembling the operator and applying it in GMRES (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
   s.add<bool>("overlap", false,
               "Compute each step's hydrodynamic forces on a second thread while the solver evaluates "

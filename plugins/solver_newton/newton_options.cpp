@@ -34,7 +34,7 @@ void NewtonOptions::declare(Schema& s) {
                 "(supports included) at the current iterate; 0 disables it.")
       .atLeast(0).less(1);
   s.add<int>("max_iterations", 50, "Newton iterations (linear solves) allowed per solve.")
-      .atLeast(1);
+      .range(1, 1e6);
   s.add<bool>("line_search", true,
               "Goldstein-Price line search on 1/2 |R_free|^2 (IMC seed SI Algorithm 1); false: "
               "full Newton steps (still capped by barrier contacts).");
@@ -50,13 +50,13 @@ void NewtonOptions::declare(Schema& s) {
       .greater(0).atMost(1);
   s.add<double>("line_search_alpha_max", 2.0, "Largest step fraction tried (upper end of the bracket).")
       .atLeast(1);
-  s.add<int>("line_search_max_trials", 100, "Force evaluations allowed per line search.").atLeast(1);
+  s.add<int>("line_search_max_trials", 100, "Force evaluations allowed per line search.").range(1, 1e6);
   s.add<int>("line_search_watchdog", 4,
              "Watchdog: full Newton steps are taken without the line search test as long as one "
              "of this many consecutive steps brings phi below the sufficient-decrease bound of "
              "the reference point; otherwise the solver returns to that point and runs the line "
              "search there. 0: the plain line search at every iteration (SI Algorithm 1).")
-      .atLeast(0);
+      .range(0, 1e6);
   s.add<std::string>("linear_solver", "auto",
                      "Sparse direct solver: auto (SimplicialLDLT while the Jacobian is symmetric, "
                      "UMFPACK LU otherwise), umfpack (LU, unsymmetric-safe), sparselu (Eigen "
@@ -67,7 +67,7 @@ void NewtonOptions::declare(Schema& s) {
                 "singular (or, for the static solver, indefinite along the Newton step).")
       .greater(0);
   s.add<int>("levenberg_retries", 6, "Shifted refactorizations tried; each multiplies the shift by 100.")
-      .atLeast(0);
+      .range(0, 50);
 }
 
 NewtonOptions NewtonOptions::fromParams(const Params& p) {

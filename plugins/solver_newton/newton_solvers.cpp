@@ -147,7 +147,7 @@ Schema StaticSolver::schema() {
       .unit("s").atLeast(0);
   s.add<int>("max_load_cuts", 10,
              "Bisections of a failed increment (load and prescribed motion) allowed per step.")
-      .atLeast(0);
+      .range(0, 60);
   return s;
 }
 
