@@ -61,6 +61,22 @@ inline std::string sceneWithLine(int line, const std::string& text) {
   return out;
 }
 
+// The fixture scene, `duration` long, with a frame every 0.02 s and a checkpoint every 0.05 s (all kept).
+inline std::string checkpointScene(double duration) {
+  std::string s = sceneWithLine(28, "every = 0.02\ncheckpoint_every = 0.05\ncheckpoint_keep = 100");
+  s.replace(s.find("duration = 0.02"), 15, "duration = " + std::to_string(duration));
+  return s;
+}
+
+// The fixture scene made to run about two seconds (Release), for signals and locks to arrive
+// while it steps.
+inline std::string longRunScene() {
+  std::string s = sceneWithLine(28, "every = 0.5");
+  s.replace(s.find("duration = 0.02"), 15, "duration = 40.0");
+  s.replace(s.find("nodes = 11"), 10, "nodes = 200");
+  return s;
+}
+
 // timeseries.csv without its wall-clock columns: `wall_ms` and every report column whose name ends
 // in `_ms` (rss's assembly_ms and solve_ms, alart-curnier's solve_ms). They measure the machine, not
 // the physics: two runs of a scene must agree on everything else.

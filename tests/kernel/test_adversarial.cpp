@@ -17,21 +17,6 @@ using namespace rodsim::test;
 
 namespace {
 
-// The fixture scene, `duration` long, with checkpoints every 0.05 s (all kept).
-std::string checkpointScene(double duration) {
-  std::string s = sceneWithLine(28, "every = 0.02\ncheckpoint_every = 0.05\ncheckpoint_keep = 100");
-  s.replace(s.find("duration = 0.02"), 15, "duration = " + std::to_string(duration));
-  return s;
-}
-
-// A run of about two seconds in Release, for signals and locks to arrive while it steps.
-std::string longScene() {
-  std::string s = sceneWithLine(28, "every = 0.5");
-  s.replace(s.find("duration = 0.02"), 15, "duration = 40.0");
-  s.replace(s.find("nodes = 11"), 10, "nodes = 200");
-  return s;
-}
-
 // Starts `rodsim run` in the background, waits until it writes rows, runs `then` (shell, with
 // $pid), and waits for the run: the exit status is the run's.
 CommandResult runInterrupted(const fs::path& scene, const fs::path& out, const std::string& then) {
@@ -125,7 +110,7 @@ TEST_CASE("1: a new run refuses a directory that holds another run; --force repl
 
 TEST_CASE("1b: a new run does not overwrite an unfinished run that can be restarted") {
   auto dir = scratchDir("attack-unfinished");
-  auto file = writeText(dir / "scene.toml", longScene());
+  auto file = writeText(dir / "scene.toml", longRunScene());
   CommandResult r = runInterrupted(file, dir / "out", "kill -TERM $pid");
   REQUIRE(r.status == 3);
   r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "out").string());
@@ -202,7 +187,7 @@ TEST_CASE("4: a restart refuses when a file the scene references has changed") {
 
 TEST_CASE("5: SIGTERM followed at once by SIGUSR1 still stops the run") {
   auto dir = scratchDir("attack-signals");
-  auto file = writeText(dir / "scene.toml", longScene());
+  auto file = writeText(dir / "scene.toml", longRunScene());
   CommandResult r = runInterrupted(file, dir / "out", "kill -TERM $pid; kill -USR1 $pid");
   INFO(r.output);
   CHECK(r.status == 3);
@@ -326,7 +311,7 @@ TEST_CASE("11: an integer too large for the parameter is refused, not wrapped") 
 
 TEST_CASE("12: a second run into a directory another run is writing is refused, naming the holder") {
   auto dir = scratchDir("attack-concurrent");
-  auto file = writeText(dir / "scene.toml", longScene());
+  auto file = writeText(dir / "scene.toml", longRunScene());
   const std::string second = std::string(RODSIM_EXECUTABLE) + " run " + file.string() + " --quiet --output " +
                              (dir / "out").string() + " > " + (dir / "second.txt").string() + " 2>&1; echo $? >> " +
                              (dir / "second.txt").string();

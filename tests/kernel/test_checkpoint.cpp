@@ -12,13 +12,6 @@ using namespace rodsim::test;
 
 namespace {
 
-// The fixture scene, longer, with checkpoints every 0.05 s.
-std::string checkpointScene(double duration) {
-  std::string s = sceneWithLine(28, "every = 0.02\ncheckpoint_every = 0.05\ncheckpoint_keep = 10");
-  s.replace(s.find("duration = 0.02"), 15, "duration = " + std::to_string(duration));
-  return s;
-}
-
 void expectSameOutput(const fs::path& a, const fs::path& b) {
   CHECK(readText(a / "final.csv") == readText(b / "final.csv"));
   CHECK(withoutWallClock(readText(a / "timeseries.csv")) == withoutWallClock(readText(b / "timeseries.csv")));
@@ -49,11 +42,7 @@ TEST_CASE("restart from a mid-run checkpoint continues bit for bit") {
 
 TEST_CASE("SIGTERM writes a checkpoint and stops cleanly; the restart finishes the run identically") {
   auto dir = scratchDir("checkpoint-sigterm");
-  std::string scene = sceneWithLine(28, "every = 0.5");
-  // Long enough (about 2 s in Release) that the run is still going when the signal arrives.
-  scene.replace(scene.find("duration = 0.02"), 15, "duration = 40.0");
-  scene.replace(scene.find("nodes = 11"), 10, "nodes = 200");
-  auto file = writeText(dir / "scene.toml", scene);
+  auto file = writeText(dir / "scene.toml", longRunScene());  // still going when the signal arrives
   // Uninterrupted reference.
   CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "full").string());
   REQUIRE(r.status == 0);
