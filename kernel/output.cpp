@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <fmt/format.h>
+#include <rodsim/vtp/polydata.h>
 
 #include <cerrno>
 #include <charconv>
@@ -112,6 +113,7 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std:
   std::error_code ec;
   if (scene_.output.vtk) fs::create_directories(fs::path(dir_) / "vtk", ec);
   if (ec) throw InputError(fmt::format("cannot create {}/vtk: {}", dir_, ec.message()));
+  if (scene_.output.vtk) writeObstacles();
   if (scene_.output.csv) {
     openTimeseries(true);
     rows_ = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
@@ -191,49 +193,53 @@ void OutputWriter::writeFrame(KernelWorld& world) {
   const std::size_t k = frame_times_.size();
   const Vec& q = world.q();
   const Vec& v = world.v();
-  std::string points, radius, velocity, director, conn, offsets, twist;
-  int total = 0;
+  vtp::PolyLines frame;
+  frame.scalars = "radius";
+  frame.vectors = "velocity";
+  frame.point_data = {{"radius", 1, {}, 9}, {"velocity", 3, {}, 9}, {"director_m1", 3, {}, 6}, {"twist_angle", 1, {}, 9}};
+  vtp::PointArray& radius = frame.point_data[0];
+  vtp::PointArray& velocity = frame.point_data[1];
+  vtp::PointArray& director = frame.point_data[2];
+  vtp::PointArray& twist = frame.point_data[3];
+  std::int64_t total = 0;
   for (int r = 0; r < world.numRods(); ++r) {
     Rod& rod = world.rod(r);
     rod.setConfiguration(q.segment(rod.dofOffset(), rod.numDofs()));
     const int n = rod.numNodes();
     for (int i = 0; i < n; ++i) {
       const int d = rod.globalPositionDof(i);
-      points += fmt::format("{:.9g} {:.9g} {:.9g}\n", q[d], q[d + 1], q[d + 2]);
-      velocity += fmt::format("{:.9g} {:.9g} {:.9g}\n", v[d], v[d + 1], v[d + 2]);
-      radius += fmt::format("{:.9g}\n", rod.nodeRadius(i));
+      frame.points.insert(frame.points.end(), {q[d], q[d + 1], q[d + 2]});
+      velocity.values.insert(velocity.values.end(), {v[d], v[d + 1], v[d + 2]});
+      radius.values.push_back(rod.nodeRadius(i));
       // Per-node material director m1: that of the edge starting here (the last node repeats).
       Vec3 t, m1, m2;
       rod.materialFrame(std::min(i, n - 2), t, m1, m2);
-      director += fmt::format("{:.6g} {:.6g} {:.6g}\n", m1.x(), m1.y(), m1.z());
+      director.values.insert(director.values.end(), {m1.x(), m1.y(), m1.z()});
       const int td = rod.twistDof(std::min(i, n - 2));
-      twist += fmt::format("{:.9g}\n", td >= 0 ? q[rod.dofOffset() + td] : 0.0);
-      conn += fmt::format("{} ", total + i);
+      twist.values.push_back(td >= 0 ? q[rod.dofOffset() + td] : 0.0);
+      frame.connectivity.push_back(total + i);
     }
     total += n;
-    offsets += fmt::format("{} ", total);
+    frame.offsets.push_back(total);
   }
-  std::string vtp = fmt::format(
-      "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-      "<PolyData>\n"
-      "<Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"{}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
-      "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray></Points>\n"
-      "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
-      "<DataArray type=\"Float64\" Name=\"radius\" format=\"ascii\">\n{}</DataArray>\n"
-      "<DataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray>\n"
-      "<DataArray type=\"Float64\" Name=\"director_m1\" NumberOfComponents=\"3\" format=\"ascii\">\n{}</DataArray>\n"
-      "<DataArray type=\"Float64\" Name=\"twist_angle\" format=\"ascii\">\n{}</DataArray>\n"
-      "</PointData>\n"
-      "<Lines>\n"
-      "<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n{}\n</DataArray>\n"
-      "<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n{}\n</DataArray>\n"
-      "</Lines>\n"
-      "</Piece>\n</PolyData>\n</VTKFile>\n",
-      total, world.numRods(), points, radius, velocity, director, twist, conn, offsets);
-  writeFileAtomic((fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k)).string(), vtp);
+  const auto encoding = scene_.output.vtk_binary ? vtp::Encoding::AppendedZlib : vtp::Encoding::Ascii;
+  writeFileAtomic((fs::path(dir_) / "vtk" / fmt::format("frame_{}.vtp", k)).string(), vtp::writePolyLines(frame, encoding));
   frame_times_.push_back(world.time());
   writePvd();
+}
+
+void OutputWriter::writeObstacles() {
+  if (scene_.obstacles.empty()) return;
+  std::string text = "name,shape,x,y,z,nx,ny,nz,radius\n";
+  for (const ObstacleSpec& spec : scene_.obstacles) {
+    const Obstacle& o = spec.obstacle;
+    const char* shape = o.shape == Obstacle::Shape::Plane ? "plane" : o.shape == Obstacle::Shape::Sphere ? "sphere" : "cylinder";
+    const Vec3 point = o.shape == Obstacle::Shape::Sphere ? o.center : o.origin;
+    const Vec3 direction = o.shape == Obstacle::Shape::Plane ? o.normal : o.shape == Obstacle::Shape::Cylinder ? o.axis : Vec3::Zero();
+    text += fmt::format("{},{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", o.name, shape, point.x(), point.y(),
+                        point.z(), direction.x(), direction.y(), direction.z(), o.radius);
+  }
+  writeFileAtomic((fs::path(dir_) / "vtk" / "obstacles.csv").string(), text);
 }
 
 void OutputWriter::writePvd() {

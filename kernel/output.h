@@ -62,6 +62,7 @@ class OutputWriter {
  private:
   void writePvd();
   void openTimeseries(bool truncate);
+  void writeObstacles();  // vtk/obstacles.csv: the scene's fixed geometry, for `rodsim render`
 
   const Scene& scene_;
   std::string dir_;

@@ -43,6 +43,10 @@ Schema outputSchema() {
   s.add<double>("every", 0.01, "Simulated time between VTK frames; 0: the final frame only.").unit("s").atLeast(0);
   s.add<std::vector<std::string>>("formats", std::vector<std::string>{"vtk", "csv"}, "Files to write besides summary.json.")
       .choices({"vtk", "csv"});
+  s.add<std::string>("vtk_format", "binary",
+                     "Encoding of the VTK frames: \"binary\" (XML appended raw data, zlib-compressed, the exact doubles) "
+                     "or \"ascii\" (text, 9 significant digits). ParaView opens both.")
+      .choices({"binary", "ascii"});
   s.add<double>("checkpoint_every", 0.0,
                 "Simulated time between checkpoints (output dir/checkpoints/); 0: none. Continue a run with "
                 "`rodsim run --restart DIR`. SIGINT and SIGTERM always write one and stop; SIGUSR1 writes one and goes on.")
@@ -609,6 +613,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     const auto& formats = p.strings("formats");
     scene.output.vtk = std::find(formats.begin(), formats.end(), "vtk") != formats.end();
     scene.output.csv = std::find(formats.begin(), formats.end(), "csv") != formats.end();
+    scene.output.vtk_binary = p.string("vtk_format") == "binary";
   }
   // [[probe]]
   std::vector<std::string> rod_names, constraint_names;

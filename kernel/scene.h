@@ -41,6 +41,7 @@ struct OutputSpec {
   std::string dir;
   double every = 0.01;
   bool vtk = true, csv = true;
+  bool vtk_binary = true;  // vtk_format = "binary" (appended, zlib) | "ascii"
   double checkpoint_every = 0, checkpoint_wall = 0;
   int checkpoint_keep = 3;
 };

@@ -14,6 +14,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+import rodsim_vtp  # scripts/rodsim_vtp.py: both VTK encodings
+
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
 rodsim = os.path.join(build, "bin", "rodsim")
@@ -90,9 +92,8 @@ path = np.array([[float(row[1]), float(row[head]), float(row[head + 1]), float(r
 out = run("scenes/snake.toml", ["simulation.duration=10", "output.every=1.0"])
 centroids = []
 for k in range(11):
-    text = open(os.path.join(out, "vtk", f"frame_{k}.vtp")).read()
-    pts = text.split("<Points>")[1].split(">", 1)[1].split("</DataArray>")[0]
-    centroids.append(np.array(pts.split(), float).reshape(-1, 3).mean(axis=0))
+    pts = rodsim_vtp.read_vtp(os.path.join(out, "vtk", f"frame_{k}.vtp"))["Points"]
+    centroids.append(np.array(pts, float).mean(axis=0))
 centroids = np.array(centroids)
 per_period = np.linalg.norm(np.diff(centroids[:, :2], axis=0), axis=1)
 snake_speed = np.linalg.norm(centroids[10, :2] - centroids[2, :2]) / 8.0

@@ -8,13 +8,14 @@ every rod of that run at the frames closest to the given times, in 3D, motors at
 """
 import argparse
 import pathlib
-import re
 import xml.etree.ElementTree as ET
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+import rodsim_vtp  # noqa: E402  scripts/rodsim_vtp.py: both VTK encodings
 
 
 def frames(run):
@@ -24,20 +25,8 @@ def frames(run):
 
 
 def polylines(vtp):
-    root = ET.parse(vtp).getroot()
-    arrays = {}
-    for da in root.iter("DataArray"):
-        name = da.get("Name") or "Points"
-        if name in ("Points", "connectivity", "offsets") and name not in arrays:
-            arrays[name] = [float(v) for v in re.split(r"\s+", da.text.strip())]
-    pts = arrays["Points"]
-    xyz = [(pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]) for i in range(len(pts) // 3)]
-    conn = [int(v) for v in arrays["connectivity"]]
-    lines, start = [], 0
-    for end in (int(v) for v in arrays["offsets"]):
-        lines.append([xyz[k] for k in conn[start:end]])
-        start = end
-    return lines
+    frame = rodsim_vtp.read_vtp(vtp)
+    return [[frame["Points"][k] for k in line] for line in frame["polylines"]]
 
 
 def main():

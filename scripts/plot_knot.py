@@ -50,6 +50,8 @@ import matplotlib.ticker
 import numpy as np
 from scipy.spatial import cKDTree
 
+import rodsim_vtp  # scripts/rodsim_vtp.py: both VTK encodings
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENE = ROOT / "scenes/knots/trefoil.toml"
 SIGMA = 0.492
@@ -78,9 +80,7 @@ def eps_log_axis(a):
 
 
 def read_vtp(path):
-    txt = Path(path).read_text()
-    m = re.search(r"<Points><DataArray[^>]*>(.*?)</DataArray>", txt, re.S)
-    return np.array(m.group(1).split(), float).reshape(-1, 3)
+    return np.array(rodsim_vtp.read_vtp(path)["Points"], float).reshape(-1, 3)
 
 
 def frames(outdir):

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <rodsim/vtp/polydata.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -304,24 +305,18 @@ std::vector<Frame> readPvd(const fs::path& pvd) {
   return frames;
 }
 
-// Node positions and radii of a frame written by OutputWriter::writeFrame.
+// Node positions and radii of a frame written by OutputWriter::writeFrame (either encoding).
 bool readVtp(const fs::path& file, std::vector<double>& xyz, std::vector<double>& radius) {
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  auto numbers = [&](const std::string& marker, std::vector<double>& out) {
-    out.clear();
-    auto p = text.find(marker);
-    if (p == std::string::npos) return false;
-    if (marker == "<Points>") p = text.find("<DataArray", p);
-    p = text.find('>', p) + 1;  // the end of the DataArray tag
-    const auto e = text.find("</DataArray>", p);
-    std::istringstream values(text.substr(p, e - p));
-    for (double x; values >> x;) out.push_back(x);
-    return true;
-  };
-  return numbers("<Points>", xyz) && numbers("Name=\"radius\"", radius) && xyz.size() == 3 * radius.size();
+  try {
+    vtp::PolyLines frame = vtp::readPolyLinesFile(file);
+    const vtp::PointArray* r = frame.find("radius");
+    if (!r) return false;
+    xyz = std::move(frame.points);
+    radius = r->values;
+    return xyz.size() == 3 * radius.size();
+  } catch (const vtp::FormatError&) {
+    return false;  // a frame still being written by a failed run: the cell stays empty
+  }
 }
 
 struct RunResult {

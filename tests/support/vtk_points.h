@@ -1,5 +1,5 @@
-// The points of a VTK PolyData file written by rodsim (ASCII <Points> array), for tests that
-// measure a rod's shape from its output frames.
+// The points of a VTK PolyData frame written by rodsim (either encoding), for tests that measure a
+// rod's shape from its output frames. Tests including this link rodsim::vtp.
 #pragma once
 
 #include "run_rodsim.h"
@@ -7,24 +7,18 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Core>
+#include <rodsim/vtp/polydata.h>
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace rodsim::test {
 
 inline std::vector<Eigen::Vector3d> readVtpPoints(const std::filesystem::path& file) {
-  const std::string text = readText(file);
-  const auto a = text.find("<Points>");
-  REQUIRE(a != std::string::npos);
-  const auto b = text.find('>', text.find("<DataArray", a)) + 1;
-  const auto c = text.find("</DataArray>", b);
-  std::istringstream in(text.substr(b, c - b));
+  const rodsim::vtp::PolyLines frame = rodsim::vtp::readPolyLinesFile(file);
   std::vector<Eigen::Vector3d> p;
-  double x, y, z;
-  while (in >> x >> y >> z) p.emplace_back(x, y, z);
+  for (std::size_t i = 0; i < frame.numPoints(); ++i) p.emplace_back(frame.points[3 * i], frame.points[3 * i + 1], frame.points[3 * i + 2]);
   return p;
 }
 

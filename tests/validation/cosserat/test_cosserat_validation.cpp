@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <rodsim/vtp/polydata.h>
 #include <sstream>
 #include <vector>
 
@@ -195,15 +196,12 @@ const double I3_rest = kPi * std::pow(r, 4) / 2;
 const double A0 = e * e * Av * cs / (w * G * I3_rest);
 double e5(double s) { return A0 * std::sin(w * s / cs) / std::cos(w * L / cs); }
 
-// The numbers of one DataArray of a .vtp frame.
-std::vector<double> vtkArray(const std::string& text, const std::string& name) {
-  const auto at = text.find("Name=\"" + name + "\"");
-  REQUIRE(at != std::string::npos);
-  const auto begin = text.find('>', at) + 1, end = text.find("</DataArray>", begin);
-  std::istringstream in(text.substr(begin, end - begin));
-  std::vector<double> out;
-  for (double x; in >> x;) out.push_back(x);
-  return out;
+// The numbers of one point-data array of a .vtp frame (either encoding).
+std::vector<double> vtkArray(const std::filesystem::path& frame, const std::string& name) {
+  const rodsim::vtp::PolyLines f = rodsim::vtp::readPolyLinesFile(frame);
+  const rodsim::vtp::PointArray* a = f.find(name);
+  REQUIRE(a != nullptr);
+  return a->values;
 }
 
 // Exact steady state Phi_j sin(w t) of the discrete rod (elements j = 0 .. n-1, j = 0 clamped,
@@ -253,7 +251,7 @@ TwistWave twistWave(int n) {
     const double t = std::atof(pvd.c_str() + at + 10);
     if (t < start + ramp - 1e-9 || t >= start + ramp + 4 / fv - 1e-9) continue;
     const auto f = pvd.find("file=\"", at) + 6;
-    const auto m1 = vtkArray(readText(dir / "vtk" / pvd.substr(f, pvd.find('"', f) - f)), "director_m1");
+    const auto m1 = vtkArray(dir / "vtk" / pvd.substr(f, pvd.find('"', f) - f), "director_m1");
     REQUIRE(m1.size() == 3u * (n + 1));
     for (int j = 0; j < n; ++j) {  // node j carries the director of element j; initially m1 = x
       const double angle = std::atan2(m1[3 * j + 1], m1[3 * j]);

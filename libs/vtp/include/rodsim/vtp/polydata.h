@@ -1,0 +1,56 @@
+// The VTK XML PolyData frames rodsim writes (vtk/frame_<k>.vtp): one polyline per rod, per-node
+// point data. Written and read here so that the layout is known in one place: the kernel writes
+// frames, `rodsim render`, `rodsim compare` and the tests read them.
+//
+// Two encodings, both opened by ParaView:
+// - Ascii: numbers as text, the format of rodsim before issue 23 (kept byte for byte);
+// - AppendedZlib (the default): every array zlib-compressed in the file's <AppendedData> section
+//   as raw bytes, in the layout of VTK's vtkZLibDataCompressor (header_type UInt64): per array a
+//   header [blocks, block size, size of the last partial block or 0, compressed size of each
+//   block] followed by the compressed blocks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rodsim::vtp {
+
+enum class Encoding { Ascii, AppendedZlib };
+
+// A file that is not a frame this library can read (truncated, another VTK dialect).
+class FormatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One Float64 point-data array: `components` values per point.
+struct PointArray {
+  std::string name;
+  int components = 1;
+  std::vector<double> values;
+  int ascii_digits = 9;  // significant digits in the Ascii encoding (the binary one is exact)
+};
+
+struct PolyLines {
+  std::vector<double> points;            // x y z of each point
+  std::vector<PointArray> point_data;    // in file order
+  std::string scalars, vectors;          // the PointData attributes (active arrays in ParaView)
+  std::vector<std::int64_t> connectivity;  // point indices of the polylines, one after another
+  std::vector<std::int64_t> offsets;       // end of each polyline in connectivity
+
+  std::size_t numPoints() const { return points.size() / 3; }
+  // The array of that name, nullptr if the frame has none.
+  const PointArray* find(const std::string& name) const;
+};
+
+std::string writePolyLines(const PolyLines& frame, Encoding encoding);
+
+// Reads either encoding (and uncompressed appended or inline ascii arrays of Float32/64,
+// Int32/64 as other VTK writers produce them). Throws FormatError naming what is wrong.
+PolyLines readPolyLines(const std::string& text);
+PolyLines readPolyLinesFile(const std::filesystem::path& file);  // FormatError names the file
+
+}  // namespace rodsim::vtp
