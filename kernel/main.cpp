@@ -1,10 +1,11 @@
-// rodsim command line: run | check | compare | plugins | describe. Exit status: 0 ok, 2 bad input, 3 the
+// rodsim command line: run | check | compare | plugins | describe | render | plot. Exit status: 0 ok, 2 bad input, 3 the
 // simulation failed (see ../shared/spec/scene-format.md).
 #include "checkpoint.h"
 #include "compare.h"
 #include "describe.h"
 #include "scene.h"
 #include "simulation.h"
+#include "viz.h"
 
 #include <fmt/format.h>
 
@@ -33,6 +34,8 @@ constexpr const char* kUsage =
     "  rodsim describe --all [--markdown]             every type (the docs reference)\n"
     "  rodsim describe --compatibility                which rod, solver and contact types work together\n";
 
+std::string usage() { return std::string(kUsage) + viz::kUsage; }
+
 struct Args {
   std::string verb, scene, output, type, restart;
   std::vector<std::string> sets, contact_sets, models;
@@ -41,26 +44,26 @@ struct Args {
 };
 
 Args parseArgs(int argc, char** argv) {
-  if (argc < 2) throw InputError(std::string("missing command\n") + kUsage);
+  if (argc < 2) throw InputError(std::string("missing command\n") + usage());
   Args a;
   a.verb = argv[1];
-  const std::vector<std::string> verbs{"run", "check", "compare", "plugins", "describe"};
+  const std::vector<std::string> verbs{"run", "check", "compare", "plugins", "describe", "render", "plot"};
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
-    std::printf("%s", kUsage);
+    std::printf("%s", usage().c_str());
     std::exit(0);
   }
   if (std::find(verbs.begin(), verbs.end(), a.verb) == verbs.end()) {
     std::string near = closestMatch(a.verb, verbs);
-    throw InputError(fmt::format("unknown command '{}'{}\n{}", a.verb, near.empty() ? "" : "; did you mean '" + near + "'?", kUsage));
+    throw InputError(fmt::format("unknown command '{}'{}\n{}", a.verb, near.empty() ? "" : "; did you mean '" + near + "'?", usage()));
   }
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* opt) -> std::string {
-      if (i + 1 >= argc) throw InputError(fmt::format("option {} needs a value\n{}", opt, kUsage));
+      if (i + 1 >= argc) throw InputError(fmt::format("option {} needs a value\n{}", opt, usage()));
       return argv[++i];
     };
     if (arg == "--help" || arg == "-h") {  // `rodsim VERB --help` as well as `rodsim --help`
-      std::printf("%s", kUsage);
+      std::printf("%s", usage().c_str());
       std::exit(0);
     }
     if (arg == "--set") a.sets.push_back(value("--set"));
@@ -85,20 +88,20 @@ Args parseArgs(int argc, char** argv) {
     else if (arg == "--all") a.all = true;
     else if (arg == "--compatibility") a.compatibility = true;
     else if (arg == "--markdown") a.markdown = true;
-    else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, kUsage));
+    else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, usage()));
     else if (a.verb == "describe" && a.type.empty()) a.type = arg;
     else if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty()) a.scene = arg;
-    else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
+    else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, usage()));
   }
   if (!a.restart.empty() && (!a.scene.empty() || !a.sets.empty() || !a.output.empty() || a.force))
     throw InputError("--restart DIR takes the scene, its --set values and the output directory from the checkpoint; "
                      "give nothing else");
   if ((a.verb == "run" || a.verb == "check" || a.verb == "compare") && a.scene.empty() && a.restart.empty())
-    throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, kUsage));
+    throw InputError(fmt::format("'{}' needs a scene file\n{}", a.verb, usage()));
   if (a.verb == "compare" && a.models.empty())
-    throw InputError(fmt::format("'compare' needs --contact MODEL,MODEL... (e.g. --contact imc,ipc)\n{}", kUsage));
+    throw InputError(fmt::format("'compare' needs --contact MODEL,MODEL... (e.g. --contact imc,ipc)\n{}", usage()));
   if (a.verb == "describe" && a.type.empty() && !a.all && !a.compatibility)
-    throw InputError(fmt::format("'describe' needs a component type (or --all, --compatibility)\n{}", kUsage));
+    throw InputError(fmt::format("'describe' needs a component type (or --all, --compatibility)\n{}", usage()));
   return a;
 }
 
@@ -151,6 +154,11 @@ int listPlugins(const TypeRegistry& registry) {
 
 int main(int argc, char** argv) {
   try {
+    std::error_code no_self;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", no_self);
+    const std::string executable = no_self ? std::string(argv[0]) : self.string();
+    if (argc >= 2 && (std::strcmp(argv[1], "render") == 0 || std::strcmp(argv[1], "plot") == 0))  // no plugins needed
+      return viz::runVerb(argv[1], std::vector<std::string>(argv + 2, argv + argc), executable);
     Args args = parseArgs(argc, argv);
     std::optional<Checkpoint> checkpoint;
     if (!args.restart.empty()) {
@@ -171,9 +179,7 @@ int main(int argc, char** argv) {
     if (args.verb == "describe") return describe(args, registry);
     if (args.verb == "compare") {
       studies::CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.output, args.jobs, args.quiet};
-      std::error_code ec;
-      const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-      return studies::runCompare(c, registry, ec ? std::string(argv[0]) : self.string());
+      return studies::runCompare(c, registry, executable);
     }
     Scene scene = loadScene(args.scene, args.sets, registry);
     if (args.verb == "check") {

@@ -8,6 +8,7 @@ packages=(
   libceres-dev libsuitesparse-dev libopenblas0-serial doctest-dev libbenchmark-dev libfclib-dev
   clang libclang-rt-14-dev libomp-dev
   python3 python3-numpy python3-scipy python3-matplotlib
+  zlib1g-dev povray povray-includes ffmpeg
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,30 @@
+// Running the external programs rodsim render and rodsim plot drive (povray, ffmpeg, python3):
+// found on PATH, started with posix_spawn (no shell), several at once.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::viz {
+
+struct Job {
+  std::vector<std::string> argv;   // argv[0]: the program's path
+  std::filesystem::path directory; // working directory; empty: the current one
+  std::filesystem::path log;       // standard output and error go here
+};
+
+// The full path of `program` on PATH, empty when it is not there.
+std::string findProgram(const std::string& program);
+
+// Runs the jobs, at most `parallel` at a time, in order. With a non-empty `progress` label and a
+// terminal on standard output, keeps one line "<label> k/N" up to date. Returns the index of the
+// first job that failed (could not start, or exited with a non-zero status), after waiting for the
+// jobs already running; none are started after a failure.
+std::optional<std::size_t> runJobs(const std::vector<Job>& jobs, int parallel, const std::string& progress);
+
+// The last `lines` lines of a text file (a child's log, for an error message).
+std::string tailOf(const std::filesystem::path& file, int lines);
+
+}  // namespace rodsim::viz

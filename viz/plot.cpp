@@ -1,0 +1,66 @@
+#include "plot.h"
+
+#include "children.h"
+#include "scene.h"  // InputError
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace rodsim::viz {
+
+using kernel::InputError;
+
+PlotOptions parsePlotArguments(const std::vector<std::string>& args) {
+  PlotOptions o;
+  for (const std::string& arg : args) {
+    if (arg == "--quiet") o.quiet = true;
+    else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}' of plot\nusage: rodsim plot OUT_DIR [--quiet]", arg));
+    else if (o.run_dir.empty()) o.run_dir = arg;
+    else throw InputError(fmt::format("unexpected argument '{}'\nusage: rodsim plot OUT_DIR [--quiet]", arg));
+  }
+  if (o.run_dir.empty()) throw InputError("'plot' needs the output directory of a run\nusage: rodsim plot OUT_DIR [--quiet]");
+  return o;
+}
+
+int runPlot(const PlotOptions& o, const std::string& executable) {
+  if (!fs::exists(fs::path(o.run_dir) / "timeseries.csv"))
+    throw InputError(fmt::format("{}: no timeseries.csv (the output directory of a run with \"csv\" in [output] formats)", o.run_dir));
+  const fs::path script = fs::path(executable).parent_path().parent_path() / "share" / "rodsim" / "plot_run.py";
+  if (!fs::exists(script))
+    throw InputError(fmt::format("{} is missing: rodsim's plotting script is installed beside it (build tree: "
+                                 "build/share/rodsim/, installed: <prefix>/share/rodsim/)", script.string()));
+  // Debian's interpreter, where python3-matplotlib installs (a python3 of a virtual environment
+  // earlier on PATH may lack it).
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : findProgram("python3");
+  if (python.empty())
+    throw InputError("rodsim plot needs Python 3 with matplotlib: install the Debian packages 'python3' and "
+                     "'python3-matplotlib' (scripts/setup.sh installs them)");
+  const fs::path log = fs::temp_directory_path() / fmt::format("rodsim-plot-{}.log", ::getpid());
+  if (runJobs({Job{{python, "-c", "import matplotlib"}, {}, log}}, 1, "")) {
+    fs::remove(log);
+    throw InputError(fmt::format("rodsim plot needs matplotlib for {}: install the Debian package 'python3-matplotlib' "
+                                 "(scripts/setup.sh installs it)", python));
+  }
+  const bool failed = runJobs({Job{{python, script.string(), o.run_dir}, {}, log}}, 1, "").has_value();
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  fs::remove(log);
+  if (failed) {
+    std::fprintf(stderr, "rodsim plot: %s failed:\n%s", script.c_str(), text.str().c_str());
+    return 3;
+  }
+  if (!o.quiet) std::printf("%s", text.str().c_str());
+  return 0;
+}
+
+}  // namespace rodsim::viz

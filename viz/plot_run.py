@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""The standard plots of a run, from its timeseries.csv (what `rodsim plot OUT_DIR` runs).
+
+Usage: plot_run.py OUT_DIR   ->   in OUT_DIR: energies.png, solves.png, contacts.png and, when the
+scene has probes or report columns, probes.png. Prints the files it wrote, one per line.
+Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/share/rodsim/).
+"""
+import csv
+import math
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+FIXED = ["step", "t", "iterations", "wall_ms", "contacts", "min_gap", "kinetic_energy", "elastic_energy"]
+
+
+def number(text):
+    """An empty cell (no contact pair: min_gap) is a gap in the curve."""
+    return float(text) if text not in ("", None) else math.nan
+
+
+def save(fig, path, written):
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    written.append(path)
+
+
+def main(out):
+    table = out / "timeseries.csv"
+    if not table.exists():
+        sys.exit(f"plot_run.py: {table} does not exist (a run with \"csv\" in [output] formats writes it)")
+    rows = list(csv.DictReader(open(table)))
+    if not rows:
+        sys.exit(f"plot_run.py: {table} has no rows yet")
+    t = [number(r["t"]) for r in rows]
+    column = lambda name: [number(r[name]) for r in rows]
+    written = []
+
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    ax.plot(t, column("kinetic_energy"), label="kinetic")
+    ax.plot(t, column("elastic_energy"), label="elastic")
+    ax.set_xlabel("t (s)"), ax.set_ylabel("energy (J)"), ax.set_title(f"{out.name}: energies")
+    ax.legend()
+    save(fig, out / "energies.png", written)
+
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    ax.plot(t[1:], column("iterations")[1:], ".", ms=2)  # row 0 is the initial state: no solve
+    ax.set_xlabel("t (s)"), ax.set_ylabel("linear solves per step"), ax.set_title(f"{out.name}: Newton iterations")
+    save(fig, out / "solves.png", written)
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.5), sharex=True)
+    top.plot(t, column("contacts"))
+    top.set_ylabel("active contacts"), top.set_title(f"{out.name}: contact")
+    bottom.plot(t, column("min_gap"))
+    bottom.axhline(0, color="0.6", lw=0.8)
+    bottom.set_xlabel("t (s)"), bottom.set_ylabel("minimum gap (m)")
+    save(fig, out / "contacts.png", written)
+
+    extra = [k for k in rows[0].keys() if k not in FIXED]
+    if extra:
+        fig, axes = plt.subplots(len(extra), 1, figsize=(6.4, 1.2 + 1.8 * len(extra)), sharex=True, squeeze=False)
+        for ax, name in zip(axes[:, 0], extra):
+            ax.plot(t, column(name))
+            ax.set_ylabel(name, fontsize=8)
+        axes[0, 0].set_title(f"{out.name}: probes and reports")
+        axes[-1, 0].set_xlabel("t (s)")
+        save(fig, out / "probes.png", written)
+    for path in written:
+        print(path)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/flagellum_spin"))
