@@ -1,0 +1,198 @@
+// rodsim render, rodsim plot and the binary VTK frames, end to end (issue 23).
+#include "png_image.h"
+#include "run_rodsim.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <rodsim/vtp/polydata.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace rodsim::test;
+
+namespace {
+
+// Two straight rods, nothing acting on them: they stay where they are. Rod "a" lies on the x axis
+// from -0.5 to 0.5, rod "b" 0.4 above it and on the right half only (x from 0.1 to 0.5).
+const char* kTwoRods = R"([simulation]
+duration = 0.02
+dt = 0.01
+
+[solver]
+type = "implicit-euler"
+
+[[rod]]
+name = "a"
+model = "der"
+nodes = 11
+radius = 0.05
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "straight", start = [-0.5, 0, 0], end = [0.5, 0, 0] }
+
+[[rod]]
+name = "b"
+model = "der"
+nodes = 5
+radius = 0.05
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "straight", start = [0.1, 0, 0.4], end = [0.5, 0, 0.4] }
+
+[output]
+every = 0.01
+)";
+
+fs::path runTwoRods(const std::string& name, const std::string& extra = "") {
+  const fs::path dir = scratchDir(name);
+  const fs::path scene = writeText(dir / "two_rods.toml", kTwoRods);
+  const CommandResult r = runRodsim("run " + scene.string() + " --quiet --output " + (dir / "out").string() + extra);
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  return dir;
+}
+
+bool isBackground(const std::array<int, 3>& p) { return p[0] > 235 && p[1] > 235 && p[2] > 235; }
+
+// The numbers of one ascii DataArray, as written.
+std::vector<std::string> asciiTokens(const std::string& text, const std::string& marker) {
+  auto at = text.find(marker);  // "<Points>" or an attribute of the DataArray tag
+  REQUIRE(at != std::string::npos);
+  at = text.find('>', marker == "<Points>" ? text.find("<DataArray", at) : at) + 1;
+  std::istringstream in(text.substr(at, text.find("</DataArray>", at) - at));
+  std::vector<std::string> tokens;
+  for (std::string t; in >> t;) tokens.push_back(t);
+  return tokens;
+}
+
+}  // namespace
+
+TEST_CASE("the binary VTK frames decode to the numbers of the ascii ones") {
+  const fs::path dir = runTwoRods("vtk_binary");
+  const CommandResult r = runRodsim("run " + (dir / "two_rods.toml").string() + " --quiet --set output.vtk_format=ascii --output " +
+                                    (dir / "ascii").string());
+  REQUIRE(r.status == 0);
+  for (int k = 0; k <= 2; ++k) {
+    const fs::path binary = dir / "out/vtk" / fmt::format("frame_{}.vtp", k), ascii = dir / "ascii/vtk" / fmt::format("frame_{}.vtp", k);
+    const std::string text = readText(ascii);
+    CHECK(readText(binary).find("format=\"appended\"") != std::string::npos);
+    CHECK(text.find("format=\"appended\"") == std::string::npos);
+    // rodsim's reader: every value, printed as the ascii writer prints it, is the ascii token.
+    const rodsim::vtp::PolyLines frame = rodsim::vtp::readPolyLinesFile(binary);
+    auto same = [&](const std::vector<double>& values, const std::string& marker, int digits) {
+      const auto tokens = asciiTokens(text, marker);
+      REQUIRE(tokens.size() == values.size());
+      for (std::size_t i = 0; i < values.size(); ++i) CHECK(fmt::format("{:.{}g}", values[i], digits) == tokens[i]);
+    };
+    same(frame.points, "<Points>", 9);
+    for (const auto& a : frame.point_data) same(a.values, "Name=\"" + a.name + "\"", a.name == "director_m1" ? 6 : 9);
+    same({frame.connectivity.begin(), frame.connectivity.end()}, "Name=\"connectivity\"", 17);
+    same({frame.offsets.begin(), frame.offsets.end()}, "Name=\"offsets\"", 17);
+    CHECK(frame.offsets == std::vector<std::int64_t>{11, 16});
+    // A second reader written apart from the C++ one (scripts/rodsim_vtp.py, standard library
+    // zlib and struct) agrees as well.
+    const CommandResult py = runCommand("/usr/bin/python3 tests/viz/compare_encodings.py " + binary.string() + " " + ascii.string());
+    INFO(py.output);
+    CHECK(py.status == 0);
+  }
+  // The ascii encoding reads back too, and a damaged binary file is refused with its name.
+  CHECK(rodsim::vtp::readPolyLinesFile(dir / "ascii/vtk/frame_1.vtp").numPoints() == 16);
+  std::string broken = readText(dir / "out/vtk/frame_1.vtp");
+  broken.resize(broken.size() - 60);
+  writeText(dir / "broken.vtp", broken);
+  CHECK_THROWS_WITH_AS(rodsim::vtp::readPolyLinesFile(dir / "broken.vtp"), doctest::Contains("broken.vtp"), rodsim::vtp::FormatError);
+}
+
+TEST_CASE("ParaView's reader opens the binary frames (when pvpython is installed)") {
+  if (runCommand("command -v pvpython").status != 0) {
+    MESSAGE("skipped: pvpython is not installed (Debian package paraview; not installed by scripts/setup.sh, it is large)");
+    return;
+  }
+  const fs::path dir = runTwoRods("vtk_paraview");
+  const CommandResult r = runCommand("pvpython --force-offscreen-rendering tests/viz/paraview_open.py " + (dir / "out/vtk/two_rods.pvd").string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("points 16 lines 2 frames 3") != std::string::npos);
+}
+
+TEST_CASE("rodsim render draws the rods where the scene puts them, and a movie") {
+  const fs::path dir = runTwoRods("render");
+  // Looking along +y from 3 m away, z up: rod a is a horizontal band through the middle of the
+  // picture, rod b a shorter band above it on the right.
+  const CommandResult r = runRodsim("render " + (dir / "out").string() +
+                                    " --frame all --size 160x120 --camera 0,-3,0 --look-at 0,0,0 --fov 40 --jobs 2 --movie " +
+                                    (dir / "two_rods.mp4").string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (int k = 0; k <= 2; ++k) CHECK(fs::exists(dir / "out/render" / fmt::format("frame_{:05d}.png", k)));
+  CHECK(fs::file_size(dir / "two_rods.mp4") > 0);
+  CHECK(!fs::exists(dir / "out/render/.povray"));  // the scratch folder is cleaned up
+
+  const PngImage image = readPng(dir / "out/render/frame_00002.png");
+  REQUIRE(image.width == 160);
+  REQUIRE(image.height == 120);
+  // Horizontal half-width seen at 3 m: 3 tan(20 deg) = 1.09 m over 80 px; vertical: 0.82 m over 60 px.
+  const auto a = image.at(80, 60), b = image.at(102, 31);
+  INFO("rod a pixel " << a[0] << "," << a[1] << "," << a[2] << "; rod b pixel " << b[0] << "," << b[1] << "," << b[2]);
+  CHECK(!isBackground(a));
+  CHECK(a[2] > a[0]);  // rod a: the first colour, blue
+  CHECK(!isBackground(b));
+  CHECK(b[0] > b[2]);  // rod b: the second colour, orange
+  CHECK(isBackground(image.at(58, 31)));  // left of rod b: the picture is not mirrored
+  CHECK(isBackground(image.at(80, 100)));  // below rod a
+  int drawn = 0;
+  for (const auto& p : image.rgb) drawn += !isBackground(p);
+  CHECK(drawn > 300);
+
+  // One frame, by time, coloured by a field, to a named file.
+  const CommandResult one = runRodsim("render " + (dir / "out").string() + " --frame 0.011 --size 64x48 --color twist_angle --quiet --output " +
+                                      (dir / "one.png").string());
+  INFO(one.output);
+  CHECK(one.status == 0);
+  CHECK(readPng(dir / "one.png").width == 64);
+}
+
+TEST_CASE("rodsim render refuses bad input and names the package of a missing renderer") {
+  const fs::path dir = runTwoRods("render_errors");
+  const std::string out = (dir / "out").string();
+  CommandResult r = runCommand("PATH=/nonexistent " + std::string(RODSIM_EXECUTABLE) + " render " + out);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("'povray'") != std::string::npos);
+  CHECK(r.output.find("apt-get install povray") != std::string::npos);
+  // povray there, ffmpeg not: the movie needs the package ffmpeg.
+  const std::string povray = runCommand("command -v povray").output;
+  fs::create_directories(dir / "bin");
+  fs::create_symlink(povray.substr(0, povray.find('\n')), dir / "bin/povray");
+  r = runCommand("PATH=" + (dir / "bin").string() + " " + std::string(RODSIM_EXECUTABLE) + " render " + out + " --movie m.mp4");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("Debian package 'ffmpeg'") != std::string::npos);
+
+  r = runRodsim("render " + out + " --color speed");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("no such point array") != std::string::npos);
+  CHECK(r.output.find("velocity") != std::string::npos);
+  r = runRodsim("render " + out + " --size 800");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("WIDTHxHEIGHT") != std::string::npos);
+  r = runRodsim("render " + (dir / "nowhere").string());
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
+  if (runCommand("/usr/bin/python3 -c 'import matplotlib'").status != 0) {
+    MESSAGE("skipped: /usr/bin/python3 has no matplotlib (scripts/setup.sh installs python3-matplotlib)");
+    return;
+  }
+  const fs::path dir = runTwoRods("plot");
+  const CommandResult r = runRodsim("plot " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (const char* png : {"energies.png", "solves.png", "contacts.png"}) {
+    CHECK_MESSAGE(fs::exists(dir / "out" / png), png);
+    CHECK(r.output.find(png) != std::string::npos);
+  }
+  CHECK(runRodsim("plot " + (dir / "nowhere").string()).status == 2);
+}
