@@ -11,5 +11,7 @@ for t in times:
     reader.UpdatePipeline(t)
 data = servermanager.Fetch(reader)
 radius = data.GetPointData().GetArray("radius")
+last = data.GetPoint(data.GetNumberOfPoints() - 1)
 print(f"points {data.GetNumberOfPoints()} lines {data.GetNumberOfLines()} frames {len(times)} "
-      f"radius {radius.GetRange()[0]:.6g}..{radius.GetRange()[1]:.6g}")
+      f"radius {radius.GetRange()[0]:.6g}..{radius.GetRange()[1]:.6g} "
+      f"last point {last[0]:.9g} {last[1]:.9g} {last[2]:.9g}")
