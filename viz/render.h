@@ -28,6 +28,7 @@ struct RenderOptions {
   std::optional<Eigen::Vector3d> camera, look_at, up;
   double fov_degrees = 35;  // horizontal field of view
   int jobs = 0;             // povray processes at once; 0: the cores available
+  bool keep_pov = false;  // leave each image's POV-Ray scene beside it (to adjust by hand)
   bool quiet = false;
 };
 
