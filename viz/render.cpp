@@ -500,6 +500,10 @@ RenderOptions parseRenderArguments(const std::vector<std::string>& args) {
       const double n = parseNumber(value(), "--jobs");
       if (n < 1 || n != std::floor(n)) throw InputError("--jobs: expected a whole number >= 1");
       o.jobs = static_cast<int>(n);
+    } else if (arg == "--plane") {
+      const auto v = parseList(value(), "--plane", 6);
+      if (Eigen::Vector3d(v[3], v[4], v[5]).norm() == 0) throw InputError("--plane X,Y,Z,NX,NY,NZ: the normal is zero");
+      o.planes.push_back({v[0], v[1], v[2], v[3], v[4], v[5]});
     } else if (arg == "--keep-pov") o.keep_pov = true;
     else if (arg == "--quiet") o.quiet = true;
     else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}' of render\n{}", arg, usage));
@@ -546,7 +550,9 @@ int runRender(const RenderOptions& o) {
       throw InputError(e.what());
     }
   }
-  const std::vector<ObstacleShape> obstacles = readObstacles(run_dir);
+  std::vector<ObstacleShape> obstacles = readObstacles(run_dir);
+  for (const auto& p : o.planes)
+    obstacles.push_back({"--plane", "plane", Vec3(p[0], p[1], p[2]), Vec3(p[3], p[4], p[5]).normalized(), 0.0});
 
   Style style;
   style.color = o.color;

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct RenderOptions {
   // Camera; unset values are chosen to frame every rendered frame.
   std::optional<Eigen::Vector3d> camera, look_at, up;
   double fov_degrees = 35;  // horizontal field of view
+  // Planes drawn as if they were obstacles (a ground that is a force, as the snake's): x,y,z,nx,ny,nz.
+  std::vector<std::array<double, 6>> planes;
   int jobs = 0;             // povray processes at once; 0: the cores available
   bool keep_pov = false;  // leave each image's POV-Ray scene beside it (to adjust by hand)
   bool quiet = false;
