@@ -102,6 +102,17 @@ for k in 1e-12 0.1 1.0; do
   grep -q '"status": *"ok"' "$tmp/out_$k/summary.json" || { cat "$tmp/out_$k/summary.json"; die "run k=$k failed"; }
 done
 
+step "rodsim plot and render from the prefix (plot_run.py installed in share/rodsim)"
+[[ -f "$tmp/prefix/share/rodsim/plot_run.py" ]] || die "no share/rodsim/plot_run.py in the prefix"
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  "$rodsim" plot "$tmp/out_0.1" --quiet || die "rodsim plot failed from the prefix"
+  [[ -f "$tmp/out_0.1/energies.png" ]] || die "rodsim plot wrote no energies.png"
+fi
+if command -v povray >/dev/null; then
+  "$rodsim" render "$tmp/out_0.1" --size 64x48 --quiet --output "$tmp/out_0.1.png" || die "rodsim render failed from the prefix"
+  [[ -f "$tmp/out_0.1.png" ]] || die "rodsim render wrote no image"
+fi
+
 step "compare the tip deflections with beam theory"
 "$python" - "$example/scene.toml" "$tmp" <<'PY'
 import csv, math, sys, tomllib
