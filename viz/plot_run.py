@@ -6,6 +6,7 @@ scene has probes or report columns, probes.png. Prints the files it wrote, one p
 Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/share/rodsim/).
 """
 import csv
+import json
 import math
 import sys
 from pathlib import Path
@@ -37,6 +38,10 @@ def main(out):
     rows = list(csv.DictReader(open(table)))
     if not rows:
         sys.exit(f"plot_run.py: {table} has no rows yet")
+    try:  # the scene's name for the titles; the folder's while the run has not written its summary
+        name = json.load(open(out / "summary.json"))["name"]
+    except (OSError, ValueError, KeyError):
+        name = out.name
     t = [number(r["t"]) for r in rows]
     column = lambda name: [number(r[name]) for r in rows]
     written = []
@@ -44,18 +49,18 @@ def main(out):
     fig, ax = plt.subplots(figsize=(6.4, 4))
     ax.plot(t, column("kinetic_energy"), label="kinetic")
     ax.plot(t, column("elastic_energy"), label="elastic")
-    ax.set_xlabel("t (s)"), ax.set_ylabel("energy (J)"), ax.set_title(f"{out.name}: energies")
+    ax.set_xlabel("t (s)"), ax.set_ylabel("energy (J)"), ax.set_title(f"{name}: energies")
     ax.legend()
     save(fig, out / "energies.png", written)
 
     fig, ax = plt.subplots(figsize=(6.4, 4))
     ax.plot(t[1:], column("iterations")[1:], ".", ms=2)  # row 0 is the initial state: no solve
-    ax.set_xlabel("t (s)"), ax.set_ylabel("linear solves per step"), ax.set_title(f"{out.name}: Newton iterations")
+    ax.set_xlabel("t (s)"), ax.set_ylabel("linear solves per step"), ax.set_title(f"{name}: Newton iterations")
     save(fig, out / "solves.png", written)
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.5), sharex=True)
     top.plot(t, column("contacts"))
-    top.set_ylabel("active contacts"), top.set_title(f"{out.name}: contact")
+    top.set_ylabel("active contacts"), top.set_title(f"{name}: contact")
     bottom.plot(t, column("min_gap"))
     bottom.axhline(0, color="0.6", lw=0.8)
     bottom.set_xlabel("t (s)"), bottom.set_ylabel("minimum gap (m)")
@@ -67,7 +72,7 @@ def main(out):
         for ax, name in zip(axes[:, 0], extra):
             ax.plot(t, column(name))
             ax.set_ylabel(name, fontsize=8)
-        axes[0, 0].set_title(f"{out.name}: probes and reports")
+        axes[0, 0].set_title(f"{name}: probes and reports")
         axes[-1, 0].set_xlabel("t (s)")
         save(fig, out / "probes.png", written)
     for path in written:

@@ -16,8 +16,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numbers>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -229,7 +232,7 @@ Camera frameCamera(const RenderOptions& o, const Bounds& rods, const std::vector
                    const std::vector<vtp::PolyLines>& frames) {
   Camera c;
   c.aspect = static_cast<double>(o.width) / o.height;
-  c.fov = o.fov_degrees * M_PI / 180;
+  c.fov = o.fov_degrees * std::numbers::pi / 180;
   Vec3 up = Vec3::UnitZ();
   for (const auto& ob : obstacles)
     if (ob.shape == "plane") {
@@ -597,7 +600,8 @@ int runRender(const RenderOptions& o) {
   if (ec) throw InputError(fmt::format("cannot create {}: {}", images.string(), ec.message()));
   // POV-Ray's file-access policy (Debian's povray.conf) lets it write only below its working
   // directory: each job runs in a scratch folder and its image is moved out afterwards.
-  const fs::path work = (images.empty() ? fs::path(".") : images) / ".povray";
+  // Named by process, so that two renders into one folder do not share it.
+  const fs::path work = (images.empty() ? fs::path(".") : images) / fmt::format(".povray-{}", ::getpid());
   fs::create_directories(work, ec);
   if (ec) throw InputError(fmt::format("cannot create {}: {}", work.string(), ec.message()));
 
@@ -633,6 +637,10 @@ int runRender(const RenderOptions& o) {
     fs::remove(work / (stem + ".png"), ec);
   }
   fs::remove(work, ec);
+  // Frames of an earlier, longer render into this folder would end up in the movie.
+  if (!single)
+    for (std::size_t n = jobs.size(); fs::exists(images / fmt::format("frame_{:05d}.png", n), ec); ++n)
+      fs::remove(images / fmt::format("frame_{:05d}.png", n), ec);
 
   if (!o.movie.empty()) {
     // x264 wants even sizes; pad an odd one by a pixel.
