@@ -370,6 +370,8 @@ std::string obstacleObjects(const std::vector<ObstacleShape>& obstacles, const B
 
 // Rods as chains of spheres at the nodes and cones (cylinders) between them: tubes of the nodes'
 // radii. Coloured per rod (one texture per rod) or per node by a field (segments by their mean).
+constexpr double kJointInset = 0.998;
+
 std::string rodObjects(const vtp::PolyLines& f, const Style& s) {
   const PovUnits& u = s.units;
   const vtp::PointArray* radius = f.find("radius");
@@ -395,9 +397,10 @@ std::string rodObjects(const vtp::PolyLines& f, const Style& s) {
           field ? fmt::format(" texture {{ pigment {{ color {} }} finish {{ RodFinish }} }}",
                               srgb(fieldColour((fieldValue(*field, i) + fieldValue(*field, j)) / 2)))
                 : "";
-      out += fmt::format("  cone {{ {}, {:.9g}, {}, {:.9g}{} }}\n", u.point(node(i)), u.length(nodeRadius(i)), u.point(node(j)),
-                         u.length(nodeRadius(j)),
-                         segment_paint);
+      // Open (no end discs) and a hair thinner than the spheres: surfaces that coincide at a joint
+      // shade as dark specks.
+      out += fmt::format("  cone {{ {}, {:.9g}, {}, {:.9g} open{} }}\n", u.point(node(i)), u.length(kJointInset * nodeRadius(i)),
+                         u.point(node(j)), u.length(kJointInset * nodeRadius(j)), segment_paint);
     }
     if (!field)
       out += fmt::format("  texture {{ pigment {{ color {} }} finish {{ RodFinish }} }}\n",
