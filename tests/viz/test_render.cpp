@@ -160,6 +160,35 @@ TEST_CASE("rodsim render draws the rods where the scene puts them, and a movie")
   CHECK(readPng(dir / "one.png").width == 64);
 }
 
+TEST_CASE("the obstacles are recorded beside the frames and drawn") {
+  const fs::path dir = scratchDir("render_obstacles");
+  const std::string scene = std::string(kTwoRods) + R"(
+[[obstacle]]
+name = "floor"
+shape = "plane"
+origin = [0, 0, -0.2]
+normal = [0, 0, 1]
+
+[[contact]]
+type = "imc"
+)";
+  writeText(dir / "floor.toml", scene);
+  CommandResult r = runRodsim("run " + (dir / "floor.toml").string() + " --quiet --output " + (dir / "out").string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(readText(dir / "out/vtk/obstacles.csv") == "name,shape,x,y,z,nx,ny,nz,radius\nfloor,plane,0,0,-0.2,0,0,1,0\n");
+  r = runRodsim("render " + (dir / "out").string() + " --size 160x120 --camera 0,-3,0 --look-at 0,0,0 --fov 40 --quiet --output " +
+                (dir / "floor.png").string());
+  REQUIRE(r.status == 0);
+  // Below the rods the camera looks down onto the floor 0.2 m under them: its checkers, not the
+  // white background (without the floor these rows are empty: the test above).
+  const PngImage image = readPng(dir / "floor.png");
+  int floor = 0;
+  for (int y = 100; y < 120; ++y)
+    for (int x = 0; x < 160; ++x) floor += !isBackground(image.at(x, y));
+  CHECK(floor > 160 * 20 / 5);
+}
+
 TEST_CASE("rodsim render refuses bad input and names the package of a missing renderer") {
   const fs::path dir = runTwoRods("render_errors");
   const std::string out = (dir / "out").string();
