@@ -314,11 +314,21 @@ std::string screenMatrix(const Camera& c, const PovUnits& units, const Vec3& ori
   return units.matrix(c.right * sx * scale, c.up * sy * scale, c.forward * sy * scale, origin);
 }
 
+// A POV-Ray string literal's contents: the words with its two special characters escaped.
+std::string povString(const std::string& words) {
+  std::string out;
+  for (char ch : words) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 std::string text(const Camera& c, const Style& s, const std::string& words, double x, double y, double height) {
   return fmt::format(
       "text {{ ttf \"{}\" \"{}\" 0.01, 0 texture {{ pigment {{ srgb 0.12 }} finish {{ ambient 1 diffuse 0 }} }} no_shadow\n"
       "  {} }}\n",
-      s.font, words, screenMatrix(c, s.units, c.screen(x, y), height, height));
+      s.font, povString(words), screenMatrix(c, s.units, c.screen(x, y), height, height));
 }
 
 std::string colourBar(const Camera& c, const Style& s) {
