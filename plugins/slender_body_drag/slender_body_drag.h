@@ -19,7 +19,8 @@ namespace rodsim::sbt {
 // forces are -dR/dv of the Rayleigh function R = sum_e c_e l v_e^T (I - t t^T / 2) v_e / 2, so the drag
 // only dissipates (sum_i F_i . v_i = -2 R <= 0). Velocities are the implicit ones of the step,
 // (q - q_start) / dt; zero in quasi-static solves. K = -dF/dq holds the velocity part (c_e l P / (4 dt)
-// per node pair) and the position part (the tangent and length of each edge turn with its nodes).
+// per node pair) and, with position_jacobian = true, the position part (the tangent and length of each
+// edge turn with its nodes; not symmetric).
 class SlenderBodyDrag : public Force {
  public:
   static Schema schema();
@@ -39,6 +40,7 @@ class SlenderBodyDrag : public Force {
   };
   double mu_;
   std::optional<double> length_;
+  bool position_jacobian_;
   std::optional<std::vector<std::string>> rod_names_;
   std::vector<Edge> edges_;
   std::vector<double> c_;  // 4 pi mu / ln(L / r_e) per edge

@@ -51,9 +51,11 @@ Params cosseratParams(int nodes, const std::string& shape) {
                     "cosserat");
 }
 
-Params dragParams(double mu, std::optional<double> L = std::nullopt) {
-  if (L) return makeParams(SlenderBodyDrag::schema(), {{"viscosity", toValue(mu)}, {"length", toValue(*L)}}, "drag");
-  return makeParams(SlenderBodyDrag::schema(), {{"viscosity", toValue(mu)}}, "drag");
+Params dragParams(double mu, std::optional<double> L = std::nullopt, bool position_jacobian = false) {
+  Params p = makeParams(SlenderBodyDrag::schema(), {{"viscosity", toValue(mu)}, {"position_jacobian", toValue(position_jacobian)}},
+                        "drag");
+  if (L) p.set("length", toValue(*L));
+  return p;
 }
 
 // A world with one rod of each kind a test can build: the SpringChain of the test kit (with twist DOFs),
@@ -61,7 +63,7 @@ Params dragParams(double mu, std::optional<double> L = std::nullopt) {
 struct Worlds {
   FakeWorld w;
   SlenderBodyDrag* drag = nullptr;
-  explicit Worlds(double mu, bool straight = false) {
+  explicit Worlds(double mu, bool straight = false, bool position_jacobian = false) {
     SpringChain::Options o;
     o.points = straight ? line(5, Vec3(0, 1, 0), Vec3(0.8, 1, 0))
                         : std::vector<Vec3>{Vec3(0, 1, 0), Vec3(0.2, 1.05, 0), Vec3(0.35, 1.2, 0.1), Vec3(0.5, 1.2, 0.3), Vec3(0.6, 1.1, 0.4)};
@@ -70,7 +72,7 @@ struct Worlds {
     w.addRod<SpringChain>("chain", o);
     w.addRod<DerRod>(derParams(7, straight ? "straight" : "helix"));
     w.addRod<CosseratRod>(cosseratParams(6, straight ? "straight" : "helix"));
-    drag = &w.addForce<SlenderBodyDrag>(dragParams(mu));
+    drag = &w.addForce<SlenderBodyDrag>(dragParams(mu, std::nullopt, position_jacobian));
     w.finalize();
   }
 };
@@ -174,7 +176,7 @@ TEST_CASE("slender-body-drag: the nodal forces are -dR/dv of the Rayleigh functi
 }
 
 TEST_CASE("slender-body-drag: K = -dF/dq (velocity and position parts) against central differences on three rod models") {
-  Worlds s(0.8);
+  Worlds s(0.8, /*straight=*/false, /*position_jacobian=*/true);
   const int n = s.w.numDofs();
   const double dt = 1e-2;
   const Vec q0 = s.w.q() + wiggle(n, 2e-3, 1.1), v0 = Vec::Zero(n);
@@ -214,6 +216,15 @@ TEST_CASE("slender-body-drag: K = -dF/dq (velocity and position parts) against c
   CHECK(relErr(Eigen::MatrixXd(K - Kx), Kv) < 1e-6);
   CHECK(relErr(Eigen::MatrixXd(K - Kv), Kx) < 1e-5);
   CHECK(Kx.norm() > 1e-3 * Kv.norm());  // the position part is really there
+
+  // position_jacobian = false (the default): K is the velocity part alone, symmetric.
+  Worlds v(0.8);
+  StiffnessSink sink_v;
+  v.drag->addStiffness(ctx, sink_v);
+  const Eigen::MatrixXd Kvel = denseStiffness(sink_v, n);
+  CHECK(relErr(Kvel, Kv) < 1e-6);
+  CHECK((Kvel - Kvel.transpose()).norm() == 0.0);
+  REQUIRE(sink_v.entries().size() == sink.entries().size());  // same pattern either way
 
   // Quasi-static: no force and the same pattern with zero values.
   ctx.quasi_static = true;

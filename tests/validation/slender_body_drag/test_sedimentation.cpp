@@ -34,9 +34,10 @@ struct Fall {
   double vx = 0, vz = 0, vz_end = 0;
 };
 
-Fall fall(const std::string& scene, const std::string& solver, bool axial) {
-  auto dir = scratchDir(fmt::format("sedimentation-{}-{}-{}", scene, solver, axial ? "axial" : "broadside"));
-  std::string sets = fmt::format("--set solver.type={}", solver);
+Fall fall(const std::string& scene, const std::string& solver, bool axial, const std::string& extra) {
+  auto dir = scratchDir(fmt::format("sedimentation-{}-{}-{}{}", scene, solver, axial ? "axial" : "broadside",
+                                    extra.empty() ? "" : "-full-jacobian"));
+  std::string sets = fmt::format("--set solver.type={} {}", solver, extra);
   if (axial) sets += " --set 'rod.rod.geometry.end=[0, 0, -1]'";
   CommandResult res = runRodsim(fmt::format("run scenes/validation/sedimentation_{}.toml --quiet --output {} {}", scene,
                                             dir.string(), sets));
@@ -54,14 +55,17 @@ TEST_CASE("sedimentation: a rod falls twice as fast along its axis as broadside,
   struct Case {
     const char* rod;
     const char* solver;
+    const char* sets;
   };
-  for (const Case& k : {Case{"cosserat", "position-verlet"}, Case{"cosserat", "pefrl"}, Case{"der", "implicit-euler"},
-                        Case{"der", "position-verlet"}}) {
-    const Fall side = fall(k.rod, k.solver, false), ax = fall(k.rod, k.solver, true);
+  for (const Case& k : {Case{"cosserat", "position-verlet", ""}, Case{"cosserat", "pefrl", ""},
+                        Case{"der", "implicit-euler", ""},
+                        Case{"der", "implicit-euler", "--set force.fluid.position_jacobian=true"},
+                        Case{"der", "position-verlet", ""}}) {
+    const Fall side = fall(k.rod, k.solver, false, k.sets), ax = fall(k.rod, k.solver, true, k.sets);
     const double ratio = ax.vz / side.vz;
-    MESSAGE(fmt::format("{} + {}: broadside {:.8f} m/s (closed form {:.8f}, error {:.1e}), axial {:.8f} m/s (closed form "
+    MESSAGE(fmt::format("{} + {}{}: broadside {:.8f} m/s (closed form {:.8f}, error {:.1e}), axial {:.8f} m/s (closed form "
                         "{:.8f}, error {:.1e}), ratio {:.8f}",
-                        k.rod, k.solver, -side.vz, U_perp, std::abs(-side.vz / U_perp - 1), -ax.vz, U_par,
+                        k.rod, k.solver, *k.sets ? " (full Jacobian)" : "", -side.vz, U_perp, std::abs(-side.vz / U_perp - 1), -ax.vz, U_par,
                         std::abs(-ax.vz / U_par - 1), ratio));
     CHECK(std::abs(-side.vz / U_perp - 1) < 1e-7);
     CHECK(std::abs(-ax.vz / U_par - 1) < 1e-7);
