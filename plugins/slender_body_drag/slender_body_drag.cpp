@@ -96,7 +96,8 @@ void SlenderBodyDrag::addForce(const EvalContext& ctx, Vec& f) {
 }
 
 void SlenderBodyDrag::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
-  // The same entries in every call (zero when quasi-static) so that the pattern stays cached.
+  // The same entries in every call (zeros when quasi-static, and for the position part when it is off) so that
+  // the pattern stays cached.
   const bool off = ctx.quasi_static || !(ctx.dt > 0);
   const double idt = off ? 0.0 : 1.0 / ctx.dt;
   const double* q = ctx.q->data();
