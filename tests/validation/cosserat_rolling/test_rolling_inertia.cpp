@@ -63,3 +63,45 @@ TEST_CASE("rolling with rotational inertia lambda = 2 J/(m r^2): a thrown rod en
     CHECK(std::abs(t.num(last, "vz")) < 1e-6);                     // on the plane
   }
 }
+
+TEST_CASE("rolling down an incline with rotational inertia lambda: rolls while tan(alpha) <= mu_s (2 + lambda) / lambda") {
+  // scenes/validation/cosserat_ground_incline.toml (Fig. 16a-b settings, T = 0.5 s, gravity tilted by alpha)
+  // with inertia_ratio = lambda. Rolling: m a = m g sin(alpha) - F and J a / r^2 = F give
+  //   a = g sin(alpha) / (1 + lambda/2), omega = v / r, with the friction F = m g sin(alpha) (lambda/2) / (1 + lambda/2)
+  // below mu_s m g cos(alpha), i.e. tan(alpha) <= mu_s (2 + lambda) / lambda (63.4, 38.7, 31.0 deg for
+  // lambda = 0.5, 2, 4); slipping above: a = g (sin(alpha) - mu_k cos(alpha)), omega = mu_k m g cos(alpha) r T / J.
+  // (lambda = 1 is the Fig. 16b case of tests/validation/cosserat_ground.)
+  // Tolerance: the seed's rotational dissipation gamma = 1e-6 kg/(m s) (a couple -gamma L omega) slows a rolling
+  // rod by k T / 2 relative (k = gamma L / (m r^2 + J), 2.1e-4 to 4.3e-4 here) and a slipping one's spin by
+  // gamma L T / (2 J) (1.6e-3 at lambda = 0.5); the explicit friction regime switch adds < 1e-4. Asserted: v and
+  // omega within 1.5 times these bounds plus 1e-4.
+  constexpr double m = 1.0, r = 0.025, g = 9.81, mu_s = 0.4, mu_k = 0.2, gamma = 1e-6, Lrod = 1.0, T = 0.5;
+  constexpr double kPi = 3.14159265358979323846;
+  for (double lambda : {0.5, 2.0, 4.0})
+    for (double deg : {20.0, 45.0, 60.0, 75.0}) {
+      const double a = deg * kPi / 180, J = lambda * m * r * r / 2;
+      const bool rolls = std::tan(a) <= mu_s * (2 + lambda) / lambda;
+      const double v = rolls ? g * std::sin(a) / (1 + lambda / 2) * T : g * (std::sin(a) - mu_k * std::cos(a)) * T;
+      const double w = rolls ? v / r : mu_k * m * g * std::cos(a) * r * T / J;
+      const double tol_v = rolls ? 1.5 * 0.5 * gamma * Lrod / (m * r * r + J) * T + 1e-4 : 1e-4;
+      const double tol_w = rolls ? tol_v : 1.5 * gamma * Lrod * T / (2 * J) + 1e-4;
+      const auto dir = scratchDir(fmt::format("cosserat-incline-lambda-{:g}-{:g}", lambda, deg));
+      CommandResult res = runRodsim(fmt::format("run scenes/validation/cosserat_ground_incline.toml --quiet --output {} "
+                                                "--set rod.rod.inertia_ratio={:.17g} --set 'force.gravity.g=[0, {:.17g}, {:.17g}]'",
+                                                dir.string(), lambda, -g * std::sin(a), -g * std::cos(a)));
+      INFO(res.output);
+      REQUIRE(res.status == 0);
+      const CsvTable t = readCsv(dir / "timeseries.csv");
+      REQUIRE(t.rows.size() > 100);
+      const std::size_t last = t.rows.size() - 1;
+      const double vs = -t.num(last, "vy"), ws = t.num(last, "ground.spin");
+      MESSAGE(fmt::format("incline lambda = {:g}, alpha = {:g} deg ({}): v = {:.5f} m/s (analytic {:.5f}, {:+.1e}, bound {:.1e}), "
+                          "omega = {:.3f} rad/s (analytic {:.3f}, {:+.1e}, bound {:.1e}); E_T = {:.4f} J, E_R = {:.4f} J",
+                          lambda, deg, rolls ? "rolls" : "slips", vs, v, vs / v - 1, tol_v, ws, w, ws / w - 1, tol_w,
+                          0.5 * m * vs * vs, 0.5 * J * ws * ws));
+      CHECK(std::abs(vs / v - 1) < tol_v);
+      CHECK(std::abs(ws / w - 1) < tol_w);
+      CHECK(t.num(last, "ground.lateral_kinetic") == (rolls ? 0.0 : 1.0));
+      CHECK(std::abs(t.num(last, "vz")) < 1e-6);
+    }
+}
