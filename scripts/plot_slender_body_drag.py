@@ -32,7 +32,8 @@ def run(rod, solver, axial):
 
 
 fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
-cases = [("cosserat", "position-verlet"), ("cosserat", "pefrl"), ("der", "implicit-euler"), ("der", "position-verlet")]
+cases = [("cosserat", "position-verlet"), ("cosserat", "pefrl"), ("der", "implicit-euler"), ("der", "position-verlet"),
+         ("der", "pefrl")]
 print(f"closed form: U_perp = {U_perp:.8f} m/s, U_par = {U_par:.8f} m/s, tau = {tau * 1e3:.2f} ms")
 for rod, solver in cases:
     ts, side = run(rod, solver, False)

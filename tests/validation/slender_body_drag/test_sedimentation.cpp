@@ -60,7 +60,7 @@ TEST_CASE("sedimentation: a rod falls twice as fast along its axis as broadside,
   for (const Case& k : {Case{"cosserat", "position-verlet", ""}, Case{"cosserat", "pefrl", ""},
                         Case{"der", "implicit-euler", ""},
                         Case{"der", "implicit-euler", "--set force.fluid.position_jacobian=true"},
-                        Case{"der", "position-verlet", ""}}) {
+                        Case{"der", "position-verlet", ""}, Case{"der", "pefrl", ""}}) {
     const Fall side = fall(k.rod, k.solver, false, k.sets), ax = fall(k.rod, k.solver, true, k.sets);
     const double ratio = ax.vz / side.vz;
     MESSAGE(fmt::format("{} + {}{}: broadside {:.8f} m/s (closed form {:.8f}, error {:.1e}), axial {:.8f} m/s (closed form "
