@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include "allocation_counter.h"
 #include "expect_param_error.h"
 
 #include <Eigen/Dense>
@@ -259,4 +260,23 @@ TEST_CASE("slender-body-drag: parameter errors (schema ranges, L <= r, unknown r
   w2.addForce<SlenderBodyDrag>(makeParams(SlenderBodyDrag::schema(), {{"viscosity", toValue(1.0)},
                                                                        {"rods", toValue(std::vector<std::string>{"rod"})}}));
   checkParamError([&] { w2.finalize(); }, "rods", "valid rods: 'cosserat'");
+}
+
+TEST_CASE("slender-body-drag: force and Jacobian allocate nothing once the stiffness sink is warm") {
+  Worlds s(1.0, /*straight=*/false, /*position_jacobian=*/true);
+  const int n = s.w.numDofs();
+  const Vec q0 = s.w.q(), v0 = Vec::Zero(n);
+  const Vec q = q0 + wiggle(n, 1e-3, 0.2);
+  const EvalContext ctx = dynamicContext(q, q0, v0, 1e-3);
+  Vec f = Vec::Zero(n);
+  StiffnessSink sink;
+  s.drag->addForce(ctx, f);
+  s.drag->addStiffness(ctx, sink);
+  const long before = g_allocations.load();
+  for (int k = 0; k < 10; ++k) {
+    s.drag->addForce(ctx, f);
+    sink.clear();
+    s.drag->addStiffness(ctx, sink);
+  }
+  CHECK(g_allocations.load() - before == 0);
 }
