@@ -42,7 +42,7 @@ RodConstants constantsOf(const CosseratRod& rod, const Params& p) {
   c.B = rod.bendStiffness();
   // Ĵ per unit length of a circular section (Table I's Î1 = Î2 = π r⁴/4, Î3 = 2 Î1), times ρ.
   const double r = p.real("radius"), I = std::numbers::pi * std::pow(r, 4) / 4.0;
-  c.J = p.real("density") * Vec3(I, I, 2.0 * I);
+  c.J = p.real("density") * Vec3(I, I, 2.0 * I) * p.real("inertia_ratio");  // lambda = 2 J / (m r^2), Appendix F
   c.gamma_r = p.real("rotational_damping");
   c.sigma0.assign(ne, Vec3::Zero());
   c.theta0.assign(nn, Vec3::Zero());

@@ -48,6 +48,12 @@ Schema CosseratRod::schema() {
                    "Overrides B = diag(B1, B2, B3) of Table I (default E I, E I, G 2I), e.g. the seed's "
                    "(alpha, alpha, beta) of Fig. 3. The inertia still comes from density and radius.")
       .unit("N m^2");
+  s.add<double>("inertia_ratio", 1.0,
+                "Relative mass moment of inertia lambda = 2 J / (m r^2) of the cross section (the seed's Appendix F, "
+                "Fig. 16e-f): J = lambda m r^2 / 2 about the axis, and the whole rotational inertia rho I of Table I is "
+                "scaled by lambda (1: a solid disk, the default; 2: a thin-walled tube). The mass, the stiffnesses and "
+                "the other parameters are unchanged.")
+      .greater(0);
   s.add<double>("initial_twist", 0.0,
                 "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
                 "the element centre, from the first element) after parallel transport along the centreline. The rest "
@@ -102,6 +108,10 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   S_ = Vec3(alpha * G_ * A, alpha * G_ * A, E_ * A);  // Table I
   B_ = Vec3(E_ * I, E_ * I, G_ * 2.0 * I);
   J_ = rho_ * Vec3(I, I, 2.0 * I);
+  // lambda = 2 J / (m r^2) (Appendix F): the default 1 multiplies by 1.0, which is exact (bit for bit).
+  const double lambda = p.real("inertia_ratio");
+  if (!(lambda > 0)) throw ParamError("inertia_ratio", "'inertia_ratio' must be > 0");
+  J_ *= lambda;
   if (p.has("shear_stretch_stiffness")) {
     S_ = p.vec3("shear_stretch_stiffness");
     if (!(S_.minCoeff() > 0)) throw ParamError("shear_stretch_stiffness", "every entry must be > 0");
