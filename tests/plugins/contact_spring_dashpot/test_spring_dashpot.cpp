@@ -46,7 +46,7 @@ SpringDashpotContact& addModel(FakeWorld& w, double k, double gamma) {
 }  // namespace
 
 TEST_CASE("spring: F = -dE/dq by finite differences (the spring part of Eq. 37 is conservative)") {
-  for (double overlap : {1e-4, 2e-3, 1e-2}) {
+  for (double overlap : {1e-4, 2e-3, 7e-3}) {
     CAPTURE(overlap);
     FakeWorld w;
     addCrossing(w, 2 * r - overlap);
@@ -81,7 +81,7 @@ TEST_CASE("spring: F = -dE/dq by finite differences (the spring part of Eq. 37 i
 }
 
 TEST_CASE("K = -dF/dq by finite differences, spring and dashpot, approaching and separating") {
-  for (double overlap : {1e-3, 1e-2}) {
+  for (double overlap : {1e-3, 7e-3}) {
     for (double vz : {-0.3, 0.0, 0.5}) {  // rod B's vertical velocity over the step
       CAPTURE(overlap);
       CAPTURE(vz);
