@@ -37,7 +37,7 @@ Schema SpringDashpotContact::schema() {
   s.optional<double>("margin",
                      "Verlet margin of the candidate list: pairs closer than r_i + r_j + margin when the list is "
                      "built; it is rebuilt (sweep and prune) when a node has moved more than margin/2 since. "
-                     "Default: the largest radius.")
+                     "Default: a quarter of the largest radius.")
       .unit("m")
       .greater(0);
   s.add<bool>("swept_check", true,
@@ -88,10 +88,13 @@ void SpringDashpotContact::bind(World& world) {
       edges_.push_back(E);
     }
   }
-  margin_ = margin_param_ ? *margin_param_ : r_max;
+  margin_ = margin_param_ ? *margin_param_ : 0.25 * r_max;
+  r_min_ = r_max;
+  for (const EdgeRef& E : edges_) r_min_ = std::min(r_min_, E.radius);
   swept_.bind(rods_, {});
   cand_.clear();
   x_cand_.resize(0);
+  x_eval_.resize(0);
   stats_ = {};
 }
 
@@ -154,11 +157,14 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   stats_ = {};
   SegmentNormal sn;
+  // Pairs not in the list are at d >= r_a + r_b here (maybeRefresh): clearance >= (r_a + r_b)/2.
+  double clearance = r_min_;
   for (const auto& ab : cand_) {
     const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
     pairNormal(q, A, B, sn);
     const double eps = A.radius + B.radius - sn.D;  // Eq. 37's overlap (Eq. 36: d_min)
     stats_.min_gap = std::min(stats_.min_gap, -eps);
+    clearance = std::min(clearance, sn.D - 0.5 * (A.radius + B.radius));
     if (!(eps > 0)) continue;  // H(eps)
     ++stats_.active;
     double fn = k_ * eps;
@@ -169,6 +175,9 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
     f.segment<3>(B.x0) += sn.w[2] * F;
     f.segment<3>(B.x1) += sn.w[3] * F;
   }
+  clearance_eval_ = clearance;
+  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
 }
 
 // F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
@@ -260,8 +269,29 @@ void SpringDashpotContact::findOverlaps(const Vec& q, std::vector<Overlap>& out)
   }
 }
 
+// A crossing is a pair whose centre-line distance falls below (r_a + r_b)/2 somewhere on the linear
+// motion q(tau) = q_start + tau (q_end - q_start) (rodsim/geometry/swept_check.h). Fast path: with
+// x_e the nodes at the last force evaluation, every node of q(tau) is within
+// delta = max_i max(|x_i(q_start) - x_e,i|, |x_i(q_end) - x_e,i|) of x_e (the distance to a point is
+// convex along a line), every point of a segment too (convex combinations), so every pair's distance
+// is at least its distance at x_e minus 2 delta. When 2 delta is below the smallest clearance
+// d - (r_a + r_b)/2 at x_e (pairs outside the list: at least min r), no pair can cross: the full
+// check (swept boxes, sweep and prune, CCD) is skipped. Otherwise it runs.
 bool SpringDashpotContact::findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) {
   if (!swept_on_) return false;
+  if (x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size()) && clearance_eval_ > 0) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+      const Vec3 xe = x_eval_.segment<3>(3 * i);
+      d2 = std::max(d2, (q_start.segment<3>(node_dofs_[i]) - xe).squaredNorm());
+      d2 = std::max(d2, (q_end.segment<3>(node_dofs_[i]) - xe).squaredNorm());
+    }
+    if (2 * std::sqrt(d2) < clearance_eval_) {
+      ++swept_fast_;
+      return false;
+    }
+  }
+  ++swept_full_;
   return swept_.find(
       q_start, q_end,
       [this](const geometry::SweptCrossingCheck::Edge& a, const geometry::SweptCrossingCheck::Edge& b) {

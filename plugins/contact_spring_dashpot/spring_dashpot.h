@@ -44,6 +44,9 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   int numEdges() const { return static_cast<int>(edges_.size()); }
   long long builds() const { return builds_; }
   double margin() const { return margin_; }
+  // Swept checks done in full (sweep and prune, CCD) and skipped by the clearance bound.
+  long long sweptFull() const { return swept_full_; }
+  long long sweptSkipped() const { return swept_fast_; }
   // Pairs (a, b), a < b, of edge indexes (rod after rod) that interact in q, by the broad phase
   // (pairs closer than r_a + r_b, neighbours excluded), sorted; and the same by testing all pairs.
   std::vector<std::pair<int, int>> contactPairs(const Vec& q) const;
@@ -97,6 +100,14 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   std::vector<std::pair<int, int>> cand_;
   Vec x_cand_;  // node positions (3 per node, node_dofs_ order) the candidates were built at
   long long builds_ = 0;
+
+  // The swept check's fast path (findCrossing): the node positions of the last addForce and the
+  // smallest clearance to the crossing distance there, min over pairs of d - (r_a + r_b)/2 (a lower
+  // bound for the pairs not in the list).
+  Vec x_eval_;
+  double clearance_eval_ = 0;
+  double r_min_ = 0;
+  long long swept_full_ = 0, swept_fast_ = 0;
 
   ContactStats stats_;
 };

@@ -262,3 +262,33 @@ TEST_CASE("obstacles are refused by name") {
   w.addContact<SpringDashpotContact>(p);
   CHECK_THROWS_AS(w.finalize(), ParamError);
 }
+
+TEST_CASE("swept check: a rod passing through another within one step is caught; small steps skip the full check") {
+  FakeWorld w;
+  addCrossing(w, 3 * r);  // B 3 r above A: no contact
+  auto& c = addModel(w, 1e4, 10.0);
+  w.finalize();
+  const Vec q0 = w.q();
+  const Vec v0 = Vec::Zero(q0.size());
+  EvalContext ctx = startStep(w, q0, v0, 1e-4);
+  (void)contactForce(c, ctx, q0);  // the force evaluation the fast path bounds from
+  Crossing out;
+  // a small step (B down by r/10): cannot cross, the clearance bound skips the full check
+  Vec q1 = q0;
+  for (int n = 0; n < 5; ++n) q1[w.rod(1).globalPositionDof(n) + 2] -= 0.1 * r;
+  CHECK_FALSE(c.findCrossing(q0, q1, out));
+  CHECK(c.sweptSkipped() == 1);
+  CHECK(c.sweptFull() == 0);
+  // B through A in one step (from 3 r above to 3 r below): the full check runs and finds it
+  Vec q2 = q0;
+  for (int n = 0; n < 5; ++n) q2[w.rod(1).globalPositionDof(n) + 2] -= 6 * r;
+  REQUIRE(c.findCrossing(q0, q2, out));
+  CHECK(c.sweptFull() == 1);
+  CHECK(out.rod_a == "a");
+  CHECK(out.rod_b == "b");
+  // a step of 1.2 r that ends in contact but not through: the full check runs and finds no crossing
+  Vec q3 = q0;
+  for (int n = 0; n < 5; ++n) q3[w.rod(1).globalPositionDof(n) + 2] -= 1.2 * r;
+  CHECK_FALSE(c.findCrossing(q0, q3, out));
+  CHECK(c.sweptFull() == 2);
+}
