@@ -11,8 +11,13 @@
 // the median us per step (and per element-step), the active contact pairs and the smallest gap at the
 // end, and the heap allocations during the timed steps (must be 0).
 //
+// --restart DIR starts the coiled phase from the newest checkpoint of a run of the same scene instead
+// of advancing (e.g. `rodsim run scenes/cosserat/plectoneme_pyelastica.toml --set simulation.duration=25
+// --set output.checkpoint_every=25 --output DIR`; benchmarks/README.md).
+//
 // Usage: bench_plectoneme [--scene FILE] [--steps S] [--blocks B] [--advance T] [--phase start|coiled|both]
-//                         [--set KEY=VALUE]...
+//                         [--restart DIR] [--set KEY=VALUE]...
+#include "checkpoint.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -88,7 +93,7 @@ void phase(KernelWorld& world, double dt, int steps, int blocks, int elements, c
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scene_file = "scenes/cosserat/plectoneme_pyelastica.toml", which = "both";
+  std::string scene_file = "scenes/cosserat/plectoneme_pyelastica.toml", which = "both", restart;
   int steps = 5000, blocks = 5;
   double advance = 20.0;
   std::vector<std::string> sets;
@@ -100,9 +105,10 @@ int main(int argc, char** argv) {
     else if (a == "--advance") advance = std::atof(argv[i + 1]);
     else if (a == "--phase") which = argv[i + 1];
     else if (a == "--set") sets.emplace_back(argv[i + 1]);
+    else if (a == "--restart") restart = argv[i + 1];
     else {
       std::fprintf(stderr, "usage: bench_plectoneme [--scene FILE] [--steps S] [--blocks B] [--advance T] "
-                           "[--phase start|coiled|both] [--set KEY=VALUE]...\n");
+                           "[--phase start|coiled|both] [--restart DIR] [--set KEY=VALUE]...\n");
       return 2;
     }
   }
@@ -117,9 +123,16 @@ int main(int argc, char** argv) {
     std::printf("%s: %d elements, dt = %.6g s\n", scene_file.c_str(), elements, dt);
     if (which == "start" || which == "both") phase(world, dt, steps, blocks, elements, "start (straight, twisting)");
     if (which == "coiled" || which == "both") {
-      const double c0 = cpuUs();
-      while (world.time() < advance - 0.5 * dt) step(world, dt);
-      std::printf("advanced to t = %.2f s in %.1f s CPU\n", world.time(), 1e-6 * (cpuUs() - c0));
+      if (!restart.empty()) {
+        const Checkpoint c = readLatestCheckpoint(restart);
+        if (c.q.size() != world.q().size()) throw std::runtime_error("--restart: the checkpoint is of another scene");
+        world.restore(c.t, c.q, c.v, c.residual, c.states);
+        std::printf("restarted from %s at t = %.2f s\n", restart.c_str(), world.time());
+      } else {
+        const double c0 = cpuUs();
+        while (world.time() < advance - 0.5 * dt) step(world, dt);
+        std::printf("advanced to t = %.2f s in %.1f s CPU\n", world.time(), 1e-6 * (cpuUs() - c0));
+      }
       phase(world, dt, steps, blocks, elements, "coiled (plectoneme)");
     }
     return 0;

@@ -182,7 +182,7 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
 
 // F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
 // dF/dq = -g (k g + gamma (H v + g/dt))^T + f_n H and K = -dF/dq =
-// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2 from edgeDistance). Not symmetric with
+// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2, segmentDistanceHessian). Not symmetric with
 // damping (the implicit solvers then factorize with LU); the explicit solvers bound their step
 // with its Gershgorin row sums.
 void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
@@ -191,8 +191,7 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
-  geometry::EdgeDistance ed;
-  geometry::Mat12 block;
+  geometry::Mat12 block, hess;
   geometry::Vec12 v, g;
   int dofs[12];
   for (const auto& ab : cand_) {
@@ -209,11 +208,12 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
     for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
     const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
     block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
-    // The distance's curvature; none where the centre lines meet (D = 0: no Hessian).
+    // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
+    // lines meet (D = 0: no Hessian).
     if (sn.D > 1e-12 * (A.radius + B.radius)) {
-      geometry::edgeDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), 2, ed);
-      if (damp) block.noalias() += gamma_ * g * (ed.hess * v).transpose();
-      block.noalias() -= fn * ed.hess;
+      geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
+      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
+      block.noalias() -= fn * hess;
     }
     K.addBlock(dofs, block);
   }

@@ -70,3 +70,47 @@ TEST_CASE("segmentNormal: parallel segments and intersecting centre lines") {
   CHECK(std::abs(sn.n.x()) <= 1e-14);
   CHECK(std::abs(sn.n.norm() - 1) <= 1e-14);
 }
+
+TEST_CASE("segmentDistanceHessian: the closed form equals edgeDistance's Hessian and central differences") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int by_free[3] = {0, 0, 0};
+  for (int trial = 0; trial < 600; ++trial) {
+    Vec12 x;
+    for (int i = 0; i < 12; ++i) x[i] = u(rng);
+    if (trial % 7 == 0) x.segment<3>(9) = x.segment<3>(6) + 0.8 * (x.segment<3>(3) - x.segment<3>(0));  // parallel
+    SegmentNormal sn;
+    segmentNormal(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), sn);
+    if (sn.D < 1e-3) continue;
+    Mat12 H;
+    segmentDistanceHessian(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), sn, H);
+    EdgeDistance ed;
+    edgeDistance(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), 2, ed);
+    CAPTURE(trial);
+    CHECK((H - ed.hess).norm() <= 1e-9 * (1 + ed.hess.norm()));
+    ++by_free[int(sn.s_free) + int(sn.t_free)];
+  }
+  MESSAGE("pairs with 0, 1, 2 interior parameters: ", by_free[0], ", ", by_free[1], ", ", by_free[2]);
+  CHECK(by_free[0] > 20);
+  CHECK(by_free[1] > 20);
+  CHECK(by_free[2] > 20);
+  // and against central differences of the gradient on an interior (edge-edge) pair
+  Vec12 x;
+  x << -1, 0, 0, 1, 0.1, 0, 0.2, -1, 0.5, -0.1, 1, 0.45;
+  auto grad = [](const Vec12& y) {
+    SegmentNormal s;
+    segmentNormal(y.segment<3>(0), y.segment<3>(3), y.segment<3>(6), y.segment<3>(9), s);
+    Eigen::VectorXd g(12);
+    for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = s.w[k] * s.n;
+    return g;
+  };
+  SegmentNormal sn;
+  segmentNormal(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), sn);
+  REQUIRE(sn.s_free);
+  REQUIRE(sn.t_free);
+  Mat12 H;
+  segmentDistanceHessian(x.segment<3>(0), x.segment<3>(3), x.segment<3>(6), x.segment<3>(9), sn, H);
+  const double h = 1e-6;
+  const Eigen::MatrixXd J = fdJacobian(grad, x, h);
+  CHECK(relErr(H, J) <= centralTolerance(h));
+}
