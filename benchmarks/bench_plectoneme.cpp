@@ -65,6 +65,7 @@ void step(KernelWorld& world, double dt) {
 void phase(KernelWorld& world, double dt, int steps, int blocks, int elements, const char* name) {
   for (int k = 0; k < 200; ++k) step(world, dt);
   std::vector<double> us;
+  us.reserve(blocks);
   const double t0 = world.time();
   const long alloc0 = g_allocations.load();
   for (int b = 0; b < blocks; ++b) {

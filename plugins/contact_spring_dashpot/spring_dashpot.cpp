@@ -136,15 +136,15 @@ void SpringDashpotContact::maybeRefresh(const Vec& q) {
 
 void SpringDashpotContact::beginStep(const EvalContext& ctx) { maybeRefresh(*ctx.q); }
 
+// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
 double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
                                             const SegmentNormal& sn) const {
   const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-  double vn = 0;
-  for (int k = 0; k < 4; ++k) {
-    const Vec3 v(ctx.velocity(xs[k]), ctx.velocity(xs[k] + 1), ctx.velocity(xs[k] + 2));
-    vn += sn.w[k] * sn.n.dot(v);
-  }
-  return vn;
+  const Vec& q = *ctx.q;
+  const Vec& q0 = *ctx.q_start;
+  Vec3 dx = Vec3::Zero();
+  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
+  return sn.n.dot(dx) / ctx.dt;
 }
 
 // Eq. 37: the force on element i is H(eps) [-k eps - gamma (v_i - v_j) . n] n with n from i to j;

@@ -43,7 +43,7 @@ inline void segmentNormal(const Vec3& p0, const Vec3& p1, const Vec3& q0, const 
   const Vec3 d = (q0 + cp.t * (q1 - q0)) - (p0 + cp.s * (p1 - p0));
   out.D = d.norm();
   if (out.D > 0) {
-    out.n = d / out.D;
+    out.n = d * (1.0 / out.D);
   } else {
     const Vec3 c = (p1 - p0).cross(q1 - q0);
     const double cn = c.norm();
