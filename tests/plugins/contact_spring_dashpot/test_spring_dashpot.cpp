@@ -212,7 +212,7 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
         p += 0.5 * r * dir;
       }
       o.radius = r * (0.7 + 0.1 * rod);
-      w.addRod<SpringChain>("rod" + std::to_string(rod), o);
+      w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
     }
     auto& c = w.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
                                                             {{"stiffness", 1e4}, {"damping", 0.0},
@@ -240,7 +240,7 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
         for (int i = 0; i < R.numNodes(); ++i) o.points.push_back(y.segment<3>(R.globalPositionDof(i)));
         o.rest_lengths = static_cast<const SpringChain&>(R).options().rest_lengths;
         o.radius = R.radius(0);
-        w2.addRod<SpringChain>("rod" + std::to_string(rod), o);
+        w2.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
       }
       auto& c2 = w2.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
                                                                 {{"stiffness", 1e4}, {"damping", 0.0},
