@@ -215,7 +215,20 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
       block.noalias() -= fn * hess;
     }
-    K.addBlock(dofs, block);
+    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
+    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
+    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
+    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
+    bool on[4];
+    for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
+    for (int l = 0; l < 4; ++l) {
+      if (!on[l]) continue;
+      for (int k = 0; k < 4; ++k) {
+        if (!on[k]) continue;
+        for (int c = 0; c < 3; ++c)
+          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+      }
+    }
   }
 }
 
