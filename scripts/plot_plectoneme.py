@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plectonemes and solenoids (the Cosserat seed, Sec. V.1, Fig. 9): link, twist and writhe of a run
 of scenes/cosserat/plectoneme.toml or solenoid.toml from its VTK frames, its elongation and its
 deepest interpenetration, and a figure.
