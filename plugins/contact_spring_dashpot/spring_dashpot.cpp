@@ -30,8 +30,8 @@ Schema SpringDashpotContact::schema() {
       .unit("kg/s")
       .atLeast(0);
   s.add<double>("exclusion", 0.4 * M_PI,
-                "Neighbour exclusion: elements of one rod whose rest arc-length gap is below exclusion x "
-                "(r_i + r_j) never interact. The default 0.4 pi (0.8 pi r for equal radii, PyElastica's rule) "
+                "Neighbour exclusion: elements of one rod whose rest arc-length gap is at most exclusion x "
+                "(r_i + r_j) never interact (adjacent elements never do). The default 0.4 pi (0.8 pi r for equal radii, PyElastica's rule) "
                 "sees no false contact in a rod bent to any radius of curvature above 1.1 r.")
       .atLeast(0);
   s.optional<double>("margin",

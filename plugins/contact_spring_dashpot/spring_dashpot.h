@@ -62,12 +62,13 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
     double radius = 0;      // m
     double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
   };
-  // Neighbour exclusion by arc length: edges of one rod whose rest arc-length gap is below
-  // exclusion x (r_a + r_b) never interact (README.md, "Neighbours").
+  // Neighbour exclusion by arc length: edges of one rod whose rest arc-length gap is at most
+  // exclusion x (r_a + r_b) never interact (README.md, "Neighbours"); adjacent edges (gap 0, they
+  // share a node) whatever the exclusion.
   bool excludedPair(const EdgeRef& A, const EdgeRef& B) const {
     if (A.rod != B.rod) return false;
     const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
-    return arc_gap < exclusion_ * (A.radius + B.radius);
+    return arc_gap <= exclusion_ * (A.radius + B.radius);
   }
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   void buildCandidates(const Vec& q);

@@ -177,10 +177,10 @@ TEST_CASE("neighbour exclusion by arc length: a folded rod touches itself only b
         const Vec3 p0 = w.q().segment<3>(3 * a), p1 = w.q().segment<3>(3 * a + 3);
         const Vec3 q0 = w.q().segment<3>(3 * b), q1 = w.q().segment<3>(3 * b + 3);
         const bool close = geometry::segmentDistance(p0, p1, q0, q1) < reach;
-        CHECK(c.excluded(a, b) == (gap < excl));
-        if (close && gap < excl) ++excluded_close;
+        CHECK(c.excluded(a, b) == (gap <= excl));
+        if (close && gap <= excl) ++excluded_close;
         const bool listed = std::find(pairs.begin(), pairs.end(), std::make_pair(a, b)) != pairs.end();
-        CHECK(listed == (close && gap >= excl));
+        CHECK(listed == (close && gap > excl));
       }
     CHECK(excluded_close > 0);  // the bend's neighbours overlap geometrically and are excluded
     if (squeeze == 0.0) {
