@@ -1,0 +1,316 @@
+#include "spring_dashpot.h"
+
+#include <rodsim/geometry/segment_segment_distance.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rodsim::spring_dashpot {
+
+using geometry::Aabb;
+using geometry::segmentBox;
+using geometry::segmentDistance;
+using geometry::SegmentNormal;
+
+Schema SpringDashpotContact::schema() {
+  Schema s{"spring-dashpot",
+           "Self-contact and rod-rod contact of the Cosserat seed (Sec. IV.4, Eqs. 36-37): between the closest "
+           "points of two elements closer than r_i + r_j, a linear spring on the overlap eps = r_i + r_j - d_min "
+           "plus a dashpot on the normal velocity, F = H(eps) [k eps - gamma d(d_min)/dt] n, applied to the four "
+           "nodes with the weights of the distance gradient. Neighbours along a rod are excluded by arc length; "
+           "candidates from a sweep-and-prune broad phase with a Verlet margin. A force contact (explicit "
+           "solvers add it to their kicks and bound their step with its stiffness; its Jacobian is exact, so "
+           "implicit solvers can drive it too). No obstacles and no friction."};
+  s.add<double>("stiffness", 1e4, "Spring constant k_sc of Eq. 37 (force per metre of overlap; the seed's Fig. 9: 1e4).")
+      .unit("N/m")
+      .atLeast(0);
+  s.add<double>("damping", 10.0,
+                "Dashpot constant gamma_sc of Eq. 37 on the normal velocity of the closest points (the seed's "
+                "Fig. 9: 10). Zero in quasi-static solves.")
+      .unit("kg/s")
+      .atLeast(0);
+  s.add<double>("exclusion", 0.4 * M_PI,
+                "Neighbour exclusion: elements of one rod whose rest arc-length gap is at most exclusion x "
+                "(r_i + r_j) never interact (adjacent elements never do). The default 0.4 pi (0.8 pi r for equal radii, PyElastica's rule) "
+                "sees no false contact in a rod bent to any radius of curvature above 1.1 r.")
+      .atLeast(0);
+  s.optional<double>("margin",
+                     "Verlet margin of the candidate list: pairs closer than r_i + r_j + margin when the list is "
+                     "built; it is rebuilt (sweep and prune) when a node has moved more than margin/2 since. "
+                     "Default: a quarter of the largest radius.")
+      .unit("m")
+      .greater(0);
+  s.add<bool>("swept_check", true,
+              "Continuous check of every accepted step (the kernel rejects a step in which two elements passed "
+              "through each other: centre-line distance below half the sum of the radii; "
+              "rodsim/geometry/swept_check.h). Off: a soft spring may let fast rods tunnel unseen.");
+  declareContactSelection(s);
+  return s;
+}
+
+SpringDashpotContact::SpringDashpotContact(const Params& p)
+    : Contact(p),
+      k_(p.real("stiffness")),
+      gamma_(p.real("damping")),
+      exclusion_(p.real("exclusion")),
+      swept_on_(p.boolean("swept_check")) {
+  if (p.has("margin")) margin_param_ = p.real("margin");
+  rod_names_ = p.optionalStrings("rods");
+  obstacle_names_ = p.optionalStrings("obstacles");
+}
+
+void SpringDashpotContact::bind(World& world) {
+  world_ = &world;
+  if (obstacle_names_ && !obstacle_names_->empty())
+    throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
+                                  "element); use imc, ipc or alart-curnier for [[obstacle]] contact");
+  rods_ = resolveRods(world, rod_names_, "rods");
+  edges_.clear();
+  node_dofs_.clear();
+  double r_max = 0;
+  for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
+    Rod& rod = *rods_[ri];
+    const std::vector<double> arc = restArcLengths(rod);
+    for (int i = 0; i < rod.numNodes(); ++i) node_dofs_.push_back(rod.globalPositionDof(i));
+    for (int e = 0; e < rod.numEdges(); ++e) {
+      EdgeRef E;
+      E.x0 = rod.globalPositionDof(e);
+      E.x1 = rod.globalPositionDof(e + 1);
+      E.rod = ri;
+      E.index = e;
+      E.radius = rod.radius(e);
+      E.s0 = arc[e];
+      E.s1 = arc[e + 1];
+      if (!(E.radius > 0))
+        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on element " + std::to_string(e) +
+                                     "; spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
+      r_max = std::max(r_max, E.radius);
+      edges_.push_back(E);
+    }
+  }
+  margin_ = margin_param_ ? *margin_param_ : 0.25 * r_max;
+  r_min_ = r_max;
+  for (const EdgeRef& E : edges_) r_min_ = std::min(r_min_, E.radius);
+  swept_.bind(rods_, {});
+  cand_.clear();
+  x_cand_.resize(0);
+  x_eval_.resize(0);
+  stats_ = {};
+}
+
+// The candidate list: boxes grown by r + margin/2 overlap for every pair closer than
+// r_a + r_b + margin, so the sweep and prune misses none; the exact distance then keeps those.
+void SpringDashpotContact::buildCandidates(const Vec& q) {
+  boxes_.resize(edges_.size());
+  const double pad = 0.5 * margin_;
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    boxes_[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
+  sap_.query(boxes_, overlaps_);
+  cand_.clear();
+  for (const auto& ab : overlaps_) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    if (excludedPair(A, B)) continue;
+    const double d = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
+    if (d < A.radius + B.radius + margin_) cand_.push_back(ab);
+  }
+  x_cand_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_cand_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+  ++builds_;
+}
+
+// Every node within margin/2 of where the list was built: a pair left out (d >= r_a + r_b + margin
+// then) is still at d >= r_a + r_b (moving each node by at most delta moves every point of a segment by
+// at most delta), so it cannot be in contact and the list is exact, not an approximation.
+void SpringDashpotContact::maybeRefresh(const Vec& q) {
+  if (x_cand_.size() != 3 * static_cast<Eigen::Index>(node_dofs_.size())) {
+    buildCandidates(q);
+    return;
+  }
+  const double lim2 = 0.25 * margin_ * margin_;
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    if ((q.segment<3>(node_dofs_[i]) - x_cand_.segment<3>(3 * i)).squaredNorm() > lim2) {
+      buildCandidates(q);
+      return;
+    }
+}
+
+void SpringDashpotContact::beginStep(const EvalContext& ctx) { maybeRefresh(*ctx.q); }
+
+// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
+double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
+                                            const SegmentNormal& sn) const {
+  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+  const Vec& q = *ctx.q;
+  const Vec& q0 = *ctx.q_start;
+  Vec3 dx = Vec3::Zero();
+  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
+  return sn.n.dot(dx) / ctx.dt;
+}
+
+// Eq. 37: the force on element i is H(eps) [-k eps - gamma (v_i - v_j) . n] n with n from i to j;
+// (v_i - v_j) . n = -dD/dt, so the generalized force on the 12 node coordinates is
+// f_n dD/dx with f_n = k eps - gamma dD/dt (dD/dx_k = w_k n, rodsim/geometry/segment_normal.h): the
+// spring is -dE/dx of E = k eps^2 / 2, the dashpot dissipates -gamma (dD/dt)^2 <= 0.
+void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_contact*/, Vec& f) {
+  const Vec& q = *ctx.q;
+  maybeRefresh(q);
+  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  stats_ = {};
+  SegmentNormal sn;
+  // Pairs not in the list are at d >= r_a + r_b here (maybeRefresh): clearance >= (r_a + r_b)/2.
+  double clearance = r_min_;
+  for (const auto& ab : cand_) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    pairNormal(q, A, B, sn);
+    const double eps = A.radius + B.radius - sn.D;  // Eq. 37's overlap (Eq. 36: d_min)
+    stats_.min_gap = std::min(stats_.min_gap, -eps);
+    clearance = std::min(clearance, sn.D - 0.5 * (A.radius + B.radius));
+    if (!(eps > 0)) continue;  // H(eps)
+    ++stats_.active;
+    double fn = k_ * eps;
+    if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
+    const Vec3 F = fn * sn.n;
+    f.segment<3>(A.x0) += sn.w[0] * F;
+    f.segment<3>(A.x1) += sn.w[1] * F;
+    f.segment<3>(B.x0) += sn.w[2] * F;
+    f.segment<3>(B.x1) += sn.w[3] * F;
+  }
+  clearance_eval_ = clearance;
+  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+}
+
+// F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
+// dF/dq = -g (k g + gamma (H v + g/dt))^T + f_n H and K = -dF/dq =
+// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2, segmentDistanceHessian). Not symmetric with
+// damping (the implicit solvers then factorize with LU); the explicit solvers bound their step
+// with its Gershgorin row sums.
+void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
+  const Vec& q = *ctx.q;
+  maybeRefresh(q);
+  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const double vd = damp ? ctx.velocityDerivative() : 0.0;
+  SegmentNormal sn;
+  geometry::Mat12 block, hess;
+  geometry::Vec12 v, g;
+  int dofs[12];
+  for (const auto& ab : cand_) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    pairNormal(q, A, B, sn);
+    const double eps = A.radius + B.radius - sn.D;
+    if (!(eps > 0)) continue;
+    const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+    for (int k = 0; k < 4; ++k)
+      for (int c = 0; c < 3; ++c) {
+        dofs[3 * k + c] = xs[k] + c;
+        v[3 * k + c] = damp ? ctx.velocity(xs[k] + c) : 0.0;
+      }
+    for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
+    const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
+    block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
+    // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
+    // lines meet (D = 0: no Hessian).
+    if (sn.D > 1e-12 * (A.radius + B.radius)) {
+      geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
+      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
+      block.noalias() -= fn * hess;
+    }
+    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
+    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
+    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
+    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
+    bool on[4];
+    for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
+    for (int l = 0; l < 4; ++l) {
+      if (!on[l]) continue;
+      for (int k = 0; k < 4; ++k) {
+        if (!on[k]) continue;
+        for (int c = 0; c < 3; ++c)
+          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+      }
+    }
+  }
+}
+
+double SpringDashpotContact::energy(const EvalContext& ctx) const {
+  const Vec& q = *ctx.q;
+  double e = 0;
+  for (const auto& ab : contactPairs(q)) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    const double eps =
+        A.radius + B.radius - segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
+    e += 0.5 * k_ * eps * eps;
+  }
+  return e;
+}
+
+std::vector<std::pair<int, int>> SpringDashpotContact::contactPairs(const Vec& q) const {
+  std::vector<Aabb> boxes(edges_.size());
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    boxes[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius);
+  std::vector<std::pair<int, int>> pairs, out;
+  geometry::SweepAndPrune sap;
+  sap.query(boxes, pairs);
+  for (const auto& ab : pairs) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    if (excludedPair(A, B)) continue;
+    if (segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) < A.radius + B.radius)
+      out.push_back(ab);
+  }
+  return out;
+}
+
+std::vector<std::pair<int, int>> SpringDashpotContact::contactPairsAllPairs(const Vec& q) const {
+  std::vector<std::pair<int, int>> out;
+  const int n = static_cast<int>(edges_.size());
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const EdgeRef &A = edges_[a], &B = edges_[b];
+      if (excludedPair(A, B)) continue;
+      if (segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) < A.radius + B.radius)
+        out.emplace_back(a, b);
+    }
+  return out;
+}
+
+void SpringDashpotContact::findOverlaps(const Vec& q, std::vector<Overlap>& out) const {
+  for (const auto& ab : contactPairs(q)) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    const double gap =
+        segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - (A.radius + B.radius);
+    out.push_back({rods_[A.rod]->name(), rods_[B.rod]->name(), A.index, B.index, gap});
+  }
+}
+
+// A crossing is a pair whose centre-line distance falls below (r_a + r_b)/2 somewhere on the linear
+// motion q(tau) = q_start + tau (q_end - q_start) (rodsim/geometry/swept_check.h). Fast path: with
+// x_e the nodes at the last force evaluation, every node of q(tau) is within
+// delta = max_i max(|x_i(q_start) - x_e,i|, |x_i(q_end) - x_e,i|) of x_e (the distance to a point is
+// convex along a line), every point of a segment too (convex combinations), so every pair's distance
+// is at least its distance at x_e minus 2 delta. When 2 delta is below the smallest clearance
+// d - (r_a + r_b)/2 at x_e (pairs outside the list: at least min r), no pair can cross: the full
+// check (swept boxes, sweep and prune, CCD) is skipped. Otherwise it runs.
+bool SpringDashpotContact::findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) {
+  if (!swept_on_) return false;
+  if (x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size()) && clearance_eval_ > 0) {
+    double d2 = 0;
+    for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+      const Vec3 xe = x_eval_.segment<3>(3 * i);
+      d2 = std::max(d2, (q_start.segment<3>(node_dofs_[i]) - xe).squaredNorm());
+      d2 = std::max(d2, (q_end.segment<3>(node_dofs_[i]) - xe).squaredNorm());
+    }
+    if (2 * std::sqrt(d2) < clearance_eval_) {
+      ++swept_fast_;
+      return false;
+    }
+  }
+  ++swept_full_;
+  return swept_.find(
+      q_start, q_end,
+      [this](const geometry::SweptCrossingCheck::Edge& a, const geometry::SweptCrossingCheck::Edge& b) {
+        return excludedPair(edges_[a.id], edges_[b.id]);
+      },
+      out);
+}
+
+}  // namespace rodsim::spring_dashpot

@@ -1,0 +1,116 @@
+// The "spring-dashpot" contact model: the Cosserat seed's self-contact and rod-rod contact
+// (Sec. IV.4, Eqs. 36-37): between the closest points of two elements, a linear spring on the overlap
+// plus a dashpot on the normal velocity, for explicit solvers (and implicit ones: its Jacobian is
+// exact). See README.md.
+#pragma once
+
+#include <rodsim/capabilities.h>
+#include <rodsim/contact.h>
+#include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/segment_normal.h>
+#include <rodsim/geometry/swept_check.h>
+#include <rodsim/rod.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rodsim::spring_dashpot {
+
+class SpringDashpotContact final : public Contact, public ForceContact, public SweptContactCheck {
+  RODSIM_INTERFACES(SpringDashpotContact, ForceContact, SweptContactCheck)
+
+ public:
+  static Schema schema();
+  explicit SpringDashpotContact(const Params& p);
+
+  void bind(World& world) override;
+  void beginStep(const EvalContext& ctx) override;
+  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i).
+  void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
+  // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
+  // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact.
+  void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  // The spring's energy sum k eps^2 / 2 (the dashpot has none).
+  double energy(const EvalContext& ctx) const override;
+  ContactStats stats() const override { return stats_; }
+  void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
+  // The kernel's continuous check of accepted steps (rodsim/geometry/swept_check.h), with this
+  // model's neighbour exclusion; `swept_check = false` turns it off.
+  bool findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) override;
+
+  // --- inspection (tests, benchmark)
+  int numCandidates() const { return static_cast<int>(cand_.size()); }
+  int numEdges() const { return static_cast<int>(edges_.size()); }
+  long long builds() const { return builds_; }
+  double margin() const { return margin_; }
+  // Swept checks done in full (sweep and prune, CCD) and skipped by the clearance bound.
+  long long sweptFull() const { return swept_full_; }
+  long long sweptSkipped() const { return swept_fast_; }
+  // Pairs (a, b), a < b, of edge indexes (rod after rod) that interact in q, by the broad phase
+  // (pairs closer than r_a + r_b, neighbours excluded), sorted; and the same by testing all pairs.
+  std::vector<std::pair<int, int>> contactPairs(const Vec& q) const;
+  std::vector<std::pair<int, int>> contactPairsAllPairs(const Vec& q) const;
+  // True when edges a and b (indexes as above) are neighbours on one rod that never interact.
+  bool excluded(int a, int b) const { return excludedPair(edges_[a], edges_[b]); }
+
+ private:
+  struct EdgeRef {
+    int x0 = 0, x1 = 0;     // global x DOF of the two nodes
+    int rod = 0;            // index into the selected rods
+    int index = 0;          // edge index on its rod
+    double radius = 0;      // m
+    double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
+  };
+  // Neighbour exclusion by arc length: edges of one rod whose rest arc-length gap is at most
+  // exclusion x (r_a + r_b) never interact (README.md, "Neighbours"); adjacent edges (gap 0, they
+  // share a node) whatever the exclusion.
+  bool excludedPair(const EdgeRef& A, const EdgeRef& B) const {
+    if (A.rod != B.rod) return false;
+    const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
+    return arc_gap <= exclusion_ * (A.radius + B.radius);
+  }
+  Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
+  void buildCandidates(const Vec& q);
+  void maybeRefresh(const Vec& q);
+  void pairNormal(const Vec& q, const EdgeRef& A, const EdgeRef& B, geometry::SegmentNormal& sn) const {
+    geometry::segmentNormal(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn);
+  }
+  // Normal velocity dD/dt of a pair: sum_k w_k n . v_k (0 in quasi-static solves).
+  double normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
+                        const geometry::SegmentNormal& sn) const;
+
+  // parameters
+  double k_, gamma_, exclusion_;
+  std::optional<double> margin_param_;
+  bool swept_on_;
+  std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
+
+  World* world_ = nullptr;
+  std::vector<Rod*> rods_;
+  std::vector<EdgeRef> edges_;
+  std::vector<int> node_dofs_;  // x DOF of every node of the selected rods
+  double margin_ = 0;           // m, Verlet-list margin
+  geometry::SweptCrossingCheck swept_;
+
+  // candidates (a Verlet list): pairs closer than r_a + r_b + margin when built, rebuilt when a
+  // node has moved more than margin/2 since (then no other pair can be in contact).
+  std::vector<geometry::Aabb> boxes_;
+  geometry::SweepAndPrune sap_;
+  std::vector<std::pair<int, int>> overlaps_;
+  std::vector<std::pair<int, int>> cand_;
+  Vec x_cand_;  // node positions (3 per node, node_dofs_ order) the candidates were built at
+  long long builds_ = 0;
+
+  // The swept check's fast path (findCrossing): the node positions of the last addForce and the
+  // smallest clearance to the crossing distance there, min over pairs of d - (r_a + r_b)/2 (a lower
+  // bound for the pairs not in the list).
+  Vec x_eval_;
+  double clearance_eval_ = 0;
+  double r_min_ = 0;
+  long long swept_full_ = 0, swept_fast_ = 0;
+
+  ContactStats stats_;
+};
+
+}  // namespace rodsim::spring_dashpot

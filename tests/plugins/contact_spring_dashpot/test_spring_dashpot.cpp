@@ -1,0 +1,326 @@
+// The "spring-dashpot" contact (Cosserat seed, Sec. IV.4, Eqs. 36-37) against a FakeWorld: the
+// spring force is -dE/dq of E = k eps^2/2 (finite differences), K = -dF/dq with the dashpot
+// (finite differences at fixed q_start), the dashpot dissipates (power -gamma (dD/dt)^2), Eq. 37's
+// magnitude, the neighbour exclusion by arc length, and the broad phase (sweep and prune plus the
+// Verlet list) against all pairs on random crumpled rods.
+#include "contact_checks.h"
+#include "finite_differences.h"
+#include "spring_dashpot.h"
+
+#include <rodsim/testing/fake_world.h>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace rodsim;
+using namespace rodsim::testing;
+using rodsim::spring_dashpot::SpringDashpotContact;
+using rodsim::test::contactForce;
+using rodsim::test::fdGradient;
+using rodsim::test::relErr;
+using rodsim::test::startStep;
+using rodsim::test::stiffnessError;
+
+namespace {
+
+constexpr double r = 0.025, L = 0.1;
+
+// Rod A along x at z = 0; rod B along y crossing it above x = x_cross at height z_b (centre lines),
+// slightly tilted so that the closest points are interior and unique.
+void addCrossing(FakeWorld& w, double z_b, double x_cross = 0.3 * L) {
+  SpringChain::Options a, b;
+  a.points = line(5, Vec3(-2 * L, 0, 0), Vec3(2 * L, 0, 0));
+  b.points = line(5, Vec3(x_cross, -2.3 * L, z_b + 0.01 * L), Vec3(x_cross + 0.05 * L, 1.7 * L, z_b - 0.01 * L));
+  a.radius = b.radius = r;
+  w.addRod<SpringChain>("a", a);
+  w.addRod<SpringChain>("b", b);
+}
+
+SpringDashpotContact& addModel(FakeWorld& w, double k, double gamma) {
+  return w.addContact<SpringDashpotContact>(
+      makeParams(SpringDashpotContact::schema(), {{"stiffness", k}, {"damping", gamma}}));
+}
+
+}  // namespace
+
+TEST_CASE("spring: F = -dE/dq by finite differences (the spring part of Eq. 37 is conservative)") {
+  for (double overlap : {1e-4, 2e-3, 7e-3}) {
+    CAPTURE(overlap);
+    FakeWorld w;
+    addCrossing(w, 2 * r - overlap);
+    auto& c = addModel(w, 1e4, 0.0);
+    w.finalize();
+    const Vec q = w.q();
+    const Vec v0 = Vec::Zero(q.size());
+    EvalContext ctx = startStep(w, q, v0, 1e-4);
+    const Vec f = contactForce(c, ctx, q);
+    REQUIRE(c.stats().active >= 1);
+    CHECK(c.stats().min_gap < 0);
+    auto E = [&](const Vec& y) {
+      EvalContext e = ctx;
+      e.q = &y;
+      return c.energy(e);
+    };
+    const double h = 1e-7;
+    const Vec g = fdGradient(E, q, h);
+    const double err = relErr(f, Vec(-g));
+    MESSAGE("overlap ", overlap, " m: |F + dE/dq| / |dE/dq| = ", err);
+    CHECK(err <= 1e-6);
+    // Eq. 37 magnitude: the total force on rod B is k eps n (n from A to B, about +z here), A gets the opposite
+    Vec3 fa = Vec3::Zero(), fb = Vec3::Zero();
+    for (int i = 0; i < 5; ++i) {
+      fa += f.segment<3>(w.rod(0).globalPositionDof(i));
+      fb += f.segment<3>(w.rod(1).globalPositionDof(i));
+    }
+    CHECK((fa + fb).norm() <= 1e-12 * fb.norm());
+    CHECK(fb.z() > 0);
+    CHECK(fb.norm() == doctest::Approx(1e4 * -c.stats().min_gap).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("K = -dF/dq by finite differences, spring and dashpot, approaching and separating") {
+  for (double overlap : {1e-3, 7e-3}) {
+    for (double vz : {-0.3, 0.0, 0.5}) {  // rod B's vertical velocity over the step
+      CAPTURE(overlap);
+      CAPTURE(vz);
+      const double dt = 1e-3;
+      FakeWorld w;
+      addCrossing(w, 2 * r - overlap);
+      auto& c = addModel(w, 1e4, 10.0);
+      w.finalize();
+      const Vec q = w.q();
+      Vec q_start = q;
+      const Vec v0 = Vec::Zero(q.size());
+      for (int n = 0; n < 5; ++n) q_start.segment<3>(w.rod(1).globalPositionDof(n)) -= dt * Vec3(0.1, 0.05, vz);
+      EvalContext ctx = startStep(w, q_start, v0, dt);
+      ctx.q = &q;
+      (void)contactForce(c, ctx, q);
+      REQUIRE(c.stats().active >= 1);
+      const double e = stiffnessError(c, ctx, q, 1e-8);
+      MESSAGE("overlap ", overlap, ", v_z ", vz, ": K rel. error ", e);
+      CHECK(e <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("dashpot: dissipates exactly -gamma (dD/dt)^2 and opposes the normal velocity") {
+  const double dt = 1e-3, gamma = 10.0, overlap = 2e-3;
+  for (double vz : {-0.4, 0.4}) {
+    CAPTURE(vz);
+    auto force = [&](double g) {
+      FakeWorld w;
+      addCrossing(w, 2 * r - overlap);
+      auto& c = addModel(w, 1e4, g);
+      w.finalize();
+      const Vec q = w.q();
+      Vec q_start = q;
+      const Vec v0 = Vec::Zero(q.size());
+      Vec v = Vec::Zero(q.size());
+      for (int n = 0; n < 5; ++n) {
+        v.segment<3>(w.rod(1).globalPositionDof(n)) = Vec3(0.2, 0.1, vz);
+        q_start.segment<3>(w.rod(1).globalPositionDof(n)) -= dt * Vec3(0.2, 0.1, vz);
+      }
+      EvalContext ctx = startStep(w, q_start, v0, dt);
+      return std::make_pair(contactForce(c, ctx, q), v);
+    };
+    const auto [f_damped, v] = force(gamma);
+    const auto f_spring = force(0.0).first;
+    const Vec fd = f_damped - f_spring;
+    const double power = fd.dot(v);
+    // rod B moves along z at vz; the normal is about +z, so dD/dt is about vz
+    CHECK(power < 0);
+    CHECK(power == doctest::Approx(-gamma * vz * vz).epsilon(0.01));
+    // approaching (vz < 0): the dashpot pushes B up (adds to the spring); separating: it pulls B back
+    Vec3 fb = Vec3::Zero();
+    for (int n = 5; n < 10; ++n) fb += fd.segment<3>(3 * n);
+    CHECK(fb.z() * vz < 0);
+  }
+}
+
+TEST_CASE("neighbour exclusion by arc length: a folded rod touches itself only beyond the exclusion") {
+  // A hairpin: two straight legs 2.2 r apart (centre lines) joined by a half circle of radius 1.1 r,
+  // edges of about r / 3, then squeezed so that the legs overlap. Neighbours along the tight bend
+  // are closer than 2 r but are never pairs.
+  const double rho = 1.1 * r, h = r / 3;
+  std::vector<Vec3> pts;
+  const int n_leg = 30;
+  for (int i = 0; i < n_leg; ++i) pts.emplace_back(-(n_leg - i) * h, rho, 0);
+  const int n_arc = static_cast<int>(std::ceil(M_PI * rho / h));
+  for (int i = 0; i <= n_arc; ++i) {
+    const double a = M_PI / 2 - M_PI * i / n_arc;
+    pts.emplace_back(rho * std::cos(a), rho * std::sin(a), 0);
+  }
+  for (int i = 1; i <= n_leg; ++i) pts.emplace_back(-i * h, -rho, 0);
+  SpringChain::Options o;
+  o.points = pts;
+  o.radius = r;
+  for (double squeeze : {0.0, 0.15 * r}) {
+    CAPTURE(squeeze);
+    FakeWorld w;
+    o.points = pts;
+    for (auto& p : o.points)
+      if (p.x() < -2 * r) p.y() -= (p.y() > 0 ? 1 : -1) * squeeze;  // legs closer by 2 squeeze
+    w.addRod<SpringChain>("hairpin", o);
+    auto& c = addModel(w, 1e4, 0.0);
+    w.finalize();
+    const auto pairs = c.contactPairs(w.q());
+    const auto all = c.contactPairsAllPairs(w.q());
+    CHECK(pairs == all);
+    const double reach = 2 * r, excl = 0.4 * M_PI * reach;
+    const std::vector<double> arc = restArcLengths(w.rod(0));
+    int excluded_close = 0;
+    for (int a = 0; a < c.numEdges(); ++a)
+      for (int b = a + 1; b < c.numEdges(); ++b) {
+        const double gap = arc[b] - arc[a + 1];
+        const Vec3 p0 = w.q().segment<3>(3 * a), p1 = w.q().segment<3>(3 * a + 3);
+        const Vec3 q0 = w.q().segment<3>(3 * b), q1 = w.q().segment<3>(3 * b + 3);
+        const bool close = geometry::segmentDistance(p0, p1, q0, q1) < reach;
+        CHECK(c.excluded(a, b) == (gap <= excl));
+        if (close && gap <= excl) ++excluded_close;
+        const bool listed = std::find(pairs.begin(), pairs.end(), std::make_pair(a, b)) != pairs.end();
+        CHECK(listed == (close && gap > excl));
+      }
+    CHECK(excluded_close > 0);  // the bend's neighbours overlap geometrically and are excluded
+    if (squeeze == 0.0) {
+      CHECK(pairs.empty());  // legs 2.2 r apart: no contact
+    } else {
+      CHECK(pairs.size() >= 10);  // the squeezed legs touch along their length
+    }
+    // no initial overlap reported without the squeeze
+    std::vector<Overlap> ov;
+    c.findOverlaps(w.q(), ov);
+    CHECK(ov.size() == pairs.size());
+  }
+}
+
+TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list gives the all-pairs force") {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> step(0, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    CAPTURE(trial);
+    FakeWorld w;
+    // three random walks of 40 edges (edge ~ r/2) in a box of a few radii: many contacts
+    for (int rod = 0; rod < 3; ++rod) {
+      SpringChain::Options o;
+      Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
+      Vec3 dir(step(rng), step(rng), step(rng));
+      for (int i = 0; i <= 40; ++i) {
+        o.points.push_back(p);
+        dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
+        p += 0.5 * r * dir;
+      }
+      o.radius = r * (0.7 + 0.1 * rod);
+      w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
+    }
+    auto& c = w.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
+                                                            {{"stiffness", 1e4}, {"damping", 0.0},
+                                                             {"allow_initial_overlap", true}}));
+    w.finalize();
+    Vec q = w.q();
+    const auto pairs = c.contactPairs(q);
+    CHECK(pairs == c.contactPairsAllPairs(q));
+    CHECK(!pairs.empty());
+    // The candidate list, built here, then the nodes moved by random amounts below and above margin/2:
+    // the force equals that of a fresh model (list built at the new q) bit for bit.
+    const Vec v0 = Vec::Zero(q.size());
+    EvalContext ctx = startStep(w, q, v0, 1e-4);
+    (void)contactForce(c, ctx, q);
+    for (double amp : {0.1, 0.45, 2.0}) {
+      Vec y = q;
+      for (int i = 0; i < y.size(); ++i) y[i] += amp * c.margin() / std::sqrt(3.0) * std::tanh(step(rng));
+      const long long builds = c.builds();
+      const Vec f = contactForce(c, ctx, y);
+      if (amp < 0.5) CHECK(c.builds() == builds);  // no node moved beyond margin/2: the list is reused
+      FakeWorld w2;
+      for (int rod = 0; rod < 3; ++rod) {
+        SpringChain::Options o;
+        const Rod& R = w.rod(rod);
+        for (int i = 0; i < R.numNodes(); ++i) o.points.push_back(y.segment<3>(R.globalPositionDof(i)));
+        o.rest_lengths = static_cast<const SpringChain&>(R).options().rest_lengths;
+        o.radius = R.radius(0);
+        w2.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
+      }
+      auto& c2 = w2.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
+                                                                {{"stiffness", 1e4}, {"damping", 0.0},
+                                                                 {"allow_initial_overlap", true}}));
+      w2.finalize();
+      EvalContext ctx2 = startStep(w2, y, v0, 1e-4);
+      const Vec f2 = contactForce(c2, ctx2, y);
+      CHECK((f - f2).norm() == 0.0);
+      CHECK(c2.contactPairs(y) == c2.contactPairsAllPairs(y));
+    }
+  }
+}
+
+TEST_CASE("obstacles are refused by name") {
+  FakeWorld w;
+  addCrossing(w, 3 * r);
+  Params p = makeParams(SpringDashpotContact::schema(), {});
+  p.set("obstacles", std::vector<std::string>{"floor"});
+  w.addContact<SpringDashpotContact>(p);
+  CHECK_THROWS_AS(w.finalize(), ParamError);
+}
+
+TEST_CASE("swept check: a rod passing through another within one step is caught; small steps skip the full check") {
+  FakeWorld w;
+  addCrossing(w, 3 * r);  // B 3 r above A: no contact
+  auto& c = addModel(w, 1e4, 10.0);
+  w.finalize();
+  const Vec q0 = w.q();
+  const Vec v0 = Vec::Zero(q0.size());
+  EvalContext ctx = startStep(w, q0, v0, 1e-4);
+  (void)contactForce(c, ctx, q0);  // the force evaluation the fast path bounds from
+  Crossing out;
+  // a small step (B down by r/10): cannot cross, the clearance bound skips the full check
+  Vec q1 = q0;
+  for (int n = 0; n < 5; ++n) q1[w.rod(1).globalPositionDof(n) + 2] -= 0.1 * r;
+  CHECK_FALSE(c.findCrossing(q0, q1, out));
+  CHECK(c.sweptSkipped() == 1);
+  CHECK(c.sweptFull() == 0);
+  // B through A in one step (from 3 r above to 3 r below): the full check runs and finds it
+  Vec q2 = q0;
+  for (int n = 0; n < 5; ++n) q2[w.rod(1).globalPositionDof(n) + 2] -= 6 * r;
+  REQUIRE(c.findCrossing(q0, q2, out));
+  CHECK(c.sweptFull() == 1);
+  CHECK(out.rod_a == "a");
+  CHECK(out.rod_b == "b");
+  // a step of 1.2 r that ends in contact but not through: the full check runs and finds no crossing
+  Vec q3 = q0;
+  for (int n = 0; n < 5; ++n) q3[w.rod(1).globalPositionDof(n) + 2] -= 1.2 * r;
+  CHECK_FALSE(c.findCrossing(q0, q3, out));
+  CHECK(c.sweptFull() == 2);
+}
+
+TEST_CASE("K = -dF/dq where the closest point is an end node (point-edge, point-point): the skipped zero rows") {
+  // Rod B stands on rod A: its lowest node 2 r - overlap above the middle of an edge of A (point-edge),
+  // then above a node of A (point-point with both of A's edges there), with the dashpot moving.
+  for (double x_foot : {0.37 * L, 0.0}) {
+    CAPTURE(x_foot);
+    const double dt = 1e-3, overlap = 3e-3;
+    FakeWorld w;
+    SpringChain::Options a, b;
+    a.points = line(5, Vec3(-2 * L, 0, 0), Vec3(2 * L, 0, 0));
+    b.points = line(4, Vec3(x_foot + 0.01 * L, 0.02 * L, 2 * r - overlap), Vec3(x_foot + 0.3 * L, 0.4 * L, 2 * r + 3 * L));
+    a.radius = b.radius = r;
+    w.addRod<SpringChain>("a", a);
+    w.addRod<SpringChain>("b", b);
+    auto& c = addModel(w, 1e4, 10.0);
+    w.finalize();
+    const Vec q = w.q();
+    Vec q_start = q;
+    const Vec v0 = Vec::Zero(q.size());
+    for (int n = 0; n < 4; ++n) q_start.segment<3>(w.rod(1).globalPositionDof(n)) -= dt * Vec3(0.05, -0.1, -0.2);
+    EvalContext ctx = startStep(w, q_start, v0, dt);
+    ctx.q = &q;
+    (void)contactForce(c, ctx, q);
+    REQUIRE(c.stats().active >= 1);
+    StiffnessSink K;
+    c.addStiffness(ctx, K);
+    const double e = stiffnessError(c, ctx, q, 1e-8);
+    MESSAGE("foot at x = ", x_foot, ": ", c.stats().active, " pairs, ", K.entries().size(), " entries, K rel. error ", e);
+    CHECK(e <= 1e-6);
+    CHECK(K.entries().size() < 144 * static_cast<std::size_t>(c.stats().active));  // zero rows left out
+  }
+}
