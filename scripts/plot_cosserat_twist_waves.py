@@ -7,6 +7,9 @@ Eq. E5 versus n. Prints the markdown table of docs/validation/cosserat.md (about
 Usage: scripts/plot_cosserat_twist_waves.py [build dir]"""
 import os, re, subprocess, sys, tempfile
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rodsim_vtp  # noqa: E402
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -51,9 +54,8 @@ def run(n):
     pvd = open(os.path.join(out, "vtk", "cosserat_twist_waves.pvd")).read()
     times, angles = [], []
     for t, f in re.findall(r'timestep="([^"]+)"[^>]*file="([^"]+)"', pvd):
-        text = open(os.path.join(out, "vtk", f)).read()
-        block = re.search(r'Name="director_m1"[^>]*>(.*?)</DataArray>', text, re.S).group(1)
-        m1 = np.array(block.split(), dtype=float).reshape(-1, 3)[:-1]  # node j: director of element j
+        frame = rodsim_vtp.read_vtp(os.path.join(out, "vtk", f))  # ascii or binary frames
+        m1 = np.array(frame["director_m1"], dtype=float)[:-1]  # node j: director of element j
         times.append(float(t))
         angles.append(np.arctan2(m1[:, 1], m1[:, 0]))  # initially m1 = x, axis z
     return np.array(times), np.array(angles)

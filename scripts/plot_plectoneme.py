@@ -27,19 +27,13 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rodsim_vtp  # noqa: E402
 
-def read_vtp(path):
-    text = open(path).read()
 
-    def array(name):
-        a = text.index("<Points>") if name == "Points" else text.index('Name="%s"' % name)
-        b = text.index(">", text.index("<DataArray", a) if name == "Points" else a) + 1
-        c = text.index("</DataArray>", b)
-        return np.array(text[b:c].split(), dtype=float)
-
-    x = array("Points").reshape(-1, 3)
-    d1 = array("director_m1").reshape(-1, 3)
-    return x, d1
+def read_frame(path):
+    frame = rodsim_vtp.read_vtp(path)  # ascii or binary frames
+    return np.array(frame["Points"], dtype=float), np.array(frame["director_m1"], dtype=float)
 
 
 def frames(out_dir):
@@ -102,7 +96,7 @@ def extended(x, length):
 def analyse(out_dir, rest_length=1.0):
     rows = []
     for t, f in frames(out_dir):
-        x, d1 = read_vtp(f)
+        x, d1 = read_frame(f)
         arc = float(np.sum(np.linalg.norm(np.diff(x, axis=0), axis=1)))
         tw = twist(x, d1)
         wr = writhe(extended(x, 1000 * rest_length))

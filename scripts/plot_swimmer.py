@@ -8,6 +8,9 @@ per period (the seed's forward average scaled speed, ~0.055) for the text's lamb
 caption's 2.6 L. Usage: scripts/plot_swimmer.py [build dir]"""
 import math, os, re, subprocess, sys, tempfile
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rodsim_vtp  # noqa: E402
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -15,11 +18,6 @@ import matplotlib.pyplot as plt
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
 rodsim = os.path.join(build, "bin", "rodsim")
-
-
-def array(text, start):
-    b = text.index(">", start) + 1
-    return np.array(text[b:text.index("</DataArray>", b)].split(), float).reshape(-1, 3)
 
 
 def run(sets, every):
@@ -32,10 +30,10 @@ def run(sets, every):
     pvd = open(os.path.join(out, "vtk", "swimmer.pvd")).read()
     t, P, V = [], [], []
     for ts, f in re.findall(r'timestep="([^"]+)"[^>]*file="([^"]+)"', pvd):
-        text = open(os.path.join(out, "vtk", f)).read()
+        frame = rodsim_vtp.read_vtp(os.path.join(out, "vtk", f))  # ascii or binary frames
         t.append(float(ts))
-        P.append(array(text, text.index("<DataArray", text.index("<Points>"))))
-        V.append(array(text, text.index('Name="velocity"')))
+        P.append(np.array(frame["Points"], float))
+        V.append(np.array(frame["velocity"], float))
     return np.array(t), np.array(P), np.array(V)
 
 

@@ -432,7 +432,8 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
       << ", omega_max^2 <= " << w_el * w_el << " elastic + " << lam_sum << " contact, rad^2/s^2); dt = " << dt
       << " s exceeds " << safety_ << " x that: reduce dt to <= " << safety_ * limit
       << " s (simulation.dt) or the contact stiffness (imc: a fixed `stiffness` or a smaller `stiffness_scale`, "
-         "a larger `delta`, a larger `slip_tolerance` with friction; ipc: `kappa`, a larger `d_hat`), or set "
+         "a larger `delta`, a larger `slip_tolerance` with friction; ipc: `kappa`, a larger `d_hat`; spring-dashpot: "
+         "`stiffness` and `damping`), or set "
          "solver stability = \"warn\"";
   if (stability_ == "refuse") {
     report.ok = false;

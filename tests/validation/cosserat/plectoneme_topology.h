@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Geometry>
+#include <rodsim/vtp/polydata.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,16 +21,17 @@ namespace rodsim::test {
 
 using V3 = Eigen::Vector3d;
 
-// A Float64 DataArray of a .vtp file by name ("Points" for the points), as 3-vectors.
-inline std::vector<V3> readVtpVectors(const std::string& text, const std::string& name) {
-  std::size_t a = name == "Points" ? text.find("<Points>") : text.find("Name=\"" + name + "\"");
-  REQUIRE(a != std::string::npos);
-  const std::size_t b = text.find('>', name == "Points" ? text.find("<DataArray", a) : a) + 1;
-  const std::size_t c = text.find("</DataArray>", b);
-  std::istringstream in(text.substr(b, c - b));
+// The points (name "Points") or a 3-component point array of a VTK frame, in either encoding.
+inline std::vector<V3> readVtpVectors(const rodsim::vtp::PolyLines& frame, const std::string& name) {
+  const std::vector<double>* values = &frame.points;
+  if (name != "Points") {
+    const rodsim::vtp::PointArray* array = frame.find(name);
+    REQUIRE(array != nullptr);
+    REQUIRE(array->components == 3);
+    values = &array->values;
+  }
   std::vector<V3> out;
-  double x, y, z;
-  while (in >> x >> y >> z) out.emplace_back(x, y, z);
+  for (std::size_t i = 0; i + 2 < values->size(); i += 3) out.emplace_back((*values)[i], (*values)[i + 1], (*values)[i + 2]);
   return out;
 }
 
@@ -88,10 +90,10 @@ struct Topology {
 // on the z axis), the arc length over `rest_length`, the end-to-end z and the largest distance of a
 // node from the z axis, from one VTK frame.
 inline Topology topology(const std::filesystem::path& vtp, double rest_length) {
-  const std::string text = readText(vtp);
+  const rodsim::vtp::PolyLines frame = rodsim::vtp::readPolyLinesFile(vtp);
   Topology t;
-  t.x = readVtpVectors(text, "Points");
-  const std::vector<V3> d1 = readVtpVectors(text, "director_m1");
+  t.x = readVtpVectors(frame, "Points");
+  const std::vector<V3> d1 = readVtpVectors(frame, "director_m1");
   REQUIRE(d1.size() >= t.x.size() - 1);
   t.tw = twistTurns(t.x, d1);
   std::vector<V3> ext;
