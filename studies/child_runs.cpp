@@ -278,7 +278,7 @@ class WatchedSignals {
 bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
                  const std::function<void(const ChildRun&)>& finished) {
   using Clock = std::chrono::steady_clock;
-  const bool tty = !pool.quiet && isatty(STDOUT_FILENO);
+  const bool tty = !pool.quiet && pool.live && isatty(STDOUT_FILENO);
   const char* clear = tty ? "\r\033[K" : "";
   WatchedSignals signals;
   std::vector<ChildRun> running;

@@ -92,6 +92,7 @@ struct ChildPool {
   int jobs = 1;                   // children at once
   bool quiet = false;
   double duration = 0;            // simulated seconds of each run: live percentages on a terminal
+  bool live = true;               // the live line on a terminal (not under mpirun: ranks share one)
 };
 
 // Starts the children `next` hands out (nullopt: no more), at most pool.jobs at once, and calls

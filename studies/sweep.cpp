@@ -681,10 +681,10 @@ SweepOptions parseSweepArgs(const std::vector<std::string>& args) {
 // Runs `todo` (rows not finished) as children, `jobs` at once; writes each row's record as it
 // ends. Returns false when interrupted.
 bool runRows(const Sweep& s, const std::vector<const SweepRow*>& todo, const fs::path& dir, int jobs, bool quiet,
-             const TypeRegistry& registry, const std::string& executable) {
+             bool live, const TypeRegistry& registry, const std::string& executable) {
   std::size_t next = 0;
   return runChildren(
-      ChildPool{"rodsim sweep", jobs, quiet, 0.0},
+      ChildPool{"rodsim sweep", jobs, quiet, 0.0, live},
       [&]() -> std::optional<ChildRun> {
         if (next == todo.size()) return std::nullopt;
         return prepareRow(s, *todo[next++], dir, registry, executable);
@@ -726,7 +726,11 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
     std::string stem = fs::path(o.file).stem().string();
     if (stem.size() > 6 && stem.substr(stem.size() - 6) == ".sweep") stem.resize(stem.size() - 6);
     const fs::path dir = o.output.empty() ? fs::path("out") / stem : fs::path(o.output);
-    if (o.merge) return reportMerge(s, dir, o.quiet);
+    if (o.merge) {
+      if (!fs::is_directory(dir))
+        throw InputError(fmt::format("--merge: nothing to merge: {} does not exist (run the rows first)", dir.string()));
+      return reportMerge(s, dir, o.quiet);
+    }
 
     std::vector<const SweepRow*> todo;
     std::size_t done = 0;
@@ -744,7 +748,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
         if (!o.quiet) std::printf("rodsim sweep: row %zu is already finished (%s)\n", *o.index, rowDir(dir, s.rows[*o.index]).c_str());
         return 0;
       }
-      if (!runRows(s, todo, dir, 1, o.quiet, registry, executable)) return 3;
+      if (!runRows(s, todo, dir, 1, o.quiet, true, registry, executable)) return 3;
       const std::string record = readFile(rowDir(dir, s.rows[*o.index]) / "sweep_row.json");
       return jsonField(record, "exit_status") == "0" ? 0 : 3;
     }
@@ -775,7 +779,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
     std::vector<const SweepRow*> mine;
     for (std::size_t i = 0; i < todo.size(); ++i)
       if (static_cast<int>(i % static_cast<std::size_t>(size)) == rank) mine.push_back(todo[i]);
-    const bool completed = runRows(s, mine, dir, jobs, o.quiet, registry, executable);
+    const bool completed = runRows(s, mine, dir, jobs, o.quiet, !mpi, registry, executable);
     int status = completed ? 0 : 3;
     if (comm) {
       status = comm->max_over_ranks(status);  // also waits for every rank's rows
