@@ -9,6 +9,7 @@
 #include "child_runs.h"
 #include "sweep_mpi.h"
 
+#include "checkpoint.h"
 #include "output.h"
 #include "scene.h"
 #include "simulation.h"
@@ -361,12 +362,12 @@ bool finished(const Sweep& s, const fs::path& dir, const SweepRow& row) {
   const fs::path record = rowDir(dir, row) / "sweep_row.json";
   const std::string json = readFile(record);
   if (json.empty()) return false;
-  const std::string recorded = jsonField(json, "scene") + "|" + jsonField(json, "set");
+  const std::string recorded = jsonRawField(json, "scene") + "|" + jsonRawField(json, "set");
   if (recorded != rowIdentity(s, row))
     throw InputError(fmt::format(
         "{}: row {} was run with other values (set: {}; now: {}): the sweep file changed since; "
         "write to another --output DIR, or delete {} to run it again",
-        record.string(), row.index, jsonField(json, "set"), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
+        record.string(), row.index, jsonRawField(json, "set"), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
         rowDir(dir, row).string()));
   return true;
 }
@@ -439,8 +440,28 @@ std::string rowSceneText(const Sweep& s, const SweepRow& row, const TypeRegistry
                                    fs::absolute(s.scene).lexically_normal().string(), trailer);
 }
 
+fs::path rowSceneFile(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+  return rowDir(dir, row) / fs::path(s.scene).filename();  // keeps the run's default name
+}
+
+// A row stopped before it ended (SIGINT, SIGTERM: a Slurm time limit, scancel) left a checkpoint.
+// When it is this row's run (same scene copy, same --set values), the row continues from it.
+bool hasOwnCheckpoint(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+  std::error_code ec;
+  if (!fs::is_directory(rowDir(dir, row) / "checkpoints", ec)) return false;
+  try {
+    const Checkpoint c = readLatestCheckpoint(rowDir(dir, row).string());
+    return fs::absolute(c.scene_file).lexically_normal() == fs::absolute(rowSceneFile(s, dir, row)).lexically_normal() &&
+           c.overrides == s.overrides(row);
+  } catch (const InputError&) {  // damaged, or another run's
+    return false;
+  }
+}
+
+// The child of a row: `rodsim run --restart DIR/<k>` when `restart`, else a fresh run that
+// replaces whatever an unfinished earlier attempt left in DIR/<k> (--force: the sweep owns it).
 ChildRun prepareRow(const Sweep& s, const SweepRow& row, const fs::path& dir, const TypeRegistry& registry,
-                    const std::string& executable) {
+                    const std::string& executable, bool restart) {
   ChildRun c;
   c.id = row.index;
   c.dir = rowDir(dir, row);
@@ -450,11 +471,16 @@ ChildRun prepareRow(const Sweep& s, const SweepRow& row, const fs::path& dir, co
   std::error_code ec;
   fs::create_directories(c.dir, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", c.dir.string(), ec.message()));
-  const fs::path scene_file = c.dir / fs::path(s.scene).filename();  // keeps the run's default name
+  if (restart) {
+    c.label += " continued from its checkpoint";
+    c.argv = {executable, "run", "--restart", c.dir.string()};
+    return c;
+  }
+  const fs::path scene_file = rowSceneFile(s, dir, row);
   writeFileAtomic(scene_file.string(), rowSceneText(s, row, registry));
   c.argv = {executable, "run", scene_file.string()};
   for (const auto& o : s.overrides(row)) c.argv.insert(c.argv.end(), {"--set", o});
-  c.argv.insert(c.argv.end(), {"--output", c.dir.string()});
+  c.argv.insert(c.argv.end(), {"--output", c.dir.string(), "--force"});
   return c;
 }
 
@@ -476,7 +502,7 @@ std::string commandsText(const Sweep& s, const fs::path& dir, const std::string&
   for (const SweepRow& row : s.rows) {
     std::vector<std::string> argv{executable, "run", (rowDir(dir, row) / fs::path(s.scene).filename()).string()};
     for (const auto& o : s.overrides(row)) argv.insert(argv.end(), {"--set", o});
-    argv.insert(argv.end(), {"--output", rowDir(dir, row).string()});
+    argv.insert(argv.end(), {"--output", rowDir(dir, row).string(), "--force"});
     text += shellCommand(argv) + "\n";
   }
   return text;
@@ -511,18 +537,18 @@ std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, R
   const std::string summary = record.empty() ? "" : readFile(rd / "summary.json");
   if (record.empty()) {
     outcome = {"missing", "not run yet (or interrupted): run the sweep again"};
-  } else if (const int sig = std::atoi(jsonField(record, "signal").c_str()); sig != 0) {
+  } else if (const int sig = std::atoi(summaryField(record, "signal").c_str()); sig != 0) {
     outcome = {"failed", fmt::format("killed by signal {} ({}); see {}", sig, signalName(sig), (rd / "run.log").string())};
   } else if (summary.empty()) {
-    outcome = {"failed", fmt::format("exit status {} without summary.json; see {}", jsonField(record, "exit_status"),
+    outcome = {"failed", fmt::format("exit status {} without summary.json; see {}", summaryField(record, "exit_status"),
                                      (rd / "run.log").string())};
   } else {
-    outcome = {jsonField(summary, "status"), jsonField(summary, "reason")};
+    outcome = {summaryField(summary, "status"), summaryField(summary, "reason")};
     if (outcome.status == "running") outcome = {"failed", "the run ended without finishing summary.json"};
   }
   line += fmt::format(",{}", outcome.status);
   for (const auto& key : kSummaryColumns) {
-    const std::string v = summary.empty() ? "" : jsonField(summary, key);
+    const std::string v = summary.empty() ? "" : summaryField(summary, key);
     line += fmt::format(",{}", (v == "null" ? std::string() : v));
   }
   // Probes: the final value and the mean over the steps (timeseries.csv rows after the initial one).
@@ -679,19 +705,35 @@ SweepOptions parseSweepArgs(const std::vector<std::string>& args) {
 }
 
 // Runs `todo` (rows not finished) as children, `jobs` at once; writes each row's record as it
-// ends. Returns false when interrupted.
+// ends. A row with its own checkpoint continues from it; if the restart is refused (exit 2: the
+// checkpoint does not match the files any more), the row runs again from the start. Returns false
+// when interrupted.
 bool runRows(const Sweep& s, const std::vector<const SweepRow*>& todo, const fs::path& dir, int jobs, bool quiet,
              bool live, const TypeRegistry& registry, const std::string& executable) {
   std::size_t next = 0;
+  std::vector<const SweepRow*> from_start;  // restarts that were refused
+  std::set<std::size_t> restarted;
   return runChildren(
       ChildPool{"rodsim sweep", jobs, quiet, 0.0, live},
       [&]() -> std::optional<ChildRun> {
+        if (!from_start.empty()) {
+          const SweepRow* row = from_start.back();
+          from_start.pop_back();
+          return prepareRow(s, *row, dir, registry, executable, false);
+        }
         if (next == todo.size()) return std::nullopt;
-        return prepareRow(s, *todo[next++], dir, registry, executable);
+        const SweepRow& row = *todo[next++];
+        const bool restart = hasOwnCheckpoint(s, dir, row);
+        if (restart) restarted.insert(row.index);
+        return prepareRow(s, row, dir, registry, executable, restart);
       },
       [&](const ChildRun& run) {
-        // An interrupted run is not finished: the next sweep runs it again.
-        if (!run.interrupted) writeRowRecord(s, dir, s.rows[run.id], run);
+        if (run.interrupted) return;  // not finished: the next sweep runs it again
+        if (restarted.erase(run.id) && run.exit_code == 2) {
+          from_start.push_back(&s.rows[run.id]);
+          return;
+        }
+        writeRowRecord(s, dir, s.rows[run.id], run);
       });
 }
 
@@ -750,7 +792,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       }
       if (!runRows(s, todo, dir, 1, o.quiet, true, registry, executable)) return 3;
       const std::string record = readFile(rowDir(dir, s.rows[*o.index]) / "sweep_row.json");
-      return jsonField(record, "exit_status") == "0" ? 0 : 3;
+      return summaryField(record, "exit_status") == "0" ? 0 : 3;
     }
 
     const RodsimSweepMpi* comm = nullptr;

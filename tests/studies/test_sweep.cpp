@@ -195,12 +195,17 @@ TEST_CASE("sweep: after SIGINT mid-sweep, running it again runs only the missing
   REQUIRE(finished.size() < 8);
   CsvTable partial = readCsv(out / "runs.csv");
   CHECK(partial.rows[7][partial.col("status")] == "missing");
+  // The row that was running wrote a checkpoint as it stopped: it continues from there.
+  bool checkpointed = false;
+  for (int k = 0; k < 8; ++k)
+    checkpointed = checkpointed || (!records.count(k) && fs::exists(out / std::to_string(k) / "checkpoints"));
 
   CommandResult r = runRodsim("sweep " + sweep.string() + " --jobs 2 --output " + out.string());
   INFO(r.output);
   CHECK(r.status == 0);
   CHECK(r.output.find(std::to_string(finished.size()) + " finished before, " + std::to_string(8 - finished.size()) +
                       " to run") != std::string::npos);
+  if (checkpointed) CHECK(r.output.find("continued from its checkpoint") != std::string::npos);
   for (int k : finished) {
     CHECK(readText(out / std::to_string(k) / "sweep_row.json") == records[k]);  // not run again
     CHECK(r.output.find("row " + std::to_string(k) + " (") == std::string::npos);
