@@ -262,6 +262,19 @@ TEST_CASE("sweep: mpirun -np 2 gives the runs.csv of a serial sweep") {
   CHECK(withoutWallClock(readCsv(ranks / "runs.csv")) == withoutWallClock(readCsv(serial / "runs.csv")));
 }
 
+TEST_CASE("sweep: every shipped sweep file validates (base scene, every value, every row)") {
+  int sweeps = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(std::string(RODSIM_SOURCE_DIR) + "/scenes")) {
+    if (entry.path().extension() != ".toml" || entry.path().stem().extension() != ".sweep") continue;
+    ++sweeps;
+    CommandResult r = runRodsim("sweep " + entry.path().string() + " --list");
+    INFO(entry.path().string() << "\n" << r.output);
+    CHECK(r.status == 0);
+    CHECK(lines(r.output).size() >= 3);  // a header and rows
+  }
+  CHECK(sweeps >= 4);
+}
+
 TEST_CASE("sweep: a bad sweep file is refused with file:line:column, exit 2, nothing run") {
   auto dir = scratchDir("sweep-bad");
   writeScene(dir);
