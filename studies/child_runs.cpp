@@ -301,7 +301,9 @@ bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildR
     }
     if (running.empty()) break;
     std::fflush(stdout);
-    const int sig = signals.wait(tty ? 0.5 : 5.0);
+    int sig = signals.wait(tty ? 0.5 : 5.0);
+    // A Ctrl-C reaches the children too; one that already ended of it must not count as finished.
+    if (sig == SIGCHLD && signals.stopPending()) sig = signals.wait(0);
     if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
       stopping = true;
       if (!pool.quiet)
