@@ -254,8 +254,16 @@ TEST_CASE("sweep: mpirun -np 2 gives the runs.csv of a serial sweep") {
   const fs::path serial = dir / "serial", ranks = dir / "mpi";
   REQUIRE(runRodsim("sweep " + sweep.string() + " --jobs 1 --quiet --output " + serial.string()).status == 0);
   // Open MPI refuses root unless told (containers, CI).
-  CommandResult r = runCommand("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe " +
-                               std::string(RODSIM_EXECUTABLE) + " sweep " + sweep.string() + " --output " + ranks.string());
+  std::string env = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+#ifdef RODSIM_SANITIZED
+  // Open MPI does not free what MPI_Init allocates (3000 blocks, 120 kB per rank, mostly in MCA
+  // components it has unloaded by exit, so LeakSanitizer sees no module to suppress by name): the
+  // ranks run without leak detection; every other sanitizer check stays on, and the sweep's own
+  // code is leak-checked by the other test cases.
+  env += " ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0";
+#endif
+  CommandResult r = runCommand(env + " mpirun -np 2 --oversubscribe " + std::string(RODSIM_EXECUTABLE) + " sweep " +
+                               sweep.string() + " --output " + ranks.string());
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(r.output.find("on 2 MPI ranks") != std::string::npos);
