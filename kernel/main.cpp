@@ -1,10 +1,11 @@
-// rodsim command line: run | check | compare | plugins | describe | render | plot. Exit status: 0 ok, 2 bad input, 3 the
-// simulation failed (see ../shared/spec/scene-format.md).
+// rodsim command line: run | check | compare | sweep | plugins | describe | render | plot.
+// Exit status: 0 ok, 2 bad input, 3 the simulation failed (see ../shared/spec/scene-format.md).
 #include "checkpoint.h"
 #include "compare.h"
 #include "describe.h"
 #include "scene.h"
 #include "simulation.h"
+#include "sweep.h"
 #include "viz.h"
 
 #include <fmt/format.h>
@@ -29,6 +30,8 @@ constexpr const char* kUsage =
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound), run nothing\n"
     "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
     "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
+    "  rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--list | --index K | --merge] [--quiet]\n"
+    "                                                 one run per row of a table of scene values (docs/sweeps.md)\n"
     "  rodsim plugins                                 plugin libraries found and the types each provides\n"
     "  rodsim describe TYPE                           every parameter of a component type\n"
     "  rodsim describe --all [--markdown]             every type (the docs reference)\n"
@@ -47,7 +50,7 @@ Args parseArgs(int argc, char** argv) {
   if (argc < 2) throw InputError(std::string("missing command\n") + usage());
   Args a;
   a.verb = argv[1];
-  const std::vector<std::string> verbs{"run", "check", "compare", "plugins", "describe", "render", "plot"};
+  const std::vector<std::string> verbs{"run", "check", "compare", "sweep", "plugins", "describe", "render", "plot"};
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
     std::printf("%s", usage().c_str());
     std::exit(0);
@@ -150,13 +153,20 @@ int listPlugins(const TypeRegistry& registry) {
   return 0;
 }
 
+// This executable, so that studies run their children with the same build.
+std::string selfExecutable(const char* argv0) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : self.string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    std::error_code no_self;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", no_self);
-    const std::string executable = no_self ? std::string(argv[0]) : self.string();
+    const std::string executable = selfExecutable(argv[0]);
+    if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0)  // parses its own options
+      return studies::sweepCommand(std::vector<std::string>(argv + 2, argv + argc), executable);
     if (argc >= 2 && (std::strcmp(argv[1], "render") == 0 || std::strcmp(argv[1], "plot") == 0))  // no plugins needed
       return viz::runVerb(argv[1], std::vector<std::string>(argv + 2, argv + argc), executable);
     Args args = parseArgs(argc, argv);

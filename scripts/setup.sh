@@ -7,6 +7,7 @@ packages=(
   libeigen3-dev libboost-dev libboost-filesystem-dev libfmt-dev libtomlplusplus-dev
   libceres-dev libsuitesparse-dev libopenblas0-serial doctest-dev libbenchmark-dev libfclib-dev
   clang libclang-rt-14-dev libomp-dev
+  openmpi-bin libopenmpi-dev   # optional: rodsim sweep under mpirun (docs/sweeps.md)
   python3 python3-numpy python3-scipy python3-matplotlib
   zlib1g-dev povray povray-includes ffmpeg
 )

@@ -7,6 +7,8 @@
 // declare are commented out, and relative paths are made absolute.
 #include "compare.h"
 
+#include "child_runs.h"
+
 #include "scene.h"
 #include "output.h"
 #include "world.h"
@@ -17,22 +19,13 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <spawn.h>
 #include <sstream>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -43,108 +36,6 @@ using namespace rodsim::kernel;  // the studies layer drives the kernel: scenes,
 namespace {
 
 // ---------------------------------------------------------------- the per-model scene copies
-
-// Line-preserving edits of the scene text. toml++ columns count code points; end is exclusive.
-class TextEditor {
- public:
-  explicit TextEditor(const std::string& text) {
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-      std::size_t end = text.find('\n', pos);
-      end = end == std::string::npos ? text.size() : end + 1;
-      lines_.push_back(text.substr(pos, end - pos));
-      pos = end;
-    }
-  }
-  // Replaces columns [begin, end) of a line (1-based) with `text`.
-  void replace(std::size_t line, std::size_t begin, std::size_t end, std::string text) {
-    spans_.push_back({line, begin, end, std::move(text)});
-  }
-  // Comments out lines first..last and appends `note` to the first.
-  void comment(std::size_t first, std::size_t last, const std::string& note) {
-    for (std::size_t l = first; l <= last; ++l) commented_[l] = l == first ? note : "";
-  }
-  std::string text() {
-    // Right to left within a line, so earlier columns stay valid.
-    std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) {
-      return a.line != b.line ? a.line < b.line : a.begin > b.begin;
-    });
-    for (const Span& s : spans_) {
-      if (s.line == 0 || s.line > lines_.size()) continue;
-      std::string& l = lines_[s.line - 1];
-      const std::size_t b = byteOffset(l, s.begin), e = byteOffset(l, s.end);
-      l = l.substr(0, b) + s.text + l.substr(e);
-    }
-    for (const auto& [line, note] : commented_) {
-      if (line == 0 || line > lines_.size()) continue;
-      std::string& l = lines_[line - 1];
-      std::string end;  // "\n" or "\r\n"
-      while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) {
-        end.insert(end.begin(), l.back());
-        l.pop_back();
-      }
-      l = "# " + l + (note.empty() ? "" : "  # " + note) + end;
-    }
-    std::string out;
-    for (const auto& l : lines_) out += l;
-    return out;
-  }
-
- private:
-  struct Span {
-    std::size_t line, begin, end;
-    std::string text;
-  };
-  static std::size_t byteOffset(const std::string& line, std::size_t column) {
-    std::size_t cp = 0;
-    for (std::size_t i = 0; i < line.size(); ++i)
-      if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++cp == column) return i;
-    return line.size();
-  }
-  std::vector<std::string> lines_;
-  std::vector<Span> spans_;
-  std::map<std::size_t, std::string> commented_;
-};
-
-std::string tomlString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string at(const std::string& file, const toml::source_region& src) {
-  return fmt::format("{}:{}:{}", file, src.begin.line, src.begin.column);
-}
-
-// A value by dotted key inside a table (inline sub-tables: geometry.file).
-const toml::node* lookup(const toml::table& t, const std::string& dotted) {
-  const toml::table* cur = &t;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t dot = dotted.find('.', pos);
-    const toml::node* n = cur->get(dotted.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos));
-    if (!n || dot == std::string::npos) return n;
-    cur = n->as_table();
-    if (!cur) return nullptr;
-    pos = dot + 1;
-  }
-}
-
-// Relative path values of a component (schema params declared as paths) -> absolute.
-void absolutizePaths(TextEditor& edit, const toml::table& t, const Schema& schema, const fs::path& dir) {
-  for (const ParamSpec& p : schema.params()) {
-    if (!p.is_path) continue;
-    const toml::node* n = lookup(t, p.name);
-    if (!n || !n->is_string()) continue;
-    const fs::path value(n->value<std::string>().value());
-    const auto& src = n->source();
-    if (value.is_relative() && src.begin.line == src.end.line)
-      edit.replace(src.begin.line, src.begin.column, src.end.column, tomlString((dir / value).lexically_normal().string()));
-  }
-}
 
 struct ModelScene {
   std::string model;
@@ -187,9 +78,9 @@ ModelScene sceneFor(const std::string& model, const std::string& file, const std
       }
       // [[contact]]: switch the type, drop what the model does not declare.
       if (t->is_inline())
-        throw InputError(fmt::format("{}: rodsim compare needs [[contact]] tables, not inline tables", at(file, t->source())));
+        throw InputError(fmt::format("{}: rodsim compare needs [[contact]] tables, not inline tables", sourceAt(file, t->source())));
       if (!type || !type->is_string() || type->source().begin.line != type->source().end.line)
-        throw InputError(fmt::format("{}: [[contact]]: missing required key 'type' (a string)", at(file, t->source())));
+        throw InputError(fmt::format("{}: [[contact]]: missing required key 'type' (a string)", sourceAt(file, t->source())));
       edit.replace(type->source().begin.line, type->source().begin.column, type->source().end.column, tomlString(model));
       for (auto&& [k, v] : *t) {
         const std::string key(k.str());
@@ -200,20 +91,14 @@ ModelScene sceneFor(const std::string& model, const std::string& file, const std
         if (declared) continue;
         if (v.is_table() && !v.as_table()->is_inline())
           throw InputError(fmt::format("{}: [[contact]] key '{}' is not declared by '{}' and is a sub-table rodsim compare "
-                                       "cannot drop; write it inline (key = {{ ... }})", at(file, k.source()), key, model));
+                                       "cannot drop; write it inline (key = {{ ... }})", sourceAt(file, k.source()), key, model));
         edit.comment(k.source().begin.line, v.source().end.line, fmt::format("dropped by rodsim compare: not a key of '{}'", model));
-        out.dropped.push_back(fmt::format("{} ({})", key, at(file, k.source())));
+        out.dropped.push_back(fmt::format("{} ({})", key, sourceAt(file, k.source())));
       }
       absolutizePaths(edit, *t, target->schema, dir);
     }
   }
-  // [plugins] paths are relative to the scene file too.
-  if (const auto* paths = root["plugins"]["paths"].as_array())
-    for (const auto& el : *paths)
-      if (el.is_string() && fs::path(el.value<std::string>().value()).is_relative() &&
-          el.source().begin.line == el.source().end.line)
-        edit.replace(el.source().begin.line, el.source().begin.column, el.source().end.column,
-                     tomlString((dir / el.value<std::string>().value()).lexically_normal().string()));
+  absolutizePluginPaths(edit, root, dir);  // [plugins] paths are relative to the scene file too
   out.text = edit.text();
   out.text += fmt::format("\n# Written by rodsim compare from {}: [[contact]] type = \"{}\"{}; relative paths made absolute.\n"
                           "# Line numbers are those of the original.\n",
@@ -228,22 +113,6 @@ struct Series {
   std::vector<double> t, iterations, wall_ms, contacts, min_gap;
 };
 
-std::vector<std::string> splitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
-
-double number(const std::string& s) {
-  if (s.empty()) return std::numeric_limits<double>::quiet_NaN();
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() ? std::numeric_limits<double>::quiet_NaN() : v;
-}
-
 Series readTimeseries(const fs::path& file) {
   Series s;
   std::ifstream in(file);
@@ -256,7 +125,7 @@ Series readTimeseries(const fs::path& file) {
   const std::size_t ct = col("t"), ci = col("iterations"), cw = col("wall_ms"), cc = col("contacts"), cg = col("min_gap");
   while (std::getline(in, line)) {
     const auto cells = splitCsv(line);
-    auto get = [&](std::size_t c) { return c < cells.size() ? number(cells[c]) : std::numeric_limits<double>::quiet_NaN(); };
+    auto get = [&](std::size_t c) { return c < cells.size() ? parseNumber(cells[c]) : std::numeric_limits<double>::quiet_NaN(); };
     s.t.push_back(get(ct));
     s.iterations.push_back(get(ci));
     s.wall_ms.push_back(get(cw));
@@ -266,24 +135,6 @@ Series readTimeseries(const fs::path& file) {
   return s;
 }
 
-// The simulated time reached, from the last line of timeseries.csv (progress display).
-double lastTime(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return 0;
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = std::max<std::streamoff>(0, size - 512);
-  in.seekg(start);
-  std::string tail(static_cast<std::size_t>(size - start), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  std::size_t end = tail.find_last_not_of('\n');
-  if (end == std::string::npos) return 0;
-  std::size_t begin = tail.rfind('\n', end);
-  const auto cells = splitCsv(tail.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1)));
-  const double t = cells.size() > 1 ? number(cells[1]) : 0;
-  return std::isfinite(t) ? t : 0;
-}
-
-// A field of summary.json (flat, one key per line as the kernel writes it).
 struct Frame {
   double t;
   fs::path file;
@@ -301,7 +152,7 @@ std::vector<Frame> readPvd(const fs::path& pvd) {
   };
   while (std::getline(in, line))
     if (line.find("<DataSet") != std::string::npos)
-      frames.push_back({number(attr(line, "timestep")), pvd.parent_path() / attr(line, "file")});
+      frames.push_back({parseNumber(attr(line, "timestep")), pvd.parent_path() / attr(line, "file")});
   return frames;
 }
 
@@ -337,8 +188,8 @@ RunResult summarize(const std::string& model, const fs::path& dir, int exit_code
   const std::string json = ss.str();
   r.status = json.empty() ? "no output" : summaryField(json, "status");
   r.reason = summaryField(json, "reason");
-  r.wall_time_s = number(summaryField(json, "wall_time_s"));
-  r.min_gap = number(summaryField(json, "min_gap"));
+  r.wall_time_s = parseNumber(summaryField(json, "wall_time_s"));
+  r.min_gap = parseNumber(summaryField(json, "min_gap"));
   const Series s = readTimeseries(dir / "timeseries.csv");
   for (std::size_t i = 1; i < s.t.size(); ++i) {  // row 0: the initial state
     ++r.steps;
@@ -457,89 +308,6 @@ std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<
   return notes;
 }
 
-// ---------------------------------------------------------------- running the children
-
-struct Child {
-  std::string model;
-  fs::path dir, scene_file;
-  std::vector<std::string> argv;
-  pid_t pid = -1;
-  int exit_code = -1;
-  bool done = false;
-  std::chrono::steady_clock::time_point start;
-  double seconds = 0;
-};
-
-pid_t spawn(const Child& c) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const std::string log = (c.dir / "run.log").string();
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, STDIN_FILENO);
-  std::vector<char*> argv;
-  for (const auto& a : c.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int err = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
-  return pid;
-}
-
-std::string shellQuote(const std::string& s) {
-  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-void runChildren(std::vector<Child>& children, int jobs, double duration, bool quiet) {
-  using Clock = std::chrono::steady_clock;
-  const bool tty = !quiet && isatty(STDOUT_FILENO);
-  std::size_t next = 0, running = 0, finished = 0;
-  auto last_print = Clock::now();
-  while (finished < children.size()) {
-    while (running < static_cast<std::size_t>(jobs) && next < children.size()) {
-      Child& c = children[next++];
-      c.start = Clock::now();
-      c.pid = spawn(c);
-      ++running;
-      if (!quiet) std::printf("%srodsim compare: %s started (log: %s)\n", tty ? "\r\033[K" : "", c.model.c_str(),
-                              (c.dir / "run.log").c_str());
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    for (Child& c : children) {
-      if (c.pid <= 0 || c.done) continue;
-      int status = 0;
-      if (waitpid(c.pid, &status, WNOHANG) != c.pid) continue;
-      c.done = true;
-      c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-      c.seconds = std::chrono::duration<double>(Clock::now() - c.start).count();
-      --running;
-      ++finished;
-      if (!quiet)
-        std::printf("%srodsim compare: %s %s after %.1f s\n", tty ? "\r\033[K" : "", c.model.c_str(),
-                    c.exit_code == 0 ? "done" : fmt::format("FAILED (exit {}; see {})", c.exit_code, (c.dir / "run.log").string()).c_str(),
-                    c.seconds);
-    }
-    if (tty && Clock::now() - last_print > std::chrono::milliseconds(500)) {
-      last_print = Clock::now();
-      std::string line;
-      for (const Child& c : children) {
-        const char* state = c.done ? "done" : c.pid > 0 ? nullptr : "waiting";
-        line += state ? fmt::format("  {} {}", c.model, state)
-                      : fmt::format("  {} {:3.0f}%", c.model, 100.0 * lastTime(c.dir / "timeseries.csv") / duration);
-      }
-      std::printf("\r\033[K%s", line.c_str());
-      std::fflush(stdout);
-    }
-  }
-  if (tty) std::printf("\r\033[K");
-  std::fflush(stdout);
-}
-
 }  // namespace
 
 std::vector<std::string> splitModelList(const std::string& list) {
@@ -622,37 +390,40 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
   const std::string stem = fs::path(o.scene).stem().string();  // keeps the run's default name
-  std::vector<Child> children;
+  std::vector<ChildRun> children;
   std::string commands;
   for (const ModelScene& ms : runs) {
-    Child c;
-    c.model = ms.model;
+    ChildRun c;
+    c.id = children.size();
+    c.label = ms.model;
     c.dir = dir / ms.model;
     fs::create_directories(c.dir, ec);
     if (ec) throw InputError(fmt::format("cannot create '{}': {}", c.dir.string(), ec.message()));
-    c.scene_file = c.dir / (stem + ".toml");
-    writeFileAtomic(c.scene_file.string(), ms.text);
-    c.argv = {executable, "run", c.scene_file.string()};
+    const fs::path scene_file = c.dir / (stem + ".toml");
+    writeFileAtomic(scene_file.string(), ms.text);
+    c.argv = {executable, "run", scene_file.string()};
     for (const auto& s : ms.overrides) c.argv.insert(c.argv.end(), {"--set", s});
     c.argv.insert(c.argv.end(), {"--output", c.dir.string(), "--force"});  // compare owns DIR/MODEL: a rerun replaces it
-    for (std::size_t i = 0; i < c.argv.size(); ++i) {
-      if (i > 0) commands += ' ';
-      commands += shellQuote(c.argv[i]);
-    }
-    commands += '\n';
+    commands += shellCommand(c.argv) + '\n';
     if (!o.quiet && !ms.dropped.empty())
       std::printf("rodsim compare: %s run: dropped [[contact]] key(s) %s does not declare: %s\n", ms.model.c_str(),
                   ms.model.c_str(), fmt::format("{}", fmt::join(ms.dropped, ", ")).c_str());
     children.push_back(std::move(c));
   }
   writeFileAtomic((dir / "commands.txt").string(), commands);
-  runChildren(children, o.jobs, first.duration, o.quiet);
+  std::size_t next = 0;
+  runChildren(ChildPool{"rodsim compare", o.jobs, o.quiet, first.duration},
+              [&]() -> std::optional<ChildRun> {
+                if (next == children.size()) return std::nullopt;
+                return children[next++];
+              },
+              [&](const ChildRun& done) { children[done.id].exit_code = done.exit_code; });
 
   // --- tables, differences, plots
   std::vector<RunResult> results;
   bool failed = false;
-  for (const Child& c : children) {
-    results.push_back(summarize(c.model, c.dir, c.exit_code));
+  for (const ChildRun& c : children) {
+    results.push_back(summarize(c.label, c.dir, c.exit_code));
     failed = failed || c.exit_code != 0;
   }
   writeTables(dir, results, first.rods.size());

@@ -1,0 +1,351 @@
+// Scene copies, child `rodsim run` processes and reading their output, shared by the studies.
+#include "child_runs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <limits>
+#include <spawn.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace rodsim::studies {
+
+using namespace rodsim::kernel;
+
+// ---------------------------------------------------------------- scene copies
+
+TextEditor::TextEditor(const std::string& text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    end = end == std::string::npos ? text.size() : end + 1;
+    lines_.push_back(text.substr(pos, end - pos));
+    pos = end;
+  }
+}
+
+void TextEditor::replace(std::size_t line, std::size_t begin, std::size_t end, std::string text) {
+  spans_.push_back({line, begin, end, std::move(text)});
+}
+
+void TextEditor::comment(std::size_t first, std::size_t last, const std::string& note) {
+  for (std::size_t l = first; l <= last; ++l) commented_[l] = l == first ? note : "";
+}
+
+namespace {
+
+std::size_t byteOffset(const std::string& line, std::size_t column) {
+  std::size_t cp = 0;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++cp == column) return i;
+  return line.size();
+}
+
+}  // namespace
+
+std::string TextEditor::text() {
+  // Right to left within a line, so earlier columns stay valid.
+  std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) {
+    return a.line != b.line ? a.line < b.line : a.begin > b.begin;
+  });
+  for (const Span& s : spans_) {
+    if (s.line == 0 || s.line > lines_.size()) continue;
+    std::string& l = lines_[s.line - 1];
+    const std::size_t b = byteOffset(l, s.begin), e = byteOffset(l, s.end);
+    l = l.substr(0, b) + s.text + l.substr(e);
+  }
+  spans_.clear();
+  for (const auto& [line, note] : commented_) {
+    if (line == 0 || line > lines_.size()) continue;
+    std::string& l = lines_[line - 1];
+    std::string end;  // "\n" or "\r\n"
+    while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) {
+      end.insert(end.begin(), l.back());
+      l.pop_back();
+    }
+    l = "# " + l + (note.empty() ? "" : "  # " + note) + end;
+  }
+  commented_.clear();
+  std::string out;
+  for (const auto& l : lines_) out += l;
+  return out;
+}
+
+std::string tomlString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string sourceAt(const std::string& file, const toml::source_region& src) {
+  return fmt::format("{}:{}:{}", file, src.begin.line, src.begin.column);
+}
+
+const toml::node* lookupDotted(const toml::table& table, const std::string& dotted) {
+  const toml::table* cur = &table;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', pos);
+    const toml::node* n = cur->get(dotted.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos));
+    if (!n || dot == std::string::npos) return n;
+    cur = n->as_table();
+    if (!cur) return nullptr;
+    pos = dot + 1;
+  }
+}
+
+void absolutizePaths(TextEditor& edit, const toml::table& component, const Schema& schema, const fs::path& dir) {
+  for (const ParamSpec& p : schema.params()) {
+    if (!p.is_path) continue;
+    const toml::node* n = lookupDotted(component, p.name);
+    if (!n || !n->is_string()) continue;
+    const fs::path value(n->value<std::string>().value());
+    const auto& src = n->source();
+    if (value.is_relative() && src.begin.line == src.end.line)
+      edit.replace(src.begin.line, src.begin.column, src.end.column, tomlString((dir / value).lexically_normal().string()));
+  }
+}
+
+void absolutizePluginPaths(TextEditor& edit, const toml::table& root, const fs::path& dir) {
+  if (const auto* paths = root["plugins"]["paths"].as_array())
+    for (const auto& el : *paths)
+      if (el.is_string() && fs::path(el.value<std::string>().value()).is_relative() &&
+          el.source().begin.line == el.source().end.line)
+        edit.replace(el.source().begin.line, el.source().begin.column, el.source().end.column,
+                     tomlString((dir / el.value<std::string>().value()).lexically_normal().string()));
+}
+
+// ---------------------------------------------------------------- reading a run's output
+
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+double parseNumber(const std::string& s) {
+  if (s.empty()) return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() ? std::numeric_limits<double>::quiet_NaN() : v;
+}
+
+std::string jsonRawField(const std::string& json, const std::string& key) {
+  const std::string k = "\"" + key + "\": ";
+  const auto p = json.find(k);
+  if (p == std::string::npos) return "";
+  std::size_t b = p + k.size(), e = b;
+  if (json[b] == '"') {
+    for (e = b + 1; e < json.size() && json[e] != '"'; ++e)
+      if (json[e] == '\\') ++e;
+    return json.substr(b + 1, e - b - 1);
+  }
+  e = json.find_first_of(",\n}", b);
+  return json.substr(b, e - b);
+}
+
+std::string readFile(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+double lastTime(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return 0;
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = std::max<std::streamoff>(0, size - 512);
+  in.seekg(start);
+  std::string tail(static_cast<std::size_t>(size - start), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  const std::size_t end = tail.find_last_not_of('\n');
+  if (end == std::string::npos) return 0;
+  const std::size_t newline = tail.rfind('\n', end);
+  const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  const auto cells = splitCsv(tail.substr(begin, end + 1 - begin));
+  const double t = cells.size() > 1 ? parseNumber(cells[1]) : 0;
+  return std::isfinite(t) ? t : 0;
+}
+
+// ---------------------------------------------------------------- child processes
+
+std::string shellQuote(const std::string& s) {
+  if (!s.empty() &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string shellCommand(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& a : argv) {
+    if (!line.empty()) line += ' ';
+    line += shellQuote(a);
+  }
+  return line;
+}
+
+namespace {
+
+// The child starts with no blocked signals and SIGINT/SIGTERM at their defaults, whatever this
+// process blocks or ignores (runChildren blocks them to wait for them; a shell's `cmd &` ignores SIGINT).
+pid_t spawnChild(const ChildRun& c) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  const std::string log = (c.dir / "run.log").string();
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, STDIN_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> argv;
+  for (const auto& a : c.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
+  return pid;
+}
+
+// Blocks SIGCHLD, SIGINT and SIGTERM for the lifetime of the pool so that sigtimedwait receives
+// them; restores the previous mask after consuming what is left pending.
+class WatchedSignals {
+ public:
+  WatchedSignals() {
+    sigemptyset(&set_);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&set_, s);
+    pthread_sigmask(SIG_BLOCK, &set_, &previous_);
+  }
+  ~WatchedSignals() {
+    const timespec zero{0, 0};
+    while (sigtimedwait(&set_, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  // The next watched signal within `seconds`, 0 on timeout.
+  int wait(double seconds) {
+    timespec ts{static_cast<time_t>(seconds), static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
+    const int sig = sigtimedwait(&set_, nullptr, &ts);
+    return sig > 0 ? sig : 0;
+  }
+  // A SIGINT or SIGTERM already pending, without waiting.
+  bool stopPending() {
+    sigset_t pending;
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+  }
+
+ private:
+  sigset_t set_{}, previous_{};
+};
+
+}  // namespace
+
+bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
+                 const std::function<void(const ChildRun&)>& finished) {
+  using Clock = std::chrono::steady_clock;
+  const bool tty = !pool.quiet && pool.live && isatty(STDOUT_FILENO);
+  const char* clear = tty ? "\r\033[K" : "";
+  WatchedSignals signals;
+  std::vector<ChildRun> running;
+  std::vector<Clock::time_point> started;
+  bool stopping = false, exhausted = false;
+  auto last_print = Clock::now();
+  while (true) {
+    stopping = stopping || signals.stopPending();
+    while (!stopping && !exhausted && running.size() < static_cast<std::size_t>(pool.jobs)) {
+      std::optional<ChildRun> c = next();
+      if (!c) {
+        exhausted = true;
+        break;
+      }
+      c->pid = spawnChild(*c);
+      if (!pool.quiet)
+        std::printf("%s%s: %s started (log: %s)\n", clear, pool.name.c_str(), c->label.c_str(), (c->dir / "run.log").c_str());
+      running.push_back(std::move(*c));
+      started.push_back(Clock::now());
+    }
+    if (running.empty()) break;
+    std::fflush(stdout);
+    int sig = signals.wait(tty ? 0.5 : 5.0);
+    // A Ctrl-C reaches the children too; one that already ended of it must not count as finished.
+    if (sig == SIGCHLD && signals.stopPending()) sig = signals.wait(0);
+    if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
+      stopping = true;
+      if (!pool.quiet)
+        std::printf("%s%s: interrupted by %s: stopping the %zu running run(s)\n", clear, pool.name.c_str(),
+                    sig == SIGINT ? "SIGINT" : "SIGTERM", running.size());
+      for (ChildRun& c : running) {
+        c.interrupted = true;
+        kill(c.pid, SIGINT);
+      }
+    }
+    for (std::size_t i = 0; i < running.size();) {
+      int status = 0;
+      if (waitpid(running[i].pid, &status, WNOHANG) != running[i].pid) {
+        ++i;
+        continue;
+      }
+      ChildRun c = std::move(running[i]);
+      running.erase(running.begin() + static_cast<long>(i));
+      c.seconds = std::chrono::duration<double>(Clock::now() - started[i]).count();
+      started.erase(started.begin() + static_cast<long>(i));
+      c.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+      c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + c.signal;
+      if (!pool.quiet && !c.interrupted)
+        std::printf("%s%s: %s %s after %.1f s\n", clear, pool.name.c_str(), c.label.c_str(),
+                    c.exit_code == 0 ? "done"
+                                     : fmt::format("FAILED (exit {}; see {})", c.exit_code, (c.dir / "run.log").string()).c_str(),
+                    c.seconds);
+      finished(c);
+    }
+    if (tty && Clock::now() - last_print > std::chrono::milliseconds(500)) {
+      last_print = Clock::now();
+      std::string line;
+      for (const ChildRun& c : running)
+        line += pool.duration > 0
+                    ? fmt::format("  {} {:3.0f}%", c.label, 100.0 * lastTime(c.dir / "timeseries.csv") / pool.duration)
+                    : fmt::format("  {} running", c.label);
+      std::printf("\r\033[K%s", line.c_str());
+    }
+  }
+  if (tty) std::printf("\r\033[K");
+  std::fflush(stdout);
+  return !stopping;
+}
+
+}  // namespace rodsim::studies

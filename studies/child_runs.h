@@ -1,0 +1,110 @@
+// What every study needs (rodsim compare, rodsim sweep): a copy of the scene that a child run can
+// use from any directory, child `rodsim run` processes spread over the cores, and reading what the
+// runs wrote. A crashing run takes down its own process only, never the study driving it.
+#pragma once
+
+#include "registry.h"
+
+#include <toml++/toml.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace rodsim::studies {
+
+// ---------------------------------------------------------------- scene copies
+
+// Line-preserving edits of a scene's text. toml++ columns count code points; end is exclusive.
+class TextEditor {
+ public:
+  explicit TextEditor(const std::string& text);
+  // Replaces columns [begin, end) of a line (1-based) with `text`.
+  void replace(std::size_t line, std::size_t begin, std::size_t end, std::string text);
+  // Comments out lines first..last and appends `note` to the first.
+  void comment(std::size_t first, std::size_t last, const std::string& note);
+  std::string text();
+
+ private:
+  struct Span {
+    std::size_t line, begin, end;
+    std::string text;
+  };
+  std::vector<std::string> lines_;
+  std::vector<Span> spans_;
+  std::map<std::size_t, std::string> commented_;
+};
+
+// "a\"b" as a TOML basic string.
+std::string tomlString(const std::string& s);
+
+// "file:line:column" of a TOML source region.
+std::string sourceAt(const std::string& file, const toml::source_region& src);
+
+// A value by dotted key inside a table (inline sub-tables: geometry.file), or nullptr.
+const toml::node* lookupDotted(const toml::table& table, const std::string& dotted);
+
+// Relative path values of one component (the parameters its schema declares as paths) -> absolute
+// paths against `dir`, edited in place.
+void absolutizePaths(TextEditor& edit, const toml::table& component, const Schema& schema, const std::filesystem::path& dir);
+
+// [plugins] paths -> absolute paths against `dir`, edited in place.
+void absolutizePluginPaths(TextEditor& edit, const toml::table& root, const std::filesystem::path& dir);
+
+// ---------------------------------------------------------------- reading a run's output
+
+std::vector<std::string> splitCsv(const std::string& line);
+// A number, NaN for an empty or non-numeric cell.
+double parseNumber(const std::string& s);
+// A field of a flat JSON object as written, escapes kept (strings without their quotes), "" when
+// absent: to compare a record with the one that would be written now. Values to read: the
+// kernel's summaryField (output.h).
+std::string jsonRawField(const std::string& json, const std::string& key);
+// The whole file, "" when it cannot be read.
+std::string readFile(const std::filesystem::path& file);
+// The simulated time reached, from the last line of timeseries.csv (progress display).
+double lastTime(const std::filesystem::path& timeseries);
+
+// ---------------------------------------------------------------- child processes
+
+// One child process: `argv[0]` (the rodsim executable) with its arguments; standard output and
+// error go to dir/run.log.
+struct ChildRun {
+  std::size_t id = 0;             // the caller's index
+  std::string label;              // in progress lines: "imc", "row 3"
+  std::filesystem::path dir;      // exists before the child starts
+  std::vector<std::string> argv;
+  // Set by runChildren:
+  pid_t pid = -1;
+  int exit_code = -1;             // exit status, or 128 + the signal that ended it
+  int signal = 0;                 // that signal, 0 when the child exited
+  bool interrupted = false;       // still running when this process got SIGINT or SIGTERM
+  double seconds = 0;             // wall time
+};
+
+struct ChildPool {
+  std::string name = "rodsim";    // prefix of the progress lines: "rodsim compare"
+  int jobs = 1;                   // children at once
+  bool quiet = false;
+  double duration = 0;            // simulated seconds of each run: live percentages on a terminal
+  bool live = true;               // the live line on a terminal (not under mpirun: ranks share one)
+};
+
+// Starts the children `next` hands out (nullopt: no more), at most pool.jobs at once, and calls
+// `finished` for each as it ends, in the order they end. SIGINT or SIGTERM to this process: no new
+// child starts, the running ones get SIGINT (rodsim run then writes a checkpoint and stops) and are
+// waited for, and `finished` sees them with `interrupted` set. Returns false when interrupted.
+// Waits for children by their SIGCHLD (no polling delay between one run and the next).
+bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
+                 const std::function<void(const ChildRun&)>& finished);
+
+// `argv` as one shell command line (commands.txt).
+std::string shellCommand(const std::vector<std::string>& argv);
+std::string shellQuote(const std::string& s);
+
+}  // namespace rodsim::studies

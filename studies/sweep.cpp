@@ -1,0 +1,844 @@
+// rodsim sweep (docs/sweeps.md). A sweep file names a base scene and axes over its keys in --set
+// syntax; the axes span an ordered table of rows (a grid, or zipped lists); each row is one child
+// `rodsim run` writing DIR/<row>/. A row is finished when DIR/<row>/sweep_row.json exists: the
+// driver writes it when the child ends (not when the sweep was interrupted), so running the sweep
+// again runs only the rows without it. Every engine (local cores, mpirun ranks, Slurm array tasks)
+// runs rows the same way; runs.csv is merged from the row folders afterwards.
+#include "sweep.h"
+
+#include "child_runs.h"
+#include "sweep_mpi.h"
+
+#include "checkpoint.h"
+#include "output.h"
+#include "scene.h"
+#include "simulation.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fstream>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace rodsim::studies {
+
+using namespace rodsim::kernel;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--quiet]   run every row not finished yet, then runs.csv\n"
+    "       rodsim sweep SWEEP.toml --list                 print the table of rows (index and axis values)\n"
+    "       rodsim sweep SWEEP.toml --index K [--output DIR]   run row K only (a Slurm array task)\n"
+    "       rodsim sweep SWEEP.toml --merge [--output DIR]     write runs.csv from the rows finished so far\n";
+
+// Columns of runs.csv copied from each run's summary.json, in this order.
+const std::vector<std::string> kSummaryColumns{
+    "steps",          "sim_time",      "wall_time_s", "newton_iterations", "aipts",    "step_cuts",
+    "steps_with_contact", "aipts_contact", "atpts_ms",    "atpts_contact_ms",  "min_gap"};
+
+// ---------------------------------------------------------------- reading the sweep file
+
+std::string describeNode(const toml::node& n) {
+  if (n.is_string()) return fmt::format("string \"{}\"", n.value<std::string>().value_or(""));
+  if (n.is_integer()) return fmt::format("integer {}", n.value<long long>().value_or(0));
+  if (n.is_floating_point()) return fmt::format("number {}", n.value<double>().value_or(0));
+  if (n.is_boolean()) return n.value<bool>().value_or(false) ? "boolean true" : "boolean false";
+  if (n.is_array()) return fmt::format("array of {} element(s)", n.as_array()->size());
+  if (n.is_table()) return "table";
+  return "a date/time";
+}
+
+// The text of a value as written in the file (single-line values), else as toml++ prints it.
+std::string valueText(const toml::node& n, const std::vector<std::string>& lines) {
+  const auto& src = n.source();
+  if (src.begin.line == src.end.line && src.begin.line >= 1 && src.begin.line <= lines.size()) {
+    const std::string& line = lines[src.begin.line - 1];
+    auto byte = [&](std::size_t column) {  // toml++ columns count code points
+      std::size_t cp = 0;
+      for (std::size_t i = 0; i < line.size(); ++i)
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++cp == column) return i;
+      return line.size();
+    };
+    const std::size_t b = byte(src.begin.column), e = byte(src.end.column);
+    if (b < e) return line.substr(b, e - b);
+  }
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  return os.str();
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    lines.push_back(l);
+  }
+  return lines;
+}
+
+// Leaves of a table whose keys may be dotted or quoted: [axes] contact.friction = [...] and
+// "contact.friction" = [...] both give "contact.friction". Inline tables are values.
+void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
+             std::map<std::string, toml::source_region>& key_source) {
+  for (auto&& [k, v] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    key_source[key] = k.source();
+    if (const auto* sub = v.as_table(); sub && !sub->is_inline()) flatten(*sub, key, out, key_source);
+    else out.emplace_back(key, &v);
+  }
+}
+
+// In file order (toml++ tables iterate by key).
+void sortBySource(std::vector<std::pair<std::string, const toml::node*>>& leaves) {
+  std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
+    const auto &sa = a.second->source().begin, &sb = b.second->source().begin;
+    return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
+  });
+}
+
+// Validates a scene as `rodsim check` does (components built and bound, probes resolved).
+void checkRun(const Sweep& s, const std::vector<std::string>& overrides, const TypeRegistry& registry) {
+  const Scene scene = parseScene(s.scene_text, s.scene, overrides, registry);
+  checkScene(scene, registry);
+}
+
+// Expands the groups into rows: the first group varies slowest, the last fastest (nested loops
+// over the axes in file order); a zip group advances all its axes together.
+std::vector<SweepRow> expand(const std::vector<Axis>& axes, const std::vector<std::vector<std::size_t>>& groups) {
+  std::size_t total = 1;
+  for (const auto& g : groups) total *= axes[g.front()].values.size();
+  std::vector<SweepRow> rows(total);
+  for (std::size_t r = 0; r < total; ++r) {
+    rows[r].index = r;
+    rows[r].pick.assign(axes.size(), 0);
+    std::size_t rest = r;
+    for (std::size_t gi = groups.size(); gi-- > 0;) {
+      const std::size_t n = axes[groups[gi].front()].values.size();
+      for (std::size_t a : groups[gi]) rows[r].pick[a] = rest % n;
+      rest /= n;
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<std::string> Sweep::overrides(const SweepRow& row) const {
+  std::vector<std::string> out = fixed;
+  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(axes[a].key + "=" + axes[a].values[row.pick[a]].toml);
+  return out;
+}
+
+Sweep loadSweep(const std::string& file, const TypeRegistry& registry, std::optional<std::size_t> only_row) {
+  Sweep s;
+  s.file = file;
+  const std::string text = readSceneText(file);  // InputError "file: cannot open"
+  const std::vector<std::string> lines = splitLines(text);
+  toml::table root;
+  try {
+    root = toml::parse(std::string_view(text), std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}:{}:{}: TOML syntax error: {}", file, e.source().begin.line, e.source().begin.column,
+                                 e.description()));
+  }
+  auto at = [&](const toml::source_region& src) { return src.begin.line ? sourceAt(file, src) : file + ":1:1"; };
+  auto fail = [&](const toml::source_region& src, const std::string& message) -> InputError {
+    return InputError(fmt::format("{}: {}", at(src), message));
+  };
+
+  static const std::vector<std::string> known{"scene", "axes", "zip", "set"};
+  for (auto&& [k, v] : root) {
+    const std::string key(k.str());
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string near = closestMatch(key, known);
+    throw fail(k.source(), fmt::format("unknown key '{}' in a sweep file (valid: {}{})", key, fmt::join(known, ", "),
+                                       near.empty() ? "" : "; did you mean '" + near + "'?"));
+  }
+
+  // scene: the base scene, relative to the sweep file.
+  const toml::node* scene = root.get("scene");
+  if (!scene) throw InputError(fmt::format("{}:1:1: missing required key 'scene' (the base scene, a path relative to this file)", file));
+  if (!scene->is_string())
+    throw fail(scene->source(), fmt::format("'scene' expects a string (a path relative to the sweep file), found {}",
+                                            describeNode(*scene)));
+  s.scene_where = at(scene->source());
+  s.scene = (fs::path(file).parent_path() / scene->value<std::string>().value()).lexically_normal().string();
+  try {
+    s.scene_text = readSceneText(s.scene);
+  } catch (const InputError&) {
+    throw fail(scene->source(), fmt::format("scene '{}': cannot open {}", scene->value<std::string>().value(), s.scene));
+  }
+
+  // [set]: the same value for every run.
+  std::map<std::string, toml::source_region> key_source;
+  if (const toml::node* set = root.get("set")) {
+    if (!set->is_table()) throw fail(set->source(), fmt::format("'set' expects a table of KEY = VALUE, found {}", describeNode(*set)));
+    std::vector<std::pair<std::string, const toml::node*>> leaves;
+    flatten(*set->as_table(), "", leaves, key_source);
+    sortBySource(leaves);
+    for (const auto& [key, node] : leaves) {
+      s.fixed.push_back(key + "=" + valueText(*node, lines));
+      s.fixed_where.push_back(at(node->source()));
+    }
+  }
+
+  // [axes]: KEY = [values...]
+  const toml::node* axes = root.get("axes");
+  if (!axes) throw InputError(fmt::format("{}:1:1: missing required table [axes] (KEY = [value, ...] per axis)", file));
+  if (!axes->is_table()) throw fail(axes->source(), fmt::format("'axes' expects a table of KEY = [values], found {}", describeNode(*axes)));
+  std::vector<std::pair<std::string, const toml::node*>> leaves;
+  flatten(*axes->as_table(), "", leaves, key_source);
+  sortBySource(leaves);
+  if (leaves.empty()) throw fail(axes->source(), "[axes] is empty: give at least one KEY = [value, ...]");
+  for (const auto& [key, node] : leaves) {
+    const auto* values = node->as_array();
+    if (!values) throw fail(node->source(), fmt::format("axis '{}' expects an array of values, found {}", key, describeNode(*node)));
+    if (values->empty()) throw fail(node->source(), fmt::format("axis '{}' has no values", key));
+    if (key.find('.') == std::string::npos)
+      throw fail(key_source[key], fmt::format("axis '{}': a key needs a section, as for --set (e.g. contact.friction)", key));
+    Axis axis{key, at(key_source[key]), {}};
+    for (const auto& v : *values) {
+      AxisValue value{valueText(v, lines), "", at(v.source())};
+      value.shown = v.is_string() ? v.value<std::string>().value() : value.toml;
+      axis.values.push_back(std::move(value));
+    }
+    s.axes.push_back(std::move(axis));
+  }
+  auto axisIndex = [&](const std::string& key) {
+    for (std::size_t a = 0; a < s.axes.size(); ++a)
+      if (s.axes[a].key == key) return static_cast<long>(a);
+    return -1L;
+  };
+
+  // zip = true (all axes in step) or zip = [["a", "b"], ...] (groups in step, a grid between them).
+  std::vector<long> group_of(s.axes.size(), -1);
+  std::vector<toml::source_region> group_where;
+  if (const toml::node* zip = root.get("zip")) {
+    if (zip->is_boolean()) {
+      if (zip->value<bool>().value()) {
+        s.groups.emplace_back();
+        for (std::size_t a = 0; a < s.axes.size(); ++a) s.groups.back().push_back(a), group_of[a] = 0;
+        group_where.push_back(zip->source());
+      }
+    } else if (const auto* groups = zip->as_array()) {
+      for (const auto& g : *groups) {
+        const auto* names = g.as_array();
+        if (!names || names->empty())
+          throw fail(g.source(), fmt::format("zip expects lists of axis keys, e.g. zip = [[\"a.x\", \"b.y\"]]; found {}", describeNode(g)));
+        s.groups.emplace_back();
+        group_where.push_back(g.source());
+        for (const auto& n : *names) {
+          if (!n.is_string()) throw fail(n.source(), fmt::format("zip: expected an axis key (a string), found {}", describeNode(n)));
+          const std::string key = n.value<std::string>().value();
+          const long a = axisIndex(key);
+          if (a < 0) {
+            std::vector<std::string> keys;
+            for (const auto& ax : s.axes) keys.push_back(ax.key);
+            const std::string near = closestMatch(key, keys);
+            throw fail(n.source(), fmt::format("zip: '{}' is not an axis (axes: {}{})", key, fmt::join(keys, ", "),
+                                               near.empty() ? "" : "; did you mean '" + near + "'?"));
+          }
+          if (group_of[a] >= 0) throw fail(n.source(), fmt::format("zip: axis '{}' is already in a zip group", key));
+          group_of[a] = static_cast<long>(s.groups.size() - 1);
+          s.groups.back().push_back(static_cast<std::size_t>(a));
+        }
+      }
+    } else {
+      throw fail(zip->source(), fmt::format("'zip' expects true or lists of axis keys (zip = [[\"a.x\", \"b.y\"]]), found {}",
+                                            describeNode(*zip)));
+    }
+  }
+  for (std::size_t gi = 0; gi < s.groups.size(); ++gi) {
+    const auto& g = s.groups[gi];
+    for (std::size_t a : g)
+      if (s.axes[a].values.size() != s.axes[g.front()].values.size()) {
+        std::vector<std::string> lengths;
+        for (std::size_t b : g) lengths.push_back(fmt::format("'{}' has {} ({})", s.axes[b].key, s.axes[b].values.size(), s.axes[b].where));
+        throw fail(group_where[gi], fmt::format("zip: the zipped axes need lists of equal length: {}", fmt::join(lengths, ", ")));
+      }
+  }
+  // Axes outside every zip group are groups of one; groups are ordered by their first axis.
+  for (std::size_t a = 0; a < s.axes.size(); ++a)
+    if (group_of[a] < 0) s.groups.push_back({a});
+  for (auto& g : s.groups) std::sort(g.begin(), g.end());
+  std::sort(s.groups.begin(), s.groups.end());
+  std::size_t total = 1;
+  for (const auto& g : s.groups) {
+    total *= s.axes[g.front()].values.size();
+    if (total > 1000000) throw fail(axes->source(), "the axes span more than a million runs");
+  }
+  s.rows = expand(s.axes, s.groups);
+  if (only_row && *only_row >= s.rows.size())
+    throw InputError(fmt::format("--index {}: the sweep {} has rows 0 to {}", *only_row, file, s.rows.size() - 1));
+
+  // --- validation: the base scene, each [set] and axis value alone, then every row, so that an
+  // error points at the value that causes it.
+  const std::string in_sweep = fmt::format("(the base scene of the sweep, {})", s.scene_where);
+  try {
+    checkRun(s, {}, registry);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}\n{}", e.what(), in_sweep));
+  }
+  for (std::size_t i = 0; i < s.fixed.size(); ++i) try {
+      checkRun(s, {s.fixed[i]}, registry);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: [set] {}: {}", s.fixed_where[i], s.fixed[i], e.what()));
+    }
+  for (const Axis& axis : s.axes)
+    for (const AxisValue& v : axis.values) {
+      std::vector<std::string> o = s.fixed;
+      o.push_back(axis.key + "=" + v.toml);
+      try {
+        checkRun(s, o, registry);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: axis '{}' = {}: {}", v.where, axis.key, v.toml, e.what()));
+      }
+    }
+  for (const SweepRow& row : s.rows) {
+    if (only_row && row.index != *only_row) continue;
+    if (s.axes.size() < 2 && !only_row) break;  // every row was one axis value: checked above
+    try {
+      checkRun(s, s.overrides(row), registry);
+    } catch (const InputError& e) {
+      std::vector<std::string> values;
+      for (std::size_t a = 0; a < s.axes.size(); ++a) values.push_back(s.axes[a].key + " = " + s.axes[a].values[row.pick[a]].toml);
+      throw InputError(fmt::format("{}: row {} ({}): {}", at(axes->source()), row.index, fmt::join(values, ", "), e.what()));
+    }
+  }
+  for (const ProbeSpec& p : parseScene(s.scene_text, s.scene, s.fixed, registry).probes) s.probes.push_back(p.name);
+  return s;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- rows on disk
+
+std::string csvCell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    else out += c;
+  }
+  return out;
+}
+
+// What identifies a row's run: its base scene and every --set (as escaped in sweep_row.json).
+std::string absoluteScene(const Sweep& s) { return fs::absolute(s.scene).lexically_normal().string(); }
+
+std::string rowIdentity(const Sweep& s, const SweepRow& row) {
+  return jsonEscape(absoluteScene(s)) + "|" + jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n")));
+}
+
+fs::path rowDir(const fs::path& dir, const SweepRow& row) { return dir / std::to_string(row.index); }
+
+// A finished row has DIR/<k>/sweep_row.json. A record of a different run (the sweep file changed
+// since) is bad input: rows of two tables must not be merged into one runs.csv.
+bool finished(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+  const fs::path record = rowDir(dir, row) / "sweep_row.json";
+  const std::string json = readFile(record);
+  if (json.empty()) return false;
+  const std::string recorded = jsonRawField(json, "scene") + "|" + jsonRawField(json, "set");
+  if (recorded != rowIdentity(s, row))
+    throw InputError(fmt::format(
+        "{}: row {} was run with other values (set: {}; now: {}): the sweep file changed since; "
+        "write to another --output DIR, or delete {} to run it again",
+        record.string(), row.index, jsonRawField(json, "set"), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
+        rowDir(dir, row).string()));
+  return true;
+}
+
+void writeRowRecord(const Sweep& s, const fs::path& dir, const SweepRow& row, const ChildRun& run) {
+  writeFileAtomic((rowDir(dir, row) / "sweep_row.json").string(),
+                  fmt::format("{{\n  \"index\": {},\n  \"scene\": \"{}\",\n  \"set\": \"{}\",\n  \"exit_status\": {},\n"
+                              "  \"signal\": {},\n  \"seconds\": {:.6g}\n}}\n",
+                              row.index, jsonEscape(absoluteScene(s)), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
+                              run.exit_code, run.signal, run.seconds));
+}
+
+// The value at `key` of the scene's TOML document, addressed as --set addresses it (array tables
+// by name, or directly when there is only one), or nullptr.
+const toml::node* findSetTarget(const toml::table& root, const std::string& key) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) return nullptr;
+  const std::string section = key.substr(0, dot), rest = key.substr(dot + 1);
+  if (const auto* arr = root[section].as_array()) {
+    const auto dot2 = rest.find('.');
+    if (dot2 != std::string::npos)
+      for (const auto& el : *arr)
+        if (const auto* t = el.as_table(); t && (*t)["name"].value<std::string>() == rest.substr(0, dot2))
+          return lookupDotted(*t, rest.substr(dot2 + 1));
+    if (arr->size() == 1 && arr->front().is_table()) return lookupDotted(*arr->front().as_table(), rest);
+    return nullptr;
+  }
+  if (const auto* t = root[section].as_table()) return lookupDotted(*t, rest);
+  return nullptr;
+}
+
+// The row's scene file: the base scene with relative paths made absolute and, where the scene
+// writes a value the row sets on one line, that value replaced in place (every line keeps its
+// number). The run gets every value as --set as well, so keys the scene leaves at their default
+// are set too; the trailer lists them.
+std::string rowSceneText(const Sweep& s, const SweepRow& row, const TypeRegistry& registry) {
+  const toml::table root = toml::parse(std::string_view(s.scene_text), std::string_view(s.scene));  // validated
+  TextEditor edit(s.scene_text);
+  const fs::path dir = fs::absolute(fs::path(s.scene)).parent_path();
+  struct Section {
+    const char* name;
+    ComponentKind kind;
+    const char* type_key;
+  };
+  for (const Section& sec : {Section{"rod", ComponentKind::Rod, "model"}, Section{"force", ComponentKind::Force, "type"},
+                             Section{"constraint", ComponentKind::Constraint, "type"},
+                             Section{"contact", ComponentKind::Contact, "type"}, Section{"solver", ComponentKind::Solver, "type"}}) {
+    std::vector<const toml::table*> tables;
+    if (const auto* t = root[sec.name].as_table()) tables.push_back(t);
+    if (const auto* a = root[sec.name].as_array())
+      for (const auto& el : *a)
+        if (const auto* t = el.as_table()) tables.push_back(t);
+    for (const toml::table* t : tables)
+      if (const auto type = (*t)[sec.type_key].value<std::string>())
+        if (const ComponentType* ct = registry.find(sec.kind, *type)) absolutizePaths(edit, *t, ct->schema, dir);
+  }
+  absolutizePluginPaths(edit, root, dir);
+  std::string trailer;
+  for (const std::string& o : s.overrides(row)) {
+    const auto eq = o.find('=');
+    const std::string key = o.substr(0, eq), value = o.substr(eq + 1);
+    const toml::node* n = findSetTarget(root, key);
+    const bool in_place = n && n->source().begin.line == n->source().end.line && !n->is_table();
+    if (in_place) edit.replace(n->source().begin.line, n->source().begin.column, n->source().end.column, value);
+    trailer += fmt::format("#   {} = {}{}\n", key, value, in_place ? "" : "   (not written in the scene: given by --set)");
+  }
+  return edit.text() + fmt::format("\n# Written by rodsim sweep from {} (row {}) and {}: relative paths made absolute,\n"
+                                   "# the row's values (also given to `rodsim run` as --set, commands.txt):\n{}",
+                                   fs::absolute(s.file).lexically_normal().string(), row.index,
+                                   fs::absolute(s.scene).lexically_normal().string(), trailer);
+}
+
+fs::path rowSceneFile(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+  return rowDir(dir, row) / fs::path(s.scene).filename();  // keeps the run's default name
+}
+
+// A row stopped before it ended (SIGINT, SIGTERM: a Slurm time limit, scancel) left a checkpoint.
+// When it is this row's run (same scene copy, same --set values), the row continues from it.
+bool hasOwnCheckpoint(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+  std::error_code ec;
+  if (!fs::is_directory(rowDir(dir, row) / "checkpoints", ec)) return false;
+  try {
+    const Checkpoint c = readLatestCheckpoint(rowDir(dir, row).string());
+    return fs::absolute(c.scene_file).lexically_normal() == fs::absolute(rowSceneFile(s, dir, row)).lexically_normal() &&
+           c.overrides == s.overrides(row);
+  } catch (const InputError&) {  // damaged, or another run's
+    return false;
+  }
+}
+
+// The child of a row: `rodsim run --restart DIR/<k>` when `restart`, else a fresh run that
+// replaces whatever an unfinished earlier attempt left in DIR/<k> (--force: the sweep owns it).
+ChildRun prepareRow(const Sweep& s, const SweepRow& row, const fs::path& dir, const TypeRegistry& registry,
+                    const std::string& executable, bool restart) {
+  ChildRun c;
+  c.id = row.index;
+  c.dir = rowDir(dir, row);
+  std::vector<std::string> values;
+  for (std::size_t a = 0; a < s.axes.size(); ++a) values.push_back(s.axes[a].key + "=" + s.axes[a].values[row.pick[a]].shown);
+  c.label = fmt::format("row {} ({})", row.index, fmt::join(values, ", "));
+  std::error_code ec;
+  fs::create_directories(c.dir, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", c.dir.string(), ec.message()));
+  if (restart) {
+    c.label += " continued from its checkpoint";
+    c.argv = {executable, "run", "--restart", c.dir.string()};
+    return c;
+  }
+  const fs::path scene_file = rowSceneFile(s, dir, row);
+  writeFileAtomic(scene_file.string(), rowSceneText(s, row, registry));
+  c.argv = {executable, "run", scene_file.string()};
+  for (const auto& o : s.overrides(row)) c.argv.insert(c.argv.end(), {"--set", o});
+  c.argv.insert(c.argv.end(), {"--output", c.dir.string(), "--force"});
+  return c;
+}
+
+// The table of rows as CSV: index, then one column per axis.
+std::string tableCsv(const Sweep& s) {
+  std::string csv = "index";
+  for (const Axis& a : s.axes) csv += fmt::format(",{}", csvCell(a.key));
+  csv += "\n";
+  for (const SweepRow& row : s.rows) {
+    csv += std::to_string(row.index);
+    for (std::size_t a = 0; a < s.axes.size(); ++a) csv += fmt::format(",{}", csvCell(s.axes[a].values[row.pick[a]].shown));
+    csv += "\n";
+  }
+  return csv;
+}
+
+std::string commandsText(const Sweep& s, const fs::path& dir, const std::string& executable) {
+  std::string text;
+  for (const SweepRow& row : s.rows) {
+    std::vector<std::string> argv{executable, "run", (rowDir(dir, row) / fs::path(s.scene).filename()).string()};
+    for (const auto& o : s.overrides(row)) argv.insert(argv.end(), {"--set", o});
+    argv.insert(argv.end(), {"--output", rowDir(dir, row).string(), "--force"});
+    text += shellCommand(argv) + "\n";
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------- merging: runs.csv
+
+struct RowOutcome {
+  std::string status;  // ok | failed | missing
+  std::string reason;
+};
+
+const char* signalName(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+  }
+}
+
+// One line of runs.csv; `outcome` says whether the row counts as ok.
+std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, RowOutcome& outcome) {
+  const fs::path rd = rowDir(dir, row);
+  std::string line = std::to_string(row.index);
+  for (std::size_t a = 0; a < s.axes.size(); ++a) line += fmt::format(",{}", csvCell(s.axes[a].values[row.pick[a]].shown));
+  const std::string record = readFile(rd / "sweep_row.json");
+  const std::string summary = record.empty() ? "" : readFile(rd / "summary.json");
+  if (record.empty()) {
+    outcome = {"missing", "not run yet (or interrupted): run the sweep again"};
+  } else if (const int sig = std::atoi(summaryField(record, "signal").c_str()); sig != 0) {
+    outcome = {"failed", fmt::format("killed by signal {} ({}); see {}", sig, signalName(sig), (rd / "run.log").string())};
+  } else if (summary.empty()) {
+    outcome = {"failed", fmt::format("exit status {} without summary.json; see {}", summaryField(record, "exit_status"),
+                                     (rd / "run.log").string())};
+  } else {
+    outcome = {summaryField(summary, "status"), summaryField(summary, "reason")};
+    if (outcome.status == "running") outcome = {"failed", "the run ended without finishing summary.json"};
+  }
+  line += fmt::format(",{}", outcome.status);
+  for (const auto& key : kSummaryColumns) {
+    const std::string v = summary.empty() ? "" : summaryField(summary, key);
+    line += fmt::format(",{}", (v == "null" ? std::string() : v));
+  }
+  // Probes: the final value and the mean over the steps (timeseries.csv rows after the initial one).
+  std::vector<std::string> finals(s.probes.size()), means(s.probes.size());
+  if (!record.empty()) {
+    std::ifstream in(rd / "timeseries.csv");
+    std::string header_line, text;
+    if (std::getline(in, header_line)) {
+      const auto header = splitCsv(header_line);
+      std::vector<long> col(s.probes.size(), -1);
+      for (std::size_t p = 0; p < s.probes.size(); ++p)
+        for (std::size_t c = 0; c < header.size(); ++c)
+          if (header[c] == s.probes[p]) col[p] = static_cast<long>(c);
+      std::vector<double> sum(s.probes.size(), 0);
+      std::vector<long> count(s.probes.size(), 0);
+      bool initial = true;
+      for (std::string l; std::getline(in, l); initial = false) {
+        const auto cells = splitCsv(l);
+        for (std::size_t p = 0; p < s.probes.size(); ++p) {
+          if (col[p] < 0 || static_cast<std::size_t>(col[p]) >= cells.size()) continue;
+          finals[p] = cells[static_cast<std::size_t>(col[p])];
+          const double v = parseNumber(finals[p]);
+          if (!initial && std::isfinite(v)) sum[p] += v, ++count[p];
+        }
+      }
+      for (std::size_t p = 0; p < s.probes.size(); ++p)
+        if (count[p] > 0) means[p] = fmt::format("{:.10g}", sum[p] / static_cast<double>(count[p]));
+    }
+  }
+  for (std::size_t p = 0; p < s.probes.size(); ++p) line += fmt::format(",{},{}", finals[p], means[p]);
+  line += fmt::format(",{}\n", csvCell(outcome.reason));
+  return line;
+}
+
+struct MergeCounts {
+  std::size_t ok = 0, failed = 0, missing = 0;
+  std::vector<std::string> failures;  // "row 3: reason"
+};
+
+MergeCounts writeRunsCsv(const Sweep& s, const fs::path& dir) {
+  std::string csv = "index";
+  for (const Axis& a : s.axes) csv += fmt::format(",{}", csvCell(a.key));
+  csv += ",status";
+  for (const auto& key : kSummaryColumns) csv += fmt::format(",{}", key);
+  for (const auto& p : s.probes) csv += fmt::format(",{},{}", csvCell(p + "_final"), csvCell(p + "_mean"));
+  csv += ",reason\n";
+  MergeCounts counts;
+  for (const SweepRow& row : s.rows) {
+    RowOutcome outcome;
+    csv += mergeRow(s, row, dir, outcome);
+    if (outcome.status == "ok") ++counts.ok;
+    else if (outcome.status == "missing") ++counts.missing;
+    else {
+      ++counts.failed;
+      counts.failures.push_back(fmt::format("row {}: {}", row.index, outcome.reason));
+    }
+  }
+  writeFileAtomic((dir / "runs.csv").string(), csv);
+  return counts;
+}
+
+int reportMerge(const Sweep& s, const fs::path& dir, bool quiet) {
+  const MergeCounts c = writeRunsCsv(s, dir);
+  if (!quiet) {
+    std::printf("rodsim sweep: %zu row(s): %zu ok, %zu failed, %zu not run -> %s\n", s.rows.size(), c.ok, c.failed,
+                c.missing, (dir / "runs.csv").c_str());
+    for (std::size_t i = 0; i < c.failures.size() && i < 10; ++i) std::printf("  %s\n", c.failures[i].c_str());
+    if (c.failures.size() > 10) std::printf("  ... and %zu more (runs.csv, column reason)\n", c.failures.size() - 10);
+  }
+  return c.failed + c.missing == 0 ? 0 : 3;
+}
+
+// ---------------------------------------------------------------- MPI (optional, opened at run time)
+
+// Launched by mpirun (Open MPI) or another PMI launcher: the rank and size it says, else nullopt.
+std::optional<std::pair<int, int>> launcherRank() {
+  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    const char* r = std::getenv(rank);
+    const char* n = std::getenv(size);
+    if (r && n) return std::pair{std::atoi(r), std::atoi(n)};
+  }
+  return std::nullopt;
+}
+
+const RodsimSweepMpi* openMpi(const std::string& executable, int size) {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("RODSIM_SWEEP_MPI_LIBRARY")) candidates.push_back(env);
+  candidates.push_back((fs::path(executable).parent_path().parent_path() / "lib" / "rodsim" / "librodsim-sweep-mpi.so").string());
+#ifdef RODSIM_SWEEP_MPI_LIBRARY
+  candidates.push_back(RODSIM_SWEEP_MPI_LIBRARY);
+#endif
+  std::string errors;
+  for (const auto& path : candidates) {
+    if (!fs::exists(path)) continue;
+    // RTLD_GLOBAL: Open MPI's own components, opened by libmpi, resolve their symbols against it.
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+      errors += fmt::format("; {}", dlerror());
+      continue;
+    }
+    if (auto entry = reinterpret_cast<RodsimSweepMpiEntry>(dlsym(lib, RODSIM_SWEEP_MPI_ENTRY))) return entry();
+    errors += fmt::format("; {}: no {}", path, RODSIM_SWEEP_MPI_ENTRY);
+  }
+  throw InputError(fmt::format("rodsim sweep was launched by mpirun ({} ranks) but this rodsim has no MPI support "
+                               "(librodsim-sweep-mpi.so not found or not loadable{}); configure with MPI installed "
+                               "(Debian: openmpi-bin libopenmpi-dev), or run without mpirun (--jobs N)",
+                               size, errors));
+}
+
+// ---------------------------------------------------------------- the command
+
+struct SweepOptions {
+  std::string file, output;
+  int jobs = 0;  // 0: one per core, one per rank under mpirun
+  bool quiet = false, list = false, merge = false;
+  std::optional<std::size_t> index;
+};
+
+SweepOptions parseSweepArgs(const std::vector<std::string>& args) {
+  SweepOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw InputError(fmt::format("option {} needs a value\n{}", arg, kUsage));
+      return args[++i];
+    };
+    auto whole = [&](const std::string& v, long min) {
+      try {
+        std::size_t used = 0;
+        const long n = std::stol(v, &used);
+        if (used == v.size() && n >= min) return n;
+      } catch (const std::exception&) {
+      }
+      throw InputError(fmt::format("{} '{}': expected a whole number >= {}", arg, v, min));
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
+    if (arg == "--output") o.output = value();
+    else if (arg == "--jobs") o.jobs = static_cast<int>(whole(value(), 1));
+    else if (arg == "--index") o.index = static_cast<std::size_t>(whole(value(), 0));
+    else if (arg == "--list") o.list = true;
+    else if (arg == "--merge") o.merge = true;
+    else if (arg == "--quiet") o.quiet = true;
+    else if (!arg.empty() && arg[0] == '-') throw InputError(fmt::format("unknown option '{}'\n{}", arg, kUsage));
+    else if (o.file.empty()) o.file = arg;
+    else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, kUsage));
+  }
+  if (o.file.empty()) throw InputError(fmt::format("'sweep' needs a sweep file\n{}", kUsage));
+  if (int(o.list) + int(o.merge) + int(o.index.has_value()) > 1)
+    throw InputError(fmt::format("--list, --index and --merge exclude each other\n{}", kUsage));
+  return o;
+}
+
+// Runs `todo` (rows not finished) as children, `jobs` at once; writes each row's record as it
+// ends. A row with its own checkpoint continues from it; if the restart is refused (exit 2: the
+// checkpoint does not match the files any more), the row runs again from the start. Returns false
+// when interrupted.
+bool runRows(const Sweep& s, const std::vector<const SweepRow*>& todo, const fs::path& dir, int jobs, bool quiet,
+             bool live, const TypeRegistry& registry, const std::string& executable) {
+  std::size_t next = 0;
+  std::vector<const SweepRow*> from_start;  // restarts that were refused
+  std::set<std::size_t> restarted;
+  return runChildren(
+      ChildPool{"rodsim sweep", jobs, quiet, 0.0, live},
+      [&]() -> std::optional<ChildRun> {
+        if (!from_start.empty()) {
+          const SweepRow* row = from_start.back();
+          from_start.pop_back();
+          return prepareRow(s, *row, dir, registry, executable, false);
+        }
+        if (next == todo.size()) return std::nullopt;
+        const SweepRow& row = *todo[next++];
+        const bool restart = hasOwnCheckpoint(s, dir, row);
+        if (restart) restarted.insert(row.index);
+        return prepareRow(s, row, dir, registry, executable, restart);
+      },
+      [&](const ChildRun& run) {
+        if (run.interrupted) return;  // not finished: the next sweep runs it again
+        if (restarted.erase(run.id) && run.exit_code == 2) {
+          from_start.push_back(&s.rows[run.id]);
+          return;
+        }
+        writeRowRecord(s, dir, s.rows[run.id], run);
+      });
+}
+
+}  // namespace
+
+int sweepCommand(const std::vector<std::string>& args, const std::string& executable) {
+  const SweepOptions o = parseSweepArgs(args);
+  // Under mpirun (not for --list, --merge, --index): the launcher's rank and size, before MPI_Init.
+  const auto launcher = o.list || o.merge || o.index ? std::nullopt : launcherRank();
+  const int launcher_rank = launcher ? launcher->first : 0, launcher_size = launcher ? launcher->second : 1;
+  const bool mpi = launcher_size > 1;
+  const bool speaks = launcher_rank == 0;  // under mpirun rank 0 reports, the others stay quiet
+  try {
+    // Plugins first: the base scene's [plugins] paths, relative to the scene.
+    TypeRegistry registry;
+    {
+      const std::string text = readSceneText(o.file);
+      std::string scene;
+      try {
+        scene = toml::parse(std::string_view(text), std::string_view(o.file))["scene"].value<std::string>().value_or("");
+      } catch (const toml::parse_error&) {
+      }  // loadSweep reports it
+      const std::string scene_path = (fs::path(o.file).parent_path() / scene).string();
+      loadPlugins(registry, !scene.empty() && fs::exists(scene_path) ? readPluginPaths(scene_path) : std::vector<std::string>{});
+    }
+    // Every engine validates the whole table before running anything (one row for --index).
+    const Sweep s = loadSweep(o.file, registry, o.index);
+    if (o.list) {
+      std::printf("%s", tableCsv(s).c_str());
+      return 0;
+    }
+    std::string stem = fs::path(o.file).stem().string();
+    if (stem.size() > 6 && stem.substr(stem.size() - 6) == ".sweep") stem.resize(stem.size() - 6);
+    const fs::path dir = o.output.empty() ? fs::path("out") / stem : fs::path(o.output);
+    if (o.merge) {
+      if (!fs::is_directory(dir))
+        throw InputError(fmt::format("--merge: nothing to merge: {} does not exist (run the rows first)", dir.string()));
+      return reportMerge(s, dir, o.quiet);
+    }
+
+    std::vector<const SweepRow*> todo;
+    std::size_t done = 0;
+    for (const SweepRow& row : s.rows) {
+      if (o.index && row.index != *o.index) continue;
+      if (finished(s, dir, row)) ++done;
+      else todo.push_back(&row);
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
+
+    if (o.index) {  // one Slurm array task: this row only, no merge
+      if (todo.empty()) {
+        if (!o.quiet) std::printf("rodsim sweep: row %zu is already finished (%s)\n", *o.index, rowDir(dir, s.rows[*o.index]).c_str());
+        return 0;
+      }
+      if (!runRows(s, todo, dir, 1, o.quiet, true, registry, executable)) return 3;
+      const std::string record = readFile(rowDir(dir, s.rows[*o.index]) / "sweep_row.json");
+      return summaryField(record, "exit_status") == "0" ? 0 : 3;
+    }
+
+    const RodsimSweepMpi* comm = nullptr;
+    int rank = 0, size = 1;
+    if (mpi) {
+      comm = openMpi(executable, launcher_size);
+      // Block the signals runChildren waits for before MPI starts its threads, which inherit the
+      // mask: a SIGCHLD or SIGINT delivered to one of them would be lost or kill the process.
+      sigset_t watched;
+      sigemptyset(&watched);
+      for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&watched, sig);
+      pthread_sigmask(SIG_BLOCK, &watched, nullptr);
+      if (comm->init(&rank, &size) != 0) throw InputError("rodsim sweep: MPI_Init failed");
+      comm->barrier();  // every rank has listed the unfinished rows before any rank finishes one
+    }
+    if (rank == 0) {
+      writeFileAtomic((dir / "table.csv").string(), tableCsv(s));
+      writeFileAtomic((dir / "commands.txt").string(), commandsText(s, dir, executable));
+    }
+    const int jobs = o.jobs > 0 ? o.jobs : mpi ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!o.quiet && rank == 0)
+      std::printf("rodsim sweep: %zu row(s), %zu finished before, %zu to run on %s -> %s\n", s.rows.size(), done,
+                  todo.size(), mpi ? fmt::format("{} MPI ranks x {} job(s)", size, jobs).c_str() : fmt::format("{} job(s)", jobs).c_str(),
+                  dir.c_str());
+    // Under MPI every rank found the same unfinished rows; rank r takes every size-th of them.
+    std::vector<const SweepRow*> mine;
+    for (std::size_t i = 0; i < todo.size(); ++i)
+      if (static_cast<int>(i % static_cast<std::size_t>(size)) == rank) mine.push_back(todo[i]);
+    const bool completed = runRows(s, mine, dir, jobs, o.quiet, !mpi, registry, executable);
+    int status = completed ? 0 : 3;
+    if (comm) {
+      status = comm->max_over_ranks(status);  // also waits for every rank's rows
+      if (rank != 0) {
+        comm->finalize();
+        return status;
+      }
+    }
+    const int merged = reportMerge(s, dir, o.quiet);
+    if (status != 0 && !o.quiet)
+      std::printf("rodsim sweep: interrupted; run the same command again to run the rows not finished\n");
+    if (comm) comm->finalize();
+    return std::max(status, merged);
+  } catch (const InputError&) {
+    if (!speaks) return 2;  // rank 0 prints the error
+    throw;
+  }
+}
+
+}  // namespace rodsim::studies
