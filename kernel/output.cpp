@@ -309,10 +309,22 @@ std::string summaryField(const std::string& json, const std::string& key) {
   if (p == std::string::npos) return "";
   const std::size_t b = p + k.size();
   if (b < json.size() && json[b] == '"') {
+    // The escapes jsonString writes: \" \\ \n \t and \u00XX for other control characters.
     std::string value;
     for (std::size_t e = b + 1; e < json.size() && json[e] != '"'; ++e) {
-      if (json[e] == '\\' && e + 1 < json.size()) ++e;
-      value += json[e];
+      if (json[e] != '\\' || e + 1 >= json.size()) {
+        value += json[e];
+        continue;
+      }
+      const char c = json[++e];
+      if (c == 'n') value += '\n';
+      else if (c == 't') value += '\t';
+      else if (c == 'u' && e + 4 < json.size()) {
+        unsigned code = 0;
+        std::from_chars(json.data() + e + 1, json.data() + e + 5, code, 16);
+        value += static_cast<char>(code);
+        e += 4;
+      } else value += c;
     }
     return value;
   }

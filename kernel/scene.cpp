@@ -180,9 +180,11 @@ class Document {
 }
 
 // Names become file names (the run's .pvd), CSV columns and rows, and --set key segments: no path
-// separators, nothing that breaks a CSV cell, and no dots in component names (--set rod.NAME.key).
-void checkName(const Location& at, const std::string& section, const std::string& name) {
-  const bool is_run_name = section == "simulation";
+// separators, nothing that breaks a CSV cell, and no dots in names that --set addresses
+// (rod.NAME.key); the run's name is only a file name and may have dots.
+enum class NameUse { FileName, SetKey };
+void checkName(const Location& at, const std::string& section, const std::string& name, NameUse use = NameUse::SetKey) {
+  const bool is_run_name = use == NameUse::FileName;
   const bool control = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
   const char* forbidden = is_run_name ? "/\\,\"" : "/\\,\".";
   if (name.empty() || name == "." || name == ".." || control || name.find_first_of(forbidden) != std::string::npos)
@@ -508,7 +510,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     std::map<std::string, Location> locs;
     validateTable(doc, requireTable(doc, *n, "simulation"), simulationSchema(), "[simulation]", {}, p, locs);
     scene.name = p.has("name") ? p.string("name") : fs::path(doc.file()).stem().string();
-    checkName(locs.count("name") ? locs["name"] : Location{doc.file()}, "simulation", scene.name);
+    checkName(locs.count("name") ? locs["name"] : Location{doc.file()}, "simulation", scene.name, NameUse::FileName);
     scene.duration = p.real("duration");
     scene.dt = p.real("dt");
     scene.seed = p.integer("seed");

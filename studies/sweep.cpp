@@ -675,22 +675,22 @@ SweepOptions parseSweepArgs(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw InputError(fmt::format("option {} needs a value\n{}", arg, kUsage));
       return args[++i];
     };
-    auto whole = [&](const std::string& v, long min) {
+    auto whole = [&](const std::string& v, long min, long max) {
       try {
         std::size_t used = 0;
         const long n = std::stol(v, &used);
-        if (used == v.size() && n >= min) return n;
+        if (used == v.size() && n >= min && n <= max) return n;
       } catch (const std::exception&) {
       }
-      throw InputError(fmt::format("{} '{}': expected a whole number >= {}", arg, v, min));
+      throw InputError(fmt::format("{} '{}': expected a whole number from {} to {}", arg, v, min, max));
     };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kUsage);
       std::exit(0);
     }
     if (arg == "--output") o.output = value();
-    else if (arg == "--jobs") o.jobs = static_cast<int>(whole(value(), 1));
-    else if (arg == "--index") o.index = static_cast<std::size_t>(whole(value(), 0));
+    else if (arg == "--jobs") o.jobs = static_cast<int>(whole(value(), 1, 4096));
+    else if (arg == "--index") o.index = static_cast<std::size_t>(whole(value(), 0, 1000000));  // the row cap
     else if (arg == "--list") o.list = true;
     else if (arg == "--merge") o.merge = true;
     else if (arg == "--quiet") o.quiet = true;
@@ -805,7 +805,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       sigemptyset(&watched);
       for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&watched, sig);
       pthread_sigmask(SIG_BLOCK, &watched, nullptr);
-      if (comm->init(&rank, &size) != 0) throw InputError("rodsim sweep: MPI_Init failed");
+      if (comm->init(&rank, &size) != 0) throw std::runtime_error("rodsim sweep: MPI_Init failed");  // the machine, not the input: exit 3
       comm->barrier();  // every rank has listed the unfinished rows before any rank finishes one
     }
     if (rank == 0) {

@@ -514,7 +514,7 @@ RenderOptions parseRenderArguments(const std::vector<std::string>& args) {
       if (o.fov_degrees <= 0 || o.fov_degrees >= 180) throw InputError("--fov: degrees between 0 and 180");
     } else if (arg == "--jobs") {
       const double n = parseNumber(value(), "--jobs");
-      if (n < 1 || n != std::floor(n)) throw InputError("--jobs: expected a whole number >= 1");
+      if (n < 1 || n > 4096 || n != std::floor(n)) throw InputError("--jobs: expected a whole number from 1 to 4096");
       o.jobs = static_cast<int>(n);
     } else if (arg == "--plane") {
       const auto v = parseList(value(), "--plane", 6);

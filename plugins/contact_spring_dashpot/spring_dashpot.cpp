@@ -60,7 +60,6 @@ SpringDashpotContact::SpringDashpotContact(const Params& p)
 }
 
 void SpringDashpotContact::bind(World& world) {
-  world_ = &world;
   if (obstacle_names_ && !obstacle_names_->empty())
     throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
                                   "element); use imc, ipc or alart-curnier for [[obstacle]] contact");

@@ -86,7 +86,6 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   bool swept_on_;
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
 
-  World* world_ = nullptr;
   std::vector<Rod*> rods_;
   std::vector<EdgeRef> edges_;
   std::vector<int> node_dofs_;  // x DOF of every node of the selected rods

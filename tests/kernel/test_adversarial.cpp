@@ -1,5 +1,6 @@
 // Attacks an adversarial user tried on restarts, output directories, signals and hostile input
 // (docs/reliability.md); each once broke rodsim and is a regression test here.
+#include "run_directory.h"  // fnv1a, the checkpoints' checksum
 #include "scene_fixture.h"
 
 #include <doctest/doctest.h>
@@ -39,12 +40,6 @@ void keepOnlyCheckpoint(const fs::path& out, const std::string& name) {
     if (f.filename() != name) fs::remove(f);
 }
 
-std::uint64_t fnv1a(const std::string& bytes) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 // Rewrites the first number of a checkpoint's data (the step) and gives it a valid checksum, as a
 // user who knows the format could: the range checks must catch what the checksum cannot.
 void forgeCheckpointStep(const fs::path& file, double step) {
@@ -54,7 +49,7 @@ void forgeCheckpointStep(const fs::path& file, double step) {
   const std::size_t data = bytes.find("\n---\n") + 5;
   std::memcpy(bytes.data() + data, &step, sizeof step);
   char checksum[17];
-  std::snprintf(checksum, sizeof checksum, "%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
+  std::snprintf(checksum, sizeof checksum, "%016llx", static_cast<unsigned long long>(rodsim::kernel::fnv1a(bytes)));
   std::ofstream(file, std::ios::binary) << bytes << tag << checksum << "\n";
 }
 

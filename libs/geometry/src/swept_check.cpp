@@ -1,7 +1,4 @@
-#include <rodsim/geometry/segment_segment_distance.h>
 #include <rodsim/geometry/swept_check.h>
-
-#include <algorithm>
 
 namespace rodsim::geometry {
 

@@ -203,6 +203,11 @@ struct Appended {
     }
     const std::uint64_t blocks = headerWord(at), block_size = headerWord(at + header_size),
                         last_size = headerWord(at + 2 * header_size);
+    // The header comes from the file: bound it before it sizes a buffer (every block takes at least
+    // a byte of the file, and inflates to at most block_size).
+    if (blocks > text->size() || last_size > block_size || block_size > (std::uint64_t(1) << 30) ||
+        at + (3 + blocks) * header_size > text->size())
+      throw FormatError("a compressed DataArray's header is inconsistent with the file");
     std::size_t next = at + (3 + blocks) * header_size;
     std::string out;
     for (std::uint64_t b = 0; b < blocks; ++b) {
@@ -221,6 +226,15 @@ struct Appended {
     return out;
   }
 };
+
+// A whole number in an attribute (offset, NumberOfComponents): FormatError, not std::invalid_argument.
+std::uint64_t attributeCount(const std::string& value, const char* what, std::uint64_t max) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size() || n > max)
+    throw FormatError(fmt::format("{} '{}' is not a whole number up to {}", what, value, max));
+  return n;
+}
 
 std::vector<double> decodeArray(const std::string& text, const std::string& tag, std::size_t content_begin,
                                 const Appended& appended) {
@@ -245,7 +259,7 @@ std::vector<double> decodeArray(const std::string& text, const std::string& tag,
   if (format == "appended") {
     const std::string offset = attribute(tag, "offset");
     if (offset.empty()) throw FormatError("an appended DataArray has no offset");
-    const std::string raw = appended.bytes(std::stoull(offset));
+    const std::string raw = appended.bytes(attributeCount(offset, "the DataArray offset", text.size()));
     const std::size_t size = typeSize(type);
     if (raw.size() % size != 0) throw FormatError("an appended DataArray's size is not a whole number of values");
     values.reserve(raw.size() / size);
@@ -318,7 +332,8 @@ PolyLines readPolyLines(const std::string& text) {
     } else if (section == "PointData") {
       PointArray a;
       a.name = name;
-      a.components = components.empty() ? 1 : std::stoi(components);
+      a.components = components.empty() ? 1 : static_cast<int>(attributeCount(components, "NumberOfComponents", 1 << 20));
+      if (a.components == 0) throw FormatError("NumberOfComponents is 0");
       a.values = std::move(values);
       frame.point_data.push_back(std::move(a));
     } else if (section == "Lines" && name == "connectivity") {
