@@ -126,7 +126,8 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std:
   }
 }
 
-OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long step, std::vector<double> frame_times)
+OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long rows_kept, long long last_row_step,
+                           std::vector<double> frame_times)
     : scene_(scene), dir_(std::move(dir)), frame_times_(std::move(frame_times)) {
   std::error_code ec;
   if (scene_.output.vtk) {
@@ -141,17 +142,18 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long step, 
     writePvd();
   }
   if (scene_.output.csv) {
-    // Keep the header and rows 0..step (the checkpoint flushed them), drop what came after.
+    // Keep the header and the rows up to the checkpoint (it flushed them), drop what came after.
     const fs::path path = fs::path(dir_) / "timeseries.csv";
     std::ifstream in(path, std::ios::binary);
     std::string text, line;
+    const long long lines = rows_kept + 1;
     long long rows = 0;
-    for (; rows < step + 2 && std::getline(in, line); ++rows) text += line + "\n";
+    for (; rows < lines && std::getline(in, line); ++rows) text += line + "\n";
     in.close();
-    if (rows < step + 2 || line.rfind(std::to_string(step) + ",", 0) != 0)
+    if (rows < lines || line.rfind(std::to_string(last_row_step) + ",", 0) != 0)
       throw InputError(fmt::format("--restart {}: timeseries.csv does not hold the rows up to step {} that the "
                                    "checkpoint was written after",
-                                   dir_, step));
+                                   dir_, last_row_step));
     writeFileAtomic(path.string(), text);
     openTimeseries(false);
   }
@@ -286,8 +288,8 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       "  \"run_id\": {},\n  \"identity\": {},\n"
       "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
       "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n  \"steps_cut_for_crossing\": {},\n"
-      "  \"steps_with_contact\": {},\n  \"aipts_contact\": {},\n"
-      "  \"atpts_ms\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
+      "  \"steps_with_contact\": {},\n  \"contact_iterations\": {},\n  \"aipts_contact\": {},\n"
+      "  \"atpts_ms\": {},\n  \"contact_wall_s\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
       "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
       "  \"contact_report\": {{{}}},\n  \"force_report\": {{{}}},\n  \"plugins\": {{{}}},\n"
       "  \"version\": \"{}\"\n}}\n",
@@ -295,8 +297,8 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       jsonString(s.run_id), jsonString(s.identity), s.steps,
       jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
       jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_cut_for_crossing, s.steps_with_contact,
-      jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
-      jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0),
+      s.contact_iterations, jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
+      jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0), jsonNumber(s.contact_wall_ms / 1000.0),
       jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), contact_report,
       force_report, plugins,
       RODSIM_SDK_VERSION);

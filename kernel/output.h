@@ -43,10 +43,12 @@ class OutputWriter {
  public:
   // A new run into `dir` (created and cleared by RunDirectory).
   OutputWriter(const Scene& scene, std::string dir, std::vector<std::string> probe_names);
-  // Continues the output of an interrupted run: keeps timeseries rows up to `step` and the
-  // first frame_times.size() frames, drops what the run wrote after its checkpoint. InputError
-  // if the directory lacks rows or frames the checkpoint counts on.
-  OutputWriter(const Scene& scene, std::string dir, long long step, std::vector<double> frame_times);
+  // Continues the output of an interrupted run: keeps the first `rows_kept` timeseries rows (the
+  // last one of step `last_row_step`) and the first frame_times.size() frames, drops what the run
+  // wrote after its checkpoint. InputError if the directory lacks rows or frames the checkpoint
+  // counts on.
+  OutputWriter(const Scene& scene, std::string dir, long long rows_kept, long long last_row_step,
+               std::vector<double> frame_times);
   ~OutputWriter();
 
   void writeFrame(KernelWorld& world);  // next vtk frame

@@ -47,6 +47,11 @@ Schema outputSchema() {
                      "Encoding of the VTK frames: \"binary\" (XML appended raw data, zlib-compressed, the exact doubles) "
                      "or \"ascii\" (text, 9 significant digits). ParaView opens both.")
       .choices({"binary", "ascii"});
+  s.optional<double>("timeseries_every",
+                     "Simulated time between timeseries.csv rows; 0: every step. Default: every step for runs of up "
+                     "to 10000 steps; a longer run writes 10000 rows evenly spread (a row every ceil(steps / 10000) "
+                     "steps) and the last step. summary.json counts every step either way.")
+      .unit("s").atLeast(0);
   s.add<double>("checkpoint_every", 0.0,
                 "Simulated time between checkpoints (output dir/checkpoints/); 0: none. Continue a run with "
                 "`rodsim run --restart DIR`. SIGINT and SIGTERM always write one and stop; SIGUSR1 writes one and goes on.")
@@ -601,10 +606,11 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.output.checkpoint_every = p.real("checkpoint_every");
     scene.output.checkpoint_wall = p.real("checkpoint_wall");
     scene.output.checkpoint_keep = static_cast<int>(p.integer("checkpoint_keep"));
+    if (p.has("timeseries_every")) scene.output.timeseries_every = p.real("timeseries_every");
     // A period shorter than the step would mean a write every step at best (or a loop that never
     // catches up with the clock): refused.
-    for (const char* key : {"every", "checkpoint_every"}) {
-      const double period = p.real(key);
+    for (const char* key : {"every", "checkpoint_every", "timeseries_every"}) {
+      const double period = p.has(key) ? p.real(key) : 0.0;
       if (period > 0 && period < scene.dt)
         fail(locs[key], fmt::format("[output]: '{}' must be 0 (off) or at least the time step dt = {}, found {}", key,
                                     formatNumber(scene.dt), formatNumber(period)));
@@ -674,6 +680,12 @@ std::string readFileText(const std::string& file) {
 }  // namespace
 
 std::string readSceneText(const std::string& file) { return readFileText(file); }
+
+long long OutputSpec::rowStride(long long total_steps, double dt) const {
+  if (timeseries_every == 0) return 1;
+  if (timeseries_every > 0) return std::max<long long>(1, std::llround(timeseries_every / dt));
+  return std::max<long long>(1, (total_steps + kAutoRows - 1) / kAutoRows);
+}
 
 std::vector<std::string> readPluginPaths(const std::string& file) {
   const std::string text = readFileText(file);

@@ -44,6 +44,12 @@ struct OutputSpec {
   bool vtk_binary = true;  // vtk_format = "binary" (appended, zlib) | "ascii"
   double checkpoint_every = 0, checkpoint_wall = 0;
   int checkpoint_keep = 3;
+  // Simulated time between timeseries.csv rows; 0: every step; < 0 (not given): every step up to
+  // kAutoRows steps, then kAutoRows rows spread evenly over the run (rowStride).
+  double timeseries_every = -1;
+  static constexpr long long kAutoRows = 10000;
+  // Steps between rows for a run of `total_steps` steps of `dt`.
+  long long rowStride(long long total_steps, double dt) const;
 };
 
 struct ProbeSpec {

@@ -115,6 +115,7 @@ class TimeLoop {
   std::string identity_;
   RunSummary summary_;
   long long first_step_ = 1, total_steps_ = 1;
+  long long row_stride_ = 1;  // steps between timeseries rows (OutputSpec::rowStride)
   double last_frame_time_ = 0.0, next_frame_ = 0.0, next_checkpoint_ = 0.0;
   std::unique_ptr<RunDirectory> directory_;
   std::unique_ptr<OutputWriter> out_;
@@ -140,6 +141,7 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
   identity_ = checkpointIdentity(world_, registry, options.scene_text, options.overrides, scene.referenced_files);
   const std::string identity_hash = fmt::format("{:016x}", fnv1a(identity_));
   total_steps_ = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
+  row_stride_ = scene.output.rowStride(total_steps_, scene.dt);
   directory_ = std::make_unique<RunDirectory>(out_dir);  // locked from here until the process ends
   if (options.restart) {
     const Checkpoint& c = *options.restart;
@@ -157,7 +159,10 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
     first_step_ = c.step + 1;
     last_frame_time_ = c.last_frame_time;
     next_frame_ = c.next_frame;
-    out_ = std::make_unique<OutputWriter>(scene, out_dir, c.step, c.frame_times);
+    // Rows of steps 0, stride, 2 stride, ... up to the checkpoint's step, and of the last step.
+    const long long last_row = c.step == total_steps_ ? c.step : c.step - c.step % row_stride_;
+    const long long rows = c.step / row_stride_ + 1 + (last_row % row_stride_ != 0 ? 1 : 0);
+    out_ = std::make_unique<OutputWriter>(scene, out_dir, rows, last_row, c.frame_times);
   } else {
     summary_.run_id = directory_->startNewRun(identity_hash, options.replace_output);
     out_ = std::make_unique<OutputWriter>(scene, out_dir, columns);
@@ -294,6 +299,9 @@ StepReport TimeLoop::advance(double h, int depth) {
   return second;
 }
 
+// Every step goes into the summary; a timeseries row (energies, probes: the costly part on small
+// explicit steps) is written every row_stride_ steps and at the last step. A row shows its own
+// step's iterations, wall time and contacts, so which steps have rows decides nothing else.
 void TimeLoop::record(long long step, const StepReport& report, double wall_ms) {
   const ContactStats contacts = world_.contactStats();
   summary_.steps = step;
@@ -305,9 +313,14 @@ void TimeLoop::record(long long step, const StepReport& report, double wall_ms) 
     summary_.contact_wall_ms += wall_ms;
   }
   summary_.min_gap = std::min(summary_.min_gap, contacts.min_gap);
-  sample();
+  const bool row = step % row_stride_ == 0 || step == total_steps_;
+  if (row)
+    sample();
+  else if (!report_columns_.empty())
+    world_.reportValues(report_values_);
   for (std::size_t i = 0; i < report_values_.size(); ++i)
     if (std::isfinite(report_values_[i])) summary_.report_sums[i] += report_values_[i];
+  if (!row) return;
   out_->writeRow(step, world_.time(), report.iterations, wall_ms, contacts, world_.kineticEnergy(),
                  world_.elasticEnergy(), probe_values_);
 }

@@ -109,32 +109,6 @@ ModelScene sceneFor(const std::string& model, const std::string& file, const std
 
 // ---------------------------------------------------------------- reading the runs' output
 
-struct Series {
-  std::vector<double> t, iterations, wall_ms, contacts, min_gap;
-};
-
-Series readTimeseries(const fs::path& file) {
-  Series s;
-  std::ifstream in(file);
-  std::string line;
-  if (!std::getline(in, line)) return s;
-  const auto header = splitCsv(line);
-  auto col = [&](const char* name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
-  const std::size_t ct = col("t"), ci = col("iterations"), cw = col("wall_ms"), cc = col("contacts"), cg = col("min_gap");
-  while (std::getline(in, line)) {
-    const auto cells = splitCsv(line);
-    auto get = [&](std::size_t c) { return c < cells.size() ? parseNumber(cells[c]) : std::numeric_limits<double>::quiet_NaN(); };
-    s.t.push_back(get(ct));
-    s.iterations.push_back(get(ci));
-    s.wall_ms.push_back(get(cw));
-    s.contacts.push_back(get(cc));
-    s.min_gap.push_back(get(cg));
-  }
-  return s;
-}
-
 struct Frame {
   double t;
   fs::path file;
@@ -190,16 +164,18 @@ RunResult summarize(const std::string& model, const fs::path& dir, int exit_code
   r.reason = summaryField(json, "reason");
   r.wall_time_s = parseNumber(summaryField(json, "wall_time_s"));
   r.min_gap = parseNumber(summaryField(json, "min_gap"));
-  const Series s = readTimeseries(dir / "timeseries.csv");
-  for (std::size_t i = 1; i < s.t.size(); ++i) {  // row 0: the initial state
-    ++r.steps;
-    r.iterations += static_cast<long long>(s.iterations[i]);
-    if (s.contacts[i] > 0) {
-      ++r.contact_steps;
-      r.contact_iterations += static_cast<long long>(s.iterations[i]);
-      r.contact_wall_ms += s.wall_ms[i];
-    }
-  }
+  // The step counts and sums of summary.json cover every step; timeseries.csv may hold a row only
+  // every few steps ([output] timeseries_every).
+  auto count = [&](const char* key) {
+    const double v = parseNumber(summaryField(json, key));
+    return std::isfinite(v) ? static_cast<long long>(v) : 0LL;
+  };
+  r.steps = count("steps");
+  r.iterations = count("newton_iterations");
+  r.contact_steps = count("steps_with_contact");
+  r.contact_iterations = count("contact_iterations");
+  const double contact_wall_s = parseNumber(summaryField(json, "contact_wall_s"));
+  r.contact_wall_ms = std::isfinite(contact_wall_s) ? 1000.0 * contact_wall_s : 0.0;
   return r;
 }
 

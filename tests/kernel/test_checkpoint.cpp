@@ -1,4 +1,5 @@
 // Checkpoint and restart: a continued run writes what an uninterrupted one writes, bit for bit.
+#include "csv_table.h"
 #include "scene_fixture.h"
 
 #include <doctest/doctest.h>
@@ -38,6 +39,32 @@ TEST_CASE("restart from a mid-run checkpoint continues bit for bit") {
   REQUIRE(r.status == 0);
   expectSameOutput(dir / "full", dir / "resumed");
   CHECK(readText(dir / "resumed/summary.json").find("\"steps\": 20") != std::string::npos);
+}
+
+TEST_CASE("a restart keeps the row schedule of a sparse timeseries (timeseries_every)") {
+  auto dir = scratchDir("checkpoint-sparse-rows");
+  std::string scene = checkpointScene(0.2);  // dt = 0.01: 20 steps, checkpoints at steps 5, 10, 15, 20
+  scene.replace(scene.find("checkpoint_every"), 0, "timeseries_every = 0.03\n");
+  auto file = writeText(dir / "scene.toml", scene);
+  CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "full").string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto rows = readNumericCsv(dir / "full/timeseries.csv");
+  std::vector<double> steps;
+  for (const auto& row : rows) steps.push_back(row[0]);
+  CHECK(steps == std::vector<double>{0, 3, 6, 9, 12, 15, 18, 20});  // every third step and the last
+  CHECK(readText(dir / "full/summary.json").find("\"steps\": 20") != std::string::npos);
+  // From a checkpoint between rows (step 10) and from the one of the last step (step 20).
+  for (const char* keep : {"step_000000000010.ckpt", "step_000000000020.ckpt"}) {
+    const fs::path resumed = dir / (std::string("resumed_") + keep);
+    fs::copy(dir / "full", resumed, fs::copy_options::recursive);
+    for (const auto& f : fs::directory_iterator(resumed / "checkpoints"))
+      if (f.path().filename() != keep) fs::remove(f.path());
+    r = runRodsim("run --restart " + resumed.string() + " --quiet");
+    INFO(keep, r.output);
+    REQUIRE(r.status == 0);
+    expectSameOutput(dir / "full", resumed);
+  }
 }
 
 TEST_CASE("SIGTERM writes a checkpoint and stops cleanly; the restart finishes the run identically") {
