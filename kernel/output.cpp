@@ -280,7 +280,7 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
   const std::size_t n_contact = static_cast<std::size_t>(world.numContactReportColumns());
   for (std::size_t i = 0; i < columns.size() && i < s.report_sums.size(); ++i) {
     std::string& report = i < n_contact ? contact_report : force_report;
-    report += fmt::format("{}{}: {}", report.empty() ? "" : ", ", jsonString(columns[i]), jsonNumber(s.report_sums[i] / steps));
+    report += fmt::format("{}{}: {}", report.empty() ? "" : ", ", jsonString(columns[i]), jsonNumber(s.report_sums[i] / double(std::max<long long>(1, s.report_rows))));
   }
   std::string text = fmt::format(
       "{{\n"

@@ -33,7 +33,8 @@ struct RunSummary {
   long long steps_with_contact = 0, contact_iterations = 0;
   double contact_wall_ms = 0;
   double min_gap = std::numeric_limits<double>::infinity();
-  std::vector<double> report_sums;  // per contact report column, summed over steps
+  std::vector<double> report_sums;  // per report column, summed over the timeseries rows after row 0
+  long long report_rows = 0;         // those rows (not in a checkpoint: the row schedule gives it)
 };
 
 // timeseries.csv is written in whole rows: rows are formatted into a buffer that goes to the file
