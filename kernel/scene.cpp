@@ -49,8 +49,8 @@ Schema outputSchema() {
       .choices({"binary", "ascii"});
   s.optional<double>("timeseries_every",
                      "Simulated time between timeseries.csv rows; 0: every step. Default: every step for runs of up "
-                     "to 10000 steps; a longer run writes 10000 rows evenly spread (a row every ceil(steps / 10000) "
-                     "steps) and the last step. summary.json counts every step either way.")
+                     "to 10000 steps; a longer run writes a row every max(10, ceil(steps / 10000)) steps and one "
+                     "for the last step. summary.json counts every step either way.")
       .unit("s").atLeast(0);
   s.add<double>("checkpoint_every", 0.0,
                 "Simulated time between checkpoints (output dir/checkpoints/); 0: none. Continue a run with "
@@ -684,7 +684,9 @@ std::string readSceneText(const std::string& file) { return readFileText(file); 
 long long OutputSpec::rowStride(long long total_steps, double dt) const {
   if (timeseries_every == 0) return 1;
   if (timeseries_every > 0) return std::max<long long>(1, std::llround(timeseries_every / dt));
-  return std::max<long long>(1, (total_steps + kAutoRows - 1) / kAutoRows);
+  if (total_steps <= kAutoRows) return 1;
+  // At least 10 steps apart: a row (energies, probes) costs up to about a small explicit step.
+  return std::max<long long>(10, (total_steps + kAutoRows - 1) / kAutoRows);
 }
 
 std::vector<std::string> readPluginPaths(const std::string& file) {

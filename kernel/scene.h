@@ -45,7 +45,7 @@ struct OutputSpec {
   double checkpoint_every = 0, checkpoint_wall = 0;
   int checkpoint_keep = 3;
   // Simulated time between timeseries.csv rows; 0: every step; < 0 (not given): every step up to
-  // kAutoRows steps, then kAutoRows rows spread evenly over the run (rowStride).
+  // kAutoRows steps, then a row every max(10, ceil(steps / kAutoRows)) steps (rowStride).
   double timeseries_every = -1;
   static constexpr long long kAutoRows = 10000;
   // Steps between rows for a run of `total_steps` steps of `dt`.
