@@ -1,8 +1,8 @@
 // Flagella bundling (seed 002, Table 1): CPU milliseconds and Newton iterations (linear solves) per
-// step through the kernel, on the scenes of scenes/flagella/, with the ratio against the authors'
-// code measured on a machine like this one (../shared/anchors.md): 5.8 ms per contact step for
-// M = 2 with IMC (2 linear solves), 144 ms per step for M = 10 before contact. The fluid columns
-// are the rss force's own report of each step (wall ms of its assembly and solve, GMRES iterations).
+// step through the kernel, on the scenes of scenes/flagella/. The fluid columns are the rss force's
+// own report of each step (wall ms of its assembly and solve, GMRES iterations). It prints no ratio:
+// a ratio to the authors' code is measured with both codes run side by side in one session
+// (../shared/peers/README.md; docs/flagella.md, section 3).
 //
 //   bench_flagella                      # M = 2 in contact (m2_close), M = 3, 5, 10 before contact
 //   bench_flagella --steps 100 --scene scenes/flagella/m5.toml --warmup 10
@@ -58,8 +58,6 @@ struct Case {
   std::string scene;
   std::vector<std::string> sets;
   int warmup, steps;
-  double reference_ms;  // the authors' code, same kind of machine; 0 if none
-  const char* reference_what;
 };
 
 struct Row {
@@ -156,10 +154,10 @@ Row run(const TypeRegistry& registry, const Case& c) {
 int main(int argc, char** argv) {
   try {
     std::vector<Case> cases = {
-        {"scenes/flagella/m2_close.toml", {}, 50, 450, 5.8, "IMC, M = 2, contact step"},  // contact from step 54
-        {"scenes/flagella/m3.toml", {}, 5, 40, 0, ""},
-        {"scenes/flagella/m5.toml", {}, 5, 30, 0, ""},
-        {"scenes/flagella/m10.toml", {}, 5, 20, 144.0, "M = 10, before contact"},
+        {"scenes/flagella/m2_close.toml", {}, 50, 450},  // contact from step 54
+        {"scenes/flagella/m3.toml", {}, 5, 40},
+        {"scenes/flagella/m5.toml", {}, 5, 30},
+        {"scenes/flagella/m10.toml", {}, 5, 20},
     };
     std::vector<std::string> sets;
     for (int i = 1; i < argc; ++i) {
@@ -168,17 +166,13 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
         return argv[++i];
       };
-      if (a == "--scene") cases = {{value(), {}, 5, 20, 0, ""}};
+      if (a == "--scene") cases = {{value(), {}, 5, 20}};
       else if (a == "--set") sets.push_back(value());
       else if (a == "--clock") {
         const std::string v = value();
         if (v != "wall" && v != "cpu") throw std::runtime_error("--clock wall|cpu, not '" + v + "'");
         g_wall = v == "wall";
-      } else if (a == "--reference") {  // ms per contact step of the code we compare with
-        const double ms = std::atof(value().c_str());
-        for (auto& c : cases) c.reference_ms = ms, c.reference_what = "contact step";
-      }
-      else if (a == "--steps") {
+      } else if (a == "--steps") {
         const int n = std::max(1, std::atoi(value().c_str()));
         for (auto& c : cases) c.steps = n;
       } else if (a == "--warmup") {
@@ -187,27 +181,20 @@ int main(int argc, char** argv) {
       }
       else if (a == "--help" || a == "-h") {
         std::printf("usage: bench_flagella [--scene FILE] [--set KEY=VALUE]... [--steps S] [--warmup W] [--clock cpu|wall]\n"
-                    "                      [--reference MS]   (run from the repository root)\n");
+                    "                      (run from the repository root)\n");
         return 0;
       } else throw std::runtime_error("unknown argument '" + a + "' (try --help)");
     }
     for (auto& c : cases) c.sets = sets;
     TypeRegistry registry;
     loadPlugins(registry, {});
-    std::printf("%-30s %3s %5s %6s %8s %7s %10s %9s %9s %7s  %s\n", "scene", "M", "steps", "AIPTS", "ms/step",
-                "contact", "ms/contact", "rss asm", "rss solve", "gmres", "ratio to the authors' code");
+    std::printf("%-30s %3s %5s %6s %8s %7s %10s %9s %9s %7s\n", "scene", "M", "steps", "AIPTS", "ms/step", "contact",
+                "ms/contact", "rss asm", "rss solve", "gmres");
     for (const Case& c : cases) {
       const Row r = run(registry, c);
-      char ratio[160] = "";
-      const double ms = c.reference_what[0] && std::string(c.reference_what).find("contact") != std::string::npos
-                            ? r.ms_contact
-                            : r.ms;
-      if (c.reference_ms > 0 && ms > 0)
-        std::snprintf(ratio, sizeof ratio, "%.2fx faster than %.1f ms (%s; target 10x)", c.reference_ms / ms,
-                      c.reference_ms, c.reference_what);
-      std::printf("%-30s %3d %5d %6.2f %8.2f %7d %10.2f %9.2f %9.2f %7.1f  %s\n", c.scene.c_str(), r.M, r.steps,
-                  r.contact_steps ? r.aipts_contact : r.aipts, r.ms, r.contact_steps, r.ms_contact,
-                  r.rss_assembly_ms, r.rss_solve_ms, r.rss_iterations, ratio);
+      std::printf("%-30s %3d %5d %6.2f %8.2f %7d %10.2f %9.2f %9.2f %7.1f\n", c.scene.c_str(), r.M, r.steps,
+                  r.contact_steps ? r.aipts_contact : r.aipts, r.ms, r.contact_steps, r.ms_contact, r.rss_assembly_ms,
+                  r.rss_solve_ms, r.rss_iterations);
       std::fflush(stdout);
     }
     return 0;

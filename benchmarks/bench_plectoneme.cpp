@@ -1,8 +1,7 @@
 // bench_plectoneme: cost per step of rodsim on PyElastica's 150-element self-contacting plectoneme
 // (scenes/cosserat/plectoneme_pyelastica.toml: cosserat + position-verlet + spring-dashpot, the
-// Cosserat seed's self-contact, Eqs. 36-37), against PyElastica 0.3.3's 763 us per step on the same
-// scene (anchors.md; a ratio only counts when PyElastica runs beside it: benchmarks/README.md,
-// "Plectoneme", and benchmarks/pyelastica_plectoneme.sh).
+// Cosserat seed's self-contact, Eqs. 36-37). It prints no ratio: the ratio to PyElastica is
+// measured with both run side by side (benchmarks/pyelastica_plectoneme.sh, benchmarks/README.md).
 //
 // It steps the world as `rodsim run` does (keepStepStart, the solver's step, the swept check of the
 // contact model), in two phases: from t = 0 (the straight rod being twisted: no contact yet) and,
@@ -86,9 +85,6 @@ void phase(KernelWorld& world, double dt, int steps, int blocks, int elements, c
               "%.1f ns per element-step; %d pairs in contact, min gap %.3g m; heap allocations: %ld\n",
               name, t0, world.time(), med, blocks, steps, us.front(), us.back(), 1e3 * med / elements, active, gap,
               allocations);
-  std::printf("  PyElastica 0.3.3's figure (anchors.md, another day): 763 us per step -> %.1fx (target >= 50x; "
-              "the ratio that counts is the side-by-side one, benchmarks/README.md)\n",
-              763.0 / med);
 }
 
 }  // namespace
