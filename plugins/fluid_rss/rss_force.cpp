@@ -2,10 +2,13 @@
 
 #include <rodsim/rod.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
 #include <utility>
+
+#include <sched.h>
 
 namespace rodsim::rss {
 
@@ -38,11 +41,12 @@ Schema RssForce::schema() {
                    "GMRES iterations per solve before falling back to dense LU (counted).")
       .range(1, 1e5);
   s.add<int>("threads", 1, "Threads assembling the operator and applying it in GMRES (0: all cores). More than one pays on an idle machine only: OpenMP threads spin while they wait.").range(0, 256);
-  s.add<bool>("overlap", false,
-              "Compute each step's hydrodynamic forces on a second thread while the solver evaluates "
-              "the rods and contacts (the solver's thread joins the assembly when it needs them). "
-              "Same results bit for bit; pays on an idle machine with two cores or more (the "
-              "worker spins while it waits). Excludes threads > 1.");
+  s.optional<bool>("overlap",
+                   "Compute each step's hydrodynamic forces on a second thread while the solver evaluates "
+                   "the rods and contacts (the solver's thread joins the assembly when it needs them). "
+                   "Same results bit for bit either way. true: always; false: never; not given: measured "
+                   "(with threads = 1 and at least two CPUs: a few steps each way, then the faster for "
+                   "32 to 1024 steps before measuring again: it pays only while a second core is idle).");
   return s;
 }
 
@@ -54,12 +58,16 @@ RssForce::RssForce(const Params& p)
       max_iterations_(static_cast<int>(p.integer("max_iterations"))),
       threads_(static_cast<int>(p.integer("threads"))),
       refresh_after_(static_cast<int>(p.integer("preconditioner_refresh"))),
-      use_lu_(p.string("linear_solver") == "lu"),
-      overlap_(p.boolean("overlap")) {
+      use_lu_(p.string("linear_solver") == "lu") {
   rod_names_ = p.optionalStrings("rods");
-  if (overlap_ && threads_ != 1)
-    throw ParamError("threads", "overlap = true runs the fluid on one thread next to the solver's; "
-                                "set threads = 1 (or overlap = false)");
+  if (p.has("overlap")) {
+    overlap_ = p.boolean("overlap");
+    if (overlap_ && threads_ != 1)
+      throw ParamError("threads", "overlap = true runs the fluid on one thread next to the solver's; "
+                                  "set threads = 1 (or overlap = false)");
+  } else {
+    overlap_auto_ = threads_ == 1 && availableCpus() >= 2;
+  }
 }
 
 RssForce::~RssForce() {
@@ -114,8 +122,75 @@ void RssForce::readStartState(const EvalContext& ctx) {
   }
 }
 
+int RssForce::availableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::thread::hardware_concurrency());
+}
+
+// overlap not given: whether this step overlaps, from the wall time between consecutive steps
+// (the whole step as the time loop sees it). Each probe runs kProbeSteps steps without, then with
+// the overlap (the first step of each is a transition and not counted), compares the medians,
+// and keeps the faster for a while (OverlapProbe: longer each time a probe confirms it). The
+// choice changes the cost only: both ways give the same results bit for bit.
+void RssForce::chooseOverlap() {
+  using clock = std::chrono::steady_clock;
+  const auto now = clock::now();
+  const bool first = probe_.last_begin == clock::time_point{};
+  const double step_s = first ? 0.0 : std::chrono::duration<double>(now - probe_.last_begin).count();
+  probe_.last_begin = now;
+  if (first) {
+    probe_.phase = OverlapProbe::kWithout;
+    probe_.count = 0;
+    overlap_ = false;
+    return;
+  }
+  auto median = [](std::array<double, OverlapProbe::kProbeSteps> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  switch (probe_.phase) {
+    case OverlapProbe::kWithout:
+    case OverlapProbe::kWith: {
+      const bool with = probe_.phase == OverlapProbe::kWith;
+      if (probe_.count > 0) (with ? probe_.with : probe_.without)[probe_.count - 1] = step_s;  // step 0: transition
+      if (++probe_.count <= OverlapProbe::kProbeSteps) return;
+      probe_.count = 0;
+      if (!with) {
+        probe_.phase = OverlapProbe::kWith;
+        overlap_ = true;
+        return;
+      }
+      const bool chosen = median(probe_.with) < 0.95 * median(probe_.without);
+      if (overlap_decisions_ > 0 && chosen == probe_.last_choice) {
+        probe_.hold_steps = std::min(2 * probe_.hold_steps, OverlapProbe::kMaxHoldSteps);
+        probe_.hold_seconds = std::min(2 * probe_.hold_seconds, OverlapProbe::kMaxHoldSeconds);
+      } else {
+        probe_.hold_steps = OverlapProbe::kFirstHoldSteps;
+        probe_.hold_seconds = OverlapProbe::kFirstHoldSeconds;
+      }
+      overlap_ = probe_.last_choice = chosen;
+      probe_.phase = OverlapProbe::kHold;
+      probe_.hold_until =
+          now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(probe_.hold_seconds));
+      ++overlap_decisions_;
+      overlap_chosen_ += overlap_ ? 1 : 0;
+      return;
+    }
+    case OverlapProbe::kHold:
+      if (++probe_.count < probe_.hold_steps || now < probe_.hold_until) return;
+      probe_.phase = OverlapProbe::kWithout;
+      probe_.count = 0;
+      overlap_ = false;
+      return;
+  }
+}
+
 void RssForce::beginStep(const EvalContext& ctx) {
-  if (!overlap_ || !(ctx.dt > 0)) return;
+  if (!(ctx.dt > 0)) return;
+  if (overlap_auto_) chooseOverlap();
+  if (!overlap_) return;
   settle();  // an earlier step's job that no addForce claimed (a quasi-static solve)
   readStartState(ctx);
   op_.prepareAssembly(x_);
@@ -145,7 +220,7 @@ void RssForce::bind(World& world) {
   rod_first_node_.push_back(static_cast<int>(node_dof_.size()));
   const int n = static_cast<int>(node_dof_.size());
   op_.setTopology(n, std::move(segments), std::move(blob), rod_first_node_, threads_);
-  if (overlap_) op_.setTeam(&team_);
+  if (overlap_ || overlap_auto_) op_.setTeam(&team_);
   x_.assign(n, Vec3::Zero());
   u_.assign(n, Vec3::Zero());
   rhs_ = Vec::Zero(3 * n);

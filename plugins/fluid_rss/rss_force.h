@@ -9,7 +9,9 @@
 
 #include <rodsim/force.h>
 
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
@@ -66,6 +68,9 @@ class RssForce final : public Force {
     return nodal_force_;
   }
   const std::vector<int>& nodeDofs() const { return node_dof_; }
+  // overlap not given: how many times the measurement chose, and how many of those chose overlap.
+  int overlapDecisions() const { return overlap_decisions_; }
+  int overlapChosen() const { return overlap_chosen_; }
   // Solve for the force densities of the node positions x and velocities u (in the operator's
   // node order) and update nodalForces(). Used by addForce once per step.
   void solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u);
@@ -82,9 +87,29 @@ class RssForce final : public Force {
   // x_, u_: the positions and velocities of the step's start state, in the operator's node order.
   void readStartState(const EvalContext& ctx);
 
+  // overlap not given: measure each way and keep the faster (chooseOverlap).
+  void chooseOverlap();
+  static int availableCpus();
+
   double viscosity_, blob_ratio_, tolerance_;
   int max_iterations_, threads_, refresh_after_;
-  bool use_lu_, overlap_;
+  bool use_lu_;
+  bool overlap_ = false;       // this step's fluid runs on the worker thread
+  bool overlap_auto_ = false;  // overlap not given: chooseOverlap decides step by step
+  struct OverlapProbe {
+    static constexpr int kProbeSteps = 7;
+    // How long a choice holds: from 32 steps and 0.05 s, doubled each time a probe confirms it (up
+    // to 1024 steps and 2 s), back to the start when a probe reverses it.
+    static constexpr int kFirstHoldSteps = 32, kMaxHoldSteps = 1024;
+    static constexpr double kFirstHoldSeconds = 0.05, kMaxHoldSeconds = 2.0;
+    enum Phase { kWithout, kWith, kHold } phase = kWithout;
+    int count = 0;
+    int hold_steps = kFirstHoldSteps;
+    double hold_seconds = kFirstHoldSeconds;
+    std::array<double, kProbeSteps> without{}, with{};  // wall seconds per step
+    bool last_choice = false;
+    std::chrono::steady_clock::time_point last_begin{}, hold_until{};
+  } probe_;
   std::optional<std::vector<std::string>> rod_names_;
 
   StokesletOperator op_;
@@ -104,6 +129,7 @@ class RssForce final : public Force {
   std::exception_ptr worker_error_;
   TwoThreadTeam team_;  // the worker drives GMRES; the solver's thread helps while it waits
   std::thread worker_;
+  int overlap_decisions_ = 0, overlap_chosen_ = 0;
   struct LastSolve {
     int iterations = 0;
     double relative_residual = 0, assembly_ms = 0, solve_ms = 0;
