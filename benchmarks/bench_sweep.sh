@@ -15,37 +15,9 @@ repeats=${2:-3}
 work=$(mktemp -d /tmp/rodsim-bench-sweep.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# A clamped DER beam under gravity: 41 nodes, 2000 implicit steps, about half a second per run.
-cat >"$work/beam.toml" <<'EOF'
-[simulation]
-duration = 2.0
-dt = 1e-3
-[solver]
-type = "implicit-euler"
-[[rod]]
-name = "beam"
-model = "der"
-nodes = 41
-radius = 0.01
-density = 1000.0
-youngs_modulus = 1e6
-geometry = { shape = "straight", start = [0, 0, 0], end = [0.5, 0, 0] }
-[[force]]
-type = "gravity"
-[[constraint]]
-name = "root"
-type = "clamp"
-rod = "beam"
-nodes = [0, 1]
-[output]
-every = 0.5
-[[probe]]
-name = "tip_z"
-type = "node-position"
-rod = "beam"
-node = -1
-component = "z"
-EOF
+# The base scene: a clamped DER beam under gravity, 41 nodes, 2000 implicit steps (about half a
+# second per run), copied so that relative paths resolve in $work.
+cp "$(dirname "$0")/../scenes/beam_under_gravity.toml" "$work/beam.toml"
 cat >"$work/bench.sweep.toml" <<'EOF'
 scene = "beam.toml"
 [axes]

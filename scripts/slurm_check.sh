@@ -90,36 +90,14 @@ echo "slurm_check: Slurm $(sinfo -V | awk '{print $2}') on $host: $(sinfo -h -o 
 sweep=${1:-}
 if [ -z "$sweep" ]; then
   sweep="$work/beam.sweep.toml"
-  cat >"$work/beam.toml" <<'EOF'
-[simulation]
-duration = 0.02
-dt = 0.01
-[solver]
-type = "implicit-euler"
-[[rod]]
-name = "beam"
-model = "der"
-nodes = 11
-radius = 0.01
-density = 1000.0
-youngs_modulus = 1e6
-geometry = { shape = "straight", start = [0, 0, 0], end = [0.5, 0, 0] }
-[[force]]
-type = "gravity"
-[[constraint]]
-name = "root"
-type = "clamp"
-rod = "beam"
-nodes = [0, 1]
-[[probe]]
-name = "tip_z"
-type = "node-position"
-rod = "beam"
-node = -1
-component = "z"
-EOF
+  cp "$root/scenes/beam_under_gravity.toml" "$work/beam.toml"
   cat >"$sweep" <<'EOF'
 scene = "beam.toml"
+[set]                      # two steps of an 11-node beam: the check is about Slurm, not the physics
+"simulation.duration" = 0.02
+"simulation.dt" = 0.01
+"rod.beam.nodes" = 11
+"output.every" = 0.01
 [axes]
 "rod.beam.youngs_modulus" = [1e6, 2e6]
 "rod.beam.radius" = [0.01, 0.02, 0.03]
