@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <fmt/format.h>
+#include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
 #include <cerrno>
@@ -246,12 +247,10 @@ void OutputWriter::writeObstacles() {
 }
 
 void OutputWriter::writePvd() {
-  std::string text =
-      "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n";
-  for (std::size_t k = 0; k < frame_times_.size(); ++k)
-    text += fmt::format("<DataSet timestep=\"{:.10g}\" group=\"\" part=\"0\" file=\"frame_{}.vtp\"/>\n", frame_times_[k], k);
-  text += "</Collection>\n</VTKFile>\n";
-  writeFileAtomic((fs::path(dir_) / "vtk" / (scene_.name + ".pvd")).string(), text);
+  std::vector<vtp::CollectionEntry> frames;
+  frames.reserve(frame_times_.size());
+  for (std::size_t k = 0; k < frame_times_.size(); ++k) frames.push_back({frame_times_[k], fmt::format("frame_{}.vtp", k)});
+  writeFileAtomic((fs::path(dir_) / "vtk" / (scene_.name + ".pvd")).string(), vtp::writeCollection(frames));
 }
 
 void OutputWriter::writeFinal(KernelWorld& world) {

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 #include <toml++/toml.h>
 
@@ -109,25 +110,13 @@ ModelScene sceneFor(const std::string& model, const std::string& file, const std
 
 // ---------------------------------------------------------------- reading the runs' output
 
-struct Frame {
-  double t;
-  fs::path file;
-};
-
-std::vector<Frame> readPvd(const fs::path& pvd) {
-  std::vector<Frame> frames;
-  std::ifstream in(pvd);
-  std::string line;
-  auto attr = [](const std::string& l, const std::string& name) {
-    const auto p = l.find(name + "=\"");
-    if (p == std::string::npos) return std::string();
-    const auto b = p + name.size() + 2;
-    return l.substr(b, l.find('"', b) - b);
-  };
-  while (std::getline(in, line))
-    if (line.find("<DataSet") != std::string::npos)
-      frames.push_back({parseNumber(attr(line, "timestep")), pvd.parent_path() / attr(line, "file")});
-  return frames;
+// The frames of a run, none when its .pvd is missing or cut short (a failed run).
+std::vector<vtp::CollectionEntry> readPvd(const fs::path& pvd) {
+  try {
+    return vtp::readCollectionFile(pvd);
+  } catch (const vtp::FormatError&) {
+    return {};
+  }
 }
 
 // Node positions and radii of a frame written by OutputWriter::writeFrame (either encoding).
@@ -222,7 +211,7 @@ void writeTables(const fs::path& dir, const std::vector<RunResult>& runs, std::s
 std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<RunResult>& runs, const std::string& name,
                                          double dt) {
   std::vector<std::string> notes;
-  std::vector<std::vector<Frame>> frames;
+  std::vector<std::vector<vtp::CollectionEntry>> frames;
   for (const RunResult& r : runs) frames.push_back(readPvd(dir / r.model / "vtk" / (name + ".pvd")));
   std::string csv = "t";
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
@@ -233,7 +222,7 @@ std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<
     }
   csv += "\n";
   // Rows: the first run's frame times; a cell is empty where the other run has no frame.
-  const std::vector<Frame>& base = frames.front();
+  const std::vector<vtp::CollectionEntry>& base = frames.front();
   std::map<std::pair<std::size_t, std::size_t>, std::pair<std::vector<double>, std::vector<double>>> cache;
   auto load = [&](std::size_t run, std::size_t k) -> const std::pair<std::vector<double>, std::vector<double>>& {
     auto key = std::make_pair(run, k);
@@ -245,12 +234,12 @@ std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<
   };
   auto findFrame = [&](std::size_t run, double t) -> long {
     for (std::size_t k = 0; k < frames[run].size(); ++k)
-      if (std::abs(frames[run][k].t - t) <= 1e-6 * dt) return static_cast<long>(k);
+      if (std::abs(frames[run][k].time - t) <= 1e-6 * dt) return static_cast<long>(k);
     return -1;
   };
   bool mismatch = false;
   for (std::size_t k = 0; k < base.size(); ++k) {
-    const double t = base[k].t;
+    const double t = base[k].time;
     std::string row = fmt::format("{:.10g}", t);
     bool any = false;
     for (const auto& [a, b] : pairs) {

@@ -4,6 +4,7 @@
 #include "viz.h"
 #include "scene.h"  // InputError, closestMatch
 
+#include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
 #include <Eigen/Geometry>
@@ -61,18 +62,7 @@ Vec3 parseVector(const std::string& text, const std::string& option) {
 // ---------------------------------------------------------------------------------------------
 // What the run wrote
 
-struct FrameRef {
-  double time = 0;
-  fs::path file;
-};
-
-std::string xmlAttribute(const std::string& line, const std::string& name) {
-  const std::string key = name + "=\"";
-  const auto at = line.find(key);
-  if (at == std::string::npos) return {};
-  const auto begin = at + key.size();
-  return line.substr(begin, line.find('"', begin) - begin);
-}
+using FrameRef = vtp::CollectionEntry;  // a frame's time and file
 
 // The frames listed in the run's .pvd collection (written atomically: a running simulation is fine).
 std::vector<FrameRef> listFrames(const fs::path& run_dir) {
@@ -85,16 +75,11 @@ std::vector<FrameRef> listFrames(const fs::path& run_dir) {
   if (pvd.empty())
     throw InputError(fmt::format("{}: no VTK frames (vtk/*.pvd); is it the output directory of a run with \"vtk\" in "
                                  "[output] formats?", run_dir.string()));
-  std::ifstream in(pvd);
   std::vector<FrameRef> frames;
-  int line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line.find("<DataSet") == std::string::npos) continue;
-    const std::string time = xmlAttribute(line, "timestep"), file = xmlAttribute(line, "file");
-    if (time.empty() || file.empty())
-      throw InputError(fmt::format("{}:{}: a DataSet without timestep or file", pvd.string(), line_number));
-    frames.push_back({parseNumber(time, pvd.string() + ":" + std::to_string(line_number) + ": timestep"), vtk / file});
+  try {
+    frames = vtp::readCollectionFile(pvd);
+  } catch (const vtp::FormatError& e) {
+    throw InputError(e.what());
   }
   if (frames.empty()) throw InputError(fmt::format("{}: no frames yet", pvd.string()));
   return frames;

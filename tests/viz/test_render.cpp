@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
 #include <cstdlib>
@@ -104,6 +105,25 @@ TEST_CASE("the binary VTK frames decode to the numbers of the ascii ones") {
   broken.resize(broken.size() - 60);
   writeText(dir / "broken.vtp", broken);
   CHECK_THROWS_WITH_AS(rodsim::vtp::readPolyLinesFile(dir / "broken.vtp"), doctest::Contains("broken.vtp"), rodsim::vtp::FormatError);
+}
+
+TEST_CASE("a frame collection (.pvd) reads back what was written; a bad DataSet names its line") {
+  namespace fs = std::filesystem;
+  const fs::path dir = rodsim::test::scratchDir("vtp-collection");
+  const std::vector<rodsim::vtp::CollectionEntry> frames{{0.0, "frame_0.vtp"}, {0.125, "frame_1.vtp"}, {1.0 / 3, "frame_2.vtp"}};
+  rodsim::test::writeText(dir / "run.pvd", rodsim::vtp::writeCollection(frames));
+  const auto back = rodsim::vtp::readCollectionFile(dir / "run.pvd");
+  REQUIRE(back.size() == 3);
+  CHECK(back[1].time == 0.125);
+  CHECK(back[2].time == doctest::Approx(1.0 / 3).epsilon(1e-10));  // 10 significant digits
+  CHECK(back[2].file == dir / "frame_2.vtp");
+  rodsim::test::writeText(dir / "bad.pvd", "<Collection>\n<DataSet timestep=\"x\" file=\"frame_0.vtp\"/>\n");
+  try {
+    rodsim::vtp::readCollectionFile(dir / "bad.pvd");
+    FAIL("no FormatError");
+  } catch (const rodsim::vtp::FormatError& e) {
+    CHECK(std::string(e.what()).find("bad.pvd:2:") != std::string::npos);
+  }
 }
 
 TEST_CASE("ParaView's reader opens the binary frames (when pvpython is installed)") {
