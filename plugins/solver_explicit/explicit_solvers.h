@@ -98,6 +98,10 @@ class ExplicitSolver : public Solver {
   Vec rowsum_;               // Gershgorin row sums, zero between uses
   Vec dv_;                   // velocity change of the contact impulses
   bool contact_warned_ = false;
+  // The last full contact-stiffness bound (contactStable): the active pairs it saw, whether dt was
+  // then within half the safe step, and the kicks since.
+  int bound_active_ = -1, kicks_since_bound_ = 0;
+  bool bound_roomy_ = false;
 };
 
 class PositionVerlet : public ExplicitSolver {
