@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -77,13 +78,45 @@ struct PyForceSpec {
 // function pointer, so it finds its callable here by the component's name (the GIL is held).
 const std::map<std::string, PyForceSpec>* g_building = nullptr;
 
-py::array_t<double> nodeArray(const Vec& global, const Rod& rod) {
-  const int n = rod.numNodes();
-  py::array_t<double> a({n, 3});
-  double* out = a.mutable_data();
+// A new C-contiguous float64 array, straight from NumPy's C API (as pybind11 calls it): reading
+// `positions` should cost what a NumPy copy costs, and py::array_t's general constructor (shape and
+// stride vectors, checks) costs more than the copy of a rod's nodes.
+py::array newArray(py::ssize_t rows, py::ssize_t cols = -1) {
+  auto& api = py::detail::npy_api::get();
+  Py_intptr_t dims[2] = {rows, cols};
+  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, cols < 0 ? 1 : 2, dims, nullptr, nullptr, 0, nullptr);
+  if (!a) throw py::error_already_set();
+  return py::reinterpret_steal<py::array>(a);
+}
+
+double* arrayData(py::array& a) { return static_cast<double*>(a.mutable_data()); }
+
+// Where a rod's node positions are in the global DOF vector, found once (the layout is fixed for the
+// run): reading an array is then a copy without a virtual call per node, one memcpy when the
+// positions are contiguous (cosserat).
+struct NodeLayout {
+  std::vector<int> dofs;  // global x DOF of each node
+  bool contiguous = false;
+  explicit NodeLayout(const Rod& rod) {
+    for (int i = 0; i < rod.numNodes(); ++i) dofs.push_back(rod.globalPositionDof(i));
+    contiguous = true;
+    for (std::size_t i = 1; i < dofs.size(); ++i) contiguous = contiguous && dofs[i] == dofs[0] + 3 * int(i);
+  }
+};
+
+// The (n, 3) array of a rod's nodes in a global vector (q or v).
+py::array nodeArray(const Vec& global, const NodeLayout& layout) {
+  const auto n = static_cast<py::ssize_t>(layout.dofs.size());
+  py::array a = newArray(n, 3);
+  double* out = arrayData(a);
   const double* in = global.data();
-  for (int i = 0; i < n; ++i) {
-    const int d = rod.globalPositionDof(i);
+  if (layout.contiguous && n > 0) {
+    std::memcpy(out, in + layout.dofs[0], sizeof(double) * 3 * std::size_t(n));
+    return a;
+  }
+  for (py::ssize_t i = 0; i < n; ++i) {
+    const int d = layout.dofs[std::size_t(i)];
     out[3 * i] = in[d];
     out[3 * i + 1] = in[d + 1];
     out[3 * i + 2] = in[d + 2];
@@ -106,6 +139,7 @@ class PythonForce final : public Force {
   void bind(World& world) override {
     world_ = &world;
     rod_ = &resolveRod(world, spec_.rod, "rod");
+    layout_ = std::make_unique<NodeLayout>(*rod_);
   }
   bool constantInStep() const override { return !spec_.every_evaluation; }
   void beginStep(const EvalContext& ctx) override {
@@ -114,7 +148,7 @@ class PythonForce final : public Force {
   void addForce(const EvalContext& ctx, Vec& f) override {
     if (spec_.every_evaluation) compute(ctx.t, *ctx.q, world_->v());
     const int n = rod_->numNodes();
-    for (int i = 0; i < n; ++i) f.segment<3>(rod_->globalPositionDof(i)) += ctx.load_scale * force_.segment<3>(3 * i);
+    for (int i = 0; i < n; ++i) f.segment<3>(layout_->dofs[i]) += ctx.load_scale * force_.segment<3>(3 * i);
   }
 
  private:
@@ -123,7 +157,7 @@ class PythonForce final : public Force {
   void compute(double t, const Vec& q, const Vec& v) {
     py::gil_scoped_acquire gil;
     try {
-      py::object r = spec_.fn(t, nodeArray(q, *rod_), nodeArray(v, *rod_));
+      py::object r = spec_.fn(t, nodeArray(q, *layout_), nodeArray(v, *layout_));
       const int n = rod_->numNodes();
       force_.setZero(3 * n);
       if (r.is_none()) return;
@@ -142,6 +176,7 @@ class PythonForce final : public Force {
   const PyForceSpec& spec_;
   World* world_ = nullptr;
   Rod* rod_ = nullptr;
+  std::unique_ptr<NodeLayout> layout_;
   Vec force_;
 };
 
@@ -339,6 +374,7 @@ struct RodView {
   py::object owner;  // keeps the Simulation alive
   Simulation* sim;
   int index;
+  std::shared_ptr<const NodeLayout> layout;
   Rod& rod() const { return sim->session().world().rod(index); }
 };
 
@@ -401,28 +437,30 @@ PYBIND11_MODULE(_rodsim, m) {
                              })
       .def("rod", [](py::object self, const std::string& name) {
         auto& s = self.cast<Simulation&>();
-        return RodView{self, &s, s.rodIndex(name)};
+        const int i = s.rodIndex(name);
+        return RodView{self, &s, i, std::make_shared<const NodeLayout>(s.session().world().rod(i))};
       });
 
   py::class_<RodView>(m, "Rod", "A rod of a Simulation: every property is a new array with the state now.")
       .def_property_readonly("name", [](const RodView& r) { return r.rod().name(); })
       .def_property_readonly("model", [](const RodView& r) { return r.sim->scene().rods[r.index].type; })
       .def_property_readonly("num_nodes", [](const RodView& r) { return r.rod().numNodes(); })
-      .def_property_readonly("positions", [](const RodView& r) { return nodeArray(r.sim->session().world().q(), r.rod()); },
+      .def_property_readonly("positions", [](const RodView& r) { return nodeArray(r.sim->session().world().q(), *r.layout); },
                              "(n, 3) node positions, m")
-      .def_property_readonly("velocities", [](const RodView& r) { return nodeArray(r.sim->session().world().v(), r.rod()); },
+      .def_property_readonly("velocities", [](const RodView& r) { return nodeArray(r.sim->session().world().v(), *r.layout); },
                              "(n, 3) node velocities, m/s")
       .def_property_readonly("mass", [](const RodView& r) {
-            const Rod& rod = r.rod();
             const Vec& m = r.sim->session().world().mass();
-            py::array_t<double> a(rod.numNodes());
-            for (int i = 0; i < rod.numNodes(); ++i) a.mutable_data()[i] = m[rod.globalPositionDof(i)];
+            py::array a = newArray(py::ssize_t(r.layout->dofs.size()));
+            double* out = arrayData(a);
+            for (std::size_t i = 0; i < r.layout->dofs.size(); ++i) out[i] = m[r.layout->dofs[i]];
             return a;
           }, "(n,) lumped node masses, kg")
       .def_property_readonly("radius", [](const RodView& r) {
             const Rod& rod = r.rod();
-            py::array_t<double> a(rod.numNodes());
-            for (int i = 0; i < rod.numNodes(); ++i) a.mutable_data()[i] = rod.nodeRadius(i);
+            py::array a = newArray(rod.numNodes());
+            double* out = arrayData(a);
+            for (int i = 0; i < rod.numNodes(); ++i) out[i] = rod.nodeRadius(i);
             return a;
           }, "(n,) node radii, m")
       .def_property_readonly("directors", [](const RodView& r) {
