@@ -75,3 +75,38 @@ def test_plugins_and_describe():
     with pytest.raises(rodsim.InputError, match="did you mean 'point-load'"):
         rodsim.describe("point-lod")
     assert any(d.endswith("plugins") for d in rodsim.plugin_search_path())
+
+
+def test_ctrl_c_raises_keyboard_interrupt_and_the_run_goes_on(tmp_path):
+    # The module installs no signal handler: the interpreter's Ctrl-C stops run() between steps with
+    # KeyboardInterrupt, and the simulation is still open.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "interrupted.py"
+    script.write_text(f"""
+import rodsim, sys
+sim = rodsim.Simulation({str(ROOT / 'scenes/validation/cosserat_timoshenko.toml')!r}, output={str(tmp_path / 'out')!r},
+                       set={{"simulation.duration": 1000.0}})
+print("ready", flush=True)
+try:
+    sim.run()
+except KeyboardInterrupt:
+    n = sim.step_count
+    sim.step(3)
+    print("interrupted", n, sim.step_count, sim.status, flush=True)
+sim.close()
+""")
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ})
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    words = out.split()
+    assert words[0] == "interrupted", out + err
+    assert int(words[2]) == int(words[1]) + 3 and words[3] == "running"
+    summary = rodsim.read_output(tmp_path / "out").summary
+    assert summary["status"] == "failed" and "stopped by its caller" in summary["reason"]

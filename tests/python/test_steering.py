@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 import rodsim
-from conftest import cantilever
+from conftest import cantilever, run_cli
 
 GRAVITY = """
 [[force]]
@@ -84,3 +84,22 @@ def test_bad_values_are_refused_and_change_nothing(tmp_path):
     sim["weight.g"] = [0, 0, -1.62]
     assert np.all(sim["weight.g"] == [0, 0, -1.62])
     sim.close()
+
+
+def test_a_restart_continues_with_the_changed_values(tmp_path, rodsim_exe):
+    # A tip load switched on from Python at t = 0.05 s; the checkpoint at t = 0.1 s carries it, so
+    # `rodsim run --restart` from that checkpoint ends where the Python run ended, bit for bit.
+    scene = cantilever(tmp_path, duration=0.2, dt=2e-3)
+    scene.write_text(scene.read_text().replace("[output]\nevery = 0.0\n", "[output]\nevery = 0.0\ncheckpoint_every = 0.1\n")
+                     + GRAVITY)
+    sim = rodsim.Simulation(scene, output=tmp_path / "py")
+    sim.every(25, lambda s: s.set_parameter("tip.force", [0.0, 0.0, 0.5]) if s.step_count == 25 else None)
+    sim.run()
+    final = (tmp_path / "py/final.csv").read_bytes()
+    checkpoints = sorted((tmp_path / "py/checkpoints").glob("*.ckpt"))
+    assert len(checkpoints) >= 2
+    for later in checkpoints[1:]:  # keep the one at t = 0.1 s
+        later.unlink()
+    status, text = run_cli(rodsim_exe, "run", "--restart", tmp_path / "py", "--quiet")
+    assert status == 0, text
+    assert (tmp_path / "py/final.csv").read_bytes() == final
