@@ -55,7 +55,7 @@ def cli_run(exe, scene, sets, out):
 
 def python_run(scene, sets, out):
     t0 = time.perf_counter()
-    sim = rodsim.Simulation(scene, set=sets, output=out, force=True)
+    sim = rodsim.Simulation(scene, set=sets, output=out, replace=True)
     sim.run()
     wall = time.perf_counter() - t0
     return wall, sim.summary()["wall_time_s"]
@@ -97,14 +97,14 @@ def implicit_python_force(tmp, repeats=5):
         for mode in ("plugin", "every evaluation", "once per step"):
             calls = [0]
             if mode == "plugin":
-                sim = rodsim.Simulation(plugin_scene, output=tmp / "implicit", force=True)
+                sim = rodsim.Simulation(plugin_scene, output=tmp / "implicit", replace=True)
             else:
                 mass = {}
 
                 def weight(t, x, v):
                     calls[0] += 1
                     return mass["m"] * np.array([0.0, 0.0, -9.81])
-                sim = rodsim.Simulation(python_scene, output=tmp / "implicit", force=True,
+                sim = rodsim.Simulation(python_scene, output=tmp / "implicit", replace=True,
                                         forces=[rodsim.PythonForce("weight", weight, rod="beam",
                                                                    every_evaluation=mode == "every evaluation")])
                 mass["m"] = sim.rod("beam").mass[:, None]
@@ -132,7 +132,7 @@ def instructions_per_step(exe, scene, sets, tmp, durations=(1.0, 2.0)):
     script = tmp / "run_scene.py"
     script.write_text("import sys, rodsim\n"
                       "sim = rodsim.Simulation(sys.argv[1], set={**eval(sys.argv[2]), 'simulation.duration': "
-                      "float(sys.argv[3])}, output=sys.argv[4], force=True)\nsim.run()\nprint(sim.step_count)\n")
+                      "float(sys.argv[3])}, output=sys.argv[4], replace=True)\nsim.run()\nprint(sim.step_count)\n")
     counts = {"CLI": [], "Python": []}
     steps = []
     for d in durations:
@@ -178,7 +178,7 @@ def main():
                   f"   (CLI runs {[round(r[i], 3) for r in cli]}, Python {[round(r[i], 3) for r in py]})")
 
         for scene, scene_sets in ((args.scene, sets), (ROOT / "scenes/flagella/m2.toml", {})):
-            sim = rodsim.Simulation(scene, set=scene_sets, output=tmp / "arrays", force=True)
+            sim = rodsim.Simulation(scene, set=scene_sets, output=tmp / "arrays", replace=True)
             rod = sim.rod(sim.rod_names[0])
             a = rod.positions
             n = 100000
@@ -196,14 +196,14 @@ def main():
             f = np.zeros_like(x)
             f[-1] = load
             return f
-        plugin = rodsim.Simulation(args.scene, set=sets, output=tmp / "plugin", force=True)
+        plugin = rodsim.Simulation(args.scene, set=sets, output=tmp / "plugin", replace=True)
         load = plugin.parameter("tip.force")
         rod_name = plugin.rod_names[0]
         t0 = time.perf_counter()
         plugin.run()
         t_plugin = time.perf_counter() - t0
         pyforce = rodsim.Simulation(args.scene, set={**sets, "force.tip.force": [0.0, 0.0, 0.0]},
-                                    output=tmp / "pyforce", force=True,
+                                    output=tmp / "pyforce", replace=True,
                                     forces=[rodsim.PythonForce("py_tip", tip_load, rod=rod_name)])
         t0 = time.perf_counter()
         pyforce.run()

@@ -30,7 +30,7 @@ fig, ax = plt.subplots(figsize=(6.4, 4.2))
 for ratio in (0.002, 0.005, 0.01):  # F L^2 / EI: the linear regime
     F = ratio * EI  # L = 1 m in the scene's definition of the load
     sim = rodsim.Simulation(SCENE, set={"force.tip.force": [0.0, 0.0, -F]}, output=out_dir / f"ratio_{ratio}",
-                            force=True)
+                            replace=True)
     sim.run()
     x = sim.rod("beam").positions
     s = np.clip(x[:, 0] - h / 2, 0, None)

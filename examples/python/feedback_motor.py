@@ -55,7 +55,7 @@ every = 0.05
 
 target, gain = 0.5, 2.0  # rad, 1/s
 log = {"t": [], "angle": [], "omega": []}
-sim = rodsim.Simulation(scene, output=out_dir / "run", force=True)
+sim = rodsim.Simulation(scene, output=out_dir / "run", replace=True)
 
 
 @sim.every(5)

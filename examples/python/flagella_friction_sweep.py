@@ -23,7 +23,7 @@ frictions = [0.0, 0.3, 0.6]
 thrust, iterations = [], []
 for mu in frictions:
     run_dir = out_dir / f"mu_{mu}"
-    sim = rodsim.Simulation(ROOT / "scenes/flagella/m2_close.toml", output=run_dir, force=True,
+    sim = rodsim.Simulation(ROOT / "scenes/flagella/m2_close.toml", output=run_dir, replace=True,
                             set={"contact.friction": mu, "simulation.duration": duration, "output.every": 0.0})
     sim.run()
     ts = rodsim.read_output(run_dir).timeseries

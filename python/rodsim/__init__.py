@@ -65,7 +65,7 @@ class Simulation(_Simulation):
     set      {"dotted.key": value}: the CLI's --set values (value: a Python number, bool, string,
              list or NumPy array, written as TOML)
     output   the output directory (default: the scene's [output] dir, as for `rodsim run`)
-    force    replace another run's files in `output` (`--force`)
+    replace  replace another run's files in `output` (the CLI's `--force`)
     forces   rodsim.PythonForce objects added to the scene's forces
     quiet    no "done" line; progress: the CLI's live progress line (off by default)
 
@@ -74,14 +74,14 @@ class Simulation(_Simulation):
     (final.csv, summary.json written) when it reaches the scene's end, on a failure, or by close()
     (before the end: status "failed", reason "stopped by its caller"); also as a context manager."""
 
-    def __init__(self, scene, set=None, output=None, force=False, forces=(), quiet=True, progress=False):
+    def __init__(self, scene, set=None, output=None, replace=False, forces=(), quiet=True, progress=False):
         sets = [f"{k}={_toml_value(v)}" for k, v in (set or {}).items()]
         specs = []
         for f in forces:
             if not isinstance(f, PythonForce):
                 raise TypeError("forces: expected rodsim.PythonForce objects")
             specs.append(_PythonForceSpec(f.name, f.rod, f.fn, f.every_evaluation))
-        super().__init__(str(scene), sets, "" if output is None else str(output), bool(force), bool(quiet),
+        super().__init__(str(scene), sets, "" if output is None else str(output), bool(replace), bool(quiet),
                          bool(progress), specs)
 
     def step(self, n=1):

@@ -52,7 +52,7 @@ def test_closing_early_says_so(tmp_path):
     assert out.summary["status"] == "failed" and "stopped by its caller" in out.summary["reason"]
     assert out.final["beam"].shape == (21, 3)
     # The directory is free again: a second run into it (same setup) replaces the unfinished one's files.
-    sim = rodsim.Simulation(cantilever(tmp_path, duration=0.05), output=tmp_path / "out", force=True)
+    sim = rodsim.Simulation(cantilever(tmp_path, duration=0.05), output=tmp_path / "out", replace=True)
     sim.run()
     assert sim.status == "ok"
 
