@@ -155,4 +155,25 @@ std::string referenceMarkdown(const TypeRegistry& registry) {
   return out;
 }
 
+std::string describeType(const TypeRegistry& registry, const std::string& type) {
+  std::string text;
+  for (const Schema& s : {simulationSchema(), outputSchema(), probeSchema(), obstacleSchema()})
+    if (s.type() == type) text += describeText(s, fmt::format("[{}] (kernel section)", s.type()));
+  std::vector<std::string> all{"simulation", "output", "probe", "obstacle"};
+  for (const auto& [key, t] : registry.types()) {
+    all.push_back(t.schema.type());
+    if (t.schema.type() != type) continue;
+    text += describeText(t.schema, fmt::format("{} {} \"{}\"   (plugin '{}', {})", kindName(t.kind),
+                                               t.kind == ComponentKind::Rod ? "model" : "type", t.schema.type(),
+                                               t.plugin, t.library)) +
+            "\n";
+  }
+  if (text.empty()) {
+    const std::string near = closestMatch(type, all);
+    throw InputError(fmt::format("unknown component type '{}'{}; `rodsim plugins` lists every type", type,
+                                 near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  return text;
+}
+
 }  // namespace rodsim::kernel

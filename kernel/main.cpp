@@ -117,27 +117,7 @@ int describe(const Args& a, const TypeRegistry& registry) {
     std::printf("%s", compatibilityMarkdown(registry).c_str());
     return 0;
   }
-  bool found = false;
-  for (const Schema& s : {simulationSchema(), outputSchema(), probeSchema(), obstacleSchema()})
-    if (s.type() == a.type) {
-      std::printf("%s", describeText(s, fmt::format("[{}] (kernel section)", s.type())).c_str());
-      found = true;
-    }
-  std::vector<std::string> all{"simulation", "output", "probe", "obstacle"};
-  for (const auto& [key, t] : registry.types()) {
-    all.push_back(t.schema.type());
-    if (t.schema.type() != a.type) continue;
-    std::printf("%s\n", describeText(t.schema, fmt::format("{} {} \"{}\"   (plugin '{}', {})", kindName(t.kind),
-                                                           t.kind == ComponentKind::Rod ? "model" : "type",
-                                                           t.schema.type(), t.plugin, t.library))
-                            .c_str());
-    found = true;
-  }
-  if (!found) {
-    std::string near = closestMatch(a.type, all);
-    throw InputError(fmt::format("unknown component type '{}'{}; `rodsim plugins` lists every type", a.type,
-                                 near.empty() ? "" : " (did you mean '" + near + "'?)"));
-  }
+  std::printf("%s", describeType(registry, a.type).c_str());
   return 0;
 }
 

@@ -268,6 +268,10 @@ void OutputWriter::writeFinal(KernelWorld& world) {
 }
 
 void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
+  writeFileAtomic((fs::path(dir_) / "summary.json").string(), summaryText(s, world));
+}
+
+std::string OutputWriter::summaryText(const RunSummary& s, const KernelWorld& world) const {
   const double steps = static_cast<double>(std::max<long long>(s.steps, 1));
   const double csteps = static_cast<double>(std::max<long long>(s.steps_with_contact, 1));
   std::string plugins;
@@ -301,7 +305,7 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
       jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), contact_report,
       force_report, plugins,
       RODSIM_SDK_VERSION);
-  writeFileAtomic((fs::path(dir_) / "summary.json").string(), text);
+  return text;
 }
 
 std::string summaryField(const std::string& json, const std::string& key) {

@@ -58,6 +58,7 @@ class OutputWriter {
   void flushRows();  // the buffered rows to timeseries.csv (OutputError if the disk refuses them)
   void writeFinal(KernelWorld& world);  // final.csv
   void writeSummary(const RunSummary& s, const KernelWorld& world);  // const: reads contact column names
+  std::string summaryText(const RunSummary& s, const KernelWorld& world) const;  // what writeSummary writes
 
   const std::string& dir() const { return dir_; }
   const std::vector<double>& frameTimes() const { return frame_times_; }

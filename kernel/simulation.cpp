@@ -1,14 +1,16 @@
 // The time loop: step the solver, probe, write, report progress, stop cleanly on failure.
 //
-// runSimulation builds a TimeLoop and runs it. Its parts, in the order of a run:
-//   TimeLoop()        everything that can reject the input (world, probes, restart identity), before
+// Session::Impl is the run; runSimulation (the CLI) and the Python module drive it. Its parts, in
+// the order of a run:
+//   Impl()            everything that can reject the input (world, probes, restart identity), before
 //                     any file is written; then the output directory (fresh or continued)
-//   run()             runSteps(): for each step: interrupted? -> advance() -> record() -> writeOutputs()
-//                     -> progress; then finish(), whatever ended the steps
+//   begin()           step 0 (the initial state's row and frame), at the first step() or finish()
+//   step()            one step: advance() -> record() -> writeOutputs() -> progress
 //   advance()         one solver step, halved on failure when the scene asks for it (on_failure)
 //   record()          the summary's counters and the timeseries row of the step
 //   writeOutputs()    the VTK frame and the checkpoint() when they are due
-//   finish()          the last frame, final.csv, summary.json and the exit status
+//   finish()          the last frame, final.csv, summary.json and the exit status, whatever ended the
+//                     steps (the end, a failed step, a signal, a full disk, an exception from a plugin)
 #include "simulation.h"
 
 #include "checkpoint.h"
@@ -91,46 +93,67 @@ class SignalScope {
   void (*previous_usr1_)(int) = nullptr;
 };
 
-class TimeLoop {
+}  // namespace
+
+class Session::Impl {
  public:
-  TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOptions& options);
-  int run();
+  Impl(const Scene& scene, const TypeRegistry& registry, const RunOptions& options);
+  bool step();
+  void interrupt(const std::string& why);
+  void requestCheckpoint() { checkpoint_requested_ = true; }
+  int finish();
+  bool finished() const { return finished_; }
+  KernelWorld& world() { return world_; }
+  const Scene& scene() const { return scene_; }
+  const RunSummary& summary() const { return summary_; }
+  std::string summaryJson() const {
+    RunSummary s = summary_;
+    s.wall_time_s = elapsed();
+    return out_->summaryText(s, world_);
+  }
+  long long stepsDone() const { return next_step_ - 1; }
+  long long totalSteps() const { return total_steps_; }
+  const std::string& outputDir() const { return out_->dir(); }
 
  private:
-  void runSteps();
+  void begin();
   StepReport advance(double h, int depth);
   void record(long long step, const StepReport& report, double wall_ms);
   void writeOutputs(long long step);
   void checkpoint(long long step);
   void showProgress(long long step);
-  int finish();
   void sample();
   void fail(std::string reason) {
     summary_.status = "failed";
     summary_.reason = std::move(reason);
   }
+  // Wall time of the run: the interrupted part's (on restart) plus the time spent inside step(),
+  // begin() and finish(), so that a Python program pausing between steps does not count.
+  double elapsed() const { return wall_before_ + wall_in_steps_; }
 
   const Scene& scene_;
-  const RunOptions& options_;
+  const RunOptions options_;  // a copy: the Python module builds its options in a temporary
   KernelWorld world_;
   std::vector<Probe> probes_;
   std::vector<std::string> report_columns_;
   std::string identity_;
   RunSummary summary_;
-  long long first_step_ = 1, total_steps_ = 1;
+  long long first_step_ = 1, total_steps_ = 1, next_step_ = 1;
   long long row_stride_ = 1;  // steps between timeseries rows (OutputSpec::rowStride)
+  bool started_ = false, finished_ = false, checkpoint_requested_ = false;
   double last_frame_time_ = 0.0, next_frame_ = 0.0, next_checkpoint_ = 0.0;
   std::unique_ptr<RunDirectory> directory_;
   std::unique_ptr<OutputWriter> out_;
   bool progress_ = false;
   Clock::time_point run_start_, last_progress_, last_checkpoint_wall_;
   double wall_before_ = 0;  // of the interrupted part, on restart
+  double wall_in_steps_ = 0;
   std::vector<double> probe_values_, report_values_;
   Crossing crossing_;  // of the last step the swept check rejected
   std::string crossing_who_;
 };
 
-TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
+Session::Impl::Impl(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
     : scene_(scene), options_(options), world_(scene, registry), next_frame_(scene.output.every) {
   // Everything that can reject the input happens before the output directory is touched.
   probes_ = resolveProbes(scene, world_);
@@ -145,7 +168,7 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
   const std::string identity_hash = fmt::format("{:016x}", fnv1a(identity_));
   total_steps_ = std::max<long long>(1, std::llround(std::ceil(scene.duration / scene.dt - 1e-9)));
   row_stride_ = scene.output.rowStride(total_steps_, scene.dt);
-  directory_ = std::make_unique<RunDirectory>(out_dir);  // locked from here until the process ends
+  directory_ = std::make_unique<RunDirectory>(out_dir);  // locked from here until finish()
   if (options.restart) {
     const Checkpoint& c = *options.restart;
     if (c.identity != identity_)
@@ -181,74 +204,77 @@ TimeLoop::TimeLoop(const Scene& scene, const TypeRegistry& registry, const RunOp
   progress_ = options.progress && isatty(STDOUT_FILENO);
   wall_before_ = summary_.wall_time_s;
   next_checkpoint_ = nextMultiple(world_.time(), scene.output.checkpoint_every);
+  next_step_ = first_step_;
   probe_values_.resize(probes_.size());
   summary_.report_sums.resize(report_columns_.size(), 0.0);
+  run_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
 }
 
 // The probes' values, then the contact models' and forces' own report values, into probe_values_.
-void TimeLoop::sample() {
+void Session::Impl::sample() {
   probe_values_.resize(probes_.size());
   for (std::size_t i = 0; i < probes_.size(); ++i) probe_values_[i] = probes_[i].value(world_);
   world_.reportValues(report_values_);
   probe_values_.insert(probe_values_.end(), report_values_.begin(), report_values_.end());
 }
 
-// Every way out of the steps (done, failed step, signal, full disk, an exception from a plugin)
-// goes through finish(), which leaves a final status and reason in summary.json.
-int TimeLoop::run() {
-  const SignalScope signals;
-  run_start_ = last_progress_ = last_checkpoint_wall_ = Clock::now();
-  try {
-    runSteps();
-  } catch (const OutputError& e) {
-    fail(e.what());
-  } catch (const std::exception& e) {
-    fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
-  }
-  if (progress_) std::printf("\n");
-  return finish();
+// Step 0, the initial state (a restart continues after its checkpoint's step instead).
+void Session::Impl::begin() {
+  started_ = true;
+  if (options_.restart) return;
+  sample();
+  // Step 0 is the initial state: its min_gap is the deepest initial overlap a contact allowed
+  // (allow_initial_overlap = true), and the summary's min_gap includes it. Without one it stays
+  // what the contacts report before their first evaluation (nothing: an empty cell).
+  ContactStats initial = world_.contactStats();
+  initial.min_gap = std::min(initial.min_gap, world_.initialOverlapGap());
+  summary_.min_gap = std::min(summary_.min_gap, initial.min_gap);
+  out_->writeRow(0, 0.0, 0, 0.0, initial, world_.kineticEnergy(), world_.elasticEnergy(), probe_values_);
+  out_->writeFrame(world_);
 }
 
-void TimeLoop::runSteps() {
-  if (!options_.restart) {
-    sample();
-    // Step 0 is the initial state: its min_gap is the deepest initial overlap a contact allowed
-    // (allow_initial_overlap = true), and the summary's min_gap includes it. Without one it stays
-    // what the contacts report before their first evaluation (nothing: an empty cell).
-    ContactStats initial = world_.contactStats();
-    initial.min_gap = std::min(initial.min_gap, world_.initialOverlapGap());
-    summary_.min_gap = std::min(summary_.min_gap, initial.min_gap);
-    out_->writeRow(0, 0.0, 0, 0.0, initial, world_.kineticEnergy(), world_.elasticEnergy(), probe_values_);
-    out_->writeFrame(world_);
-  }
-  for (long long step = first_step_; step <= total_steps_; ++step) {
-    if (g_stop_signal != 0) {
-      const char* name = g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
-      try {
-        checkpoint(step - 1);
-        fail(fmt::format("interrupted by {} at t = {:.6g} s; a checkpoint was written: continue with "
-                         "`rodsim run --restart {}`", name, world_.time(), out_->dir()));
-      } catch (const OutputError& e) {
-        fail(fmt::format("interrupted by {}; the checkpoint could not be written: {}", name, e.what()));
-      }
-      break;
-    }
-    const double t_end = std::min(scene_.duration, step * scene_.dt);
+bool Session::Impl::step() {
+  if (finished_ || summary_.status != "running" || next_step_ > total_steps_) return false;
+  const auto call_start = Clock::now();
+  const long long step = next_step_;
+  const double t_end = std::min(scene_.duration, step * scene_.dt);
+  try {
+    if (!started_) begin();
     const auto step_start = Clock::now();
     const StepReport report = advance(t_end - world_.time(), 0);
     const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - step_start).count();
     if (!report.ok) {
       fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, report.message));
-      break;
+    } else {
+      ++next_step_;  // committed: a failure while writing it still counts it
+      try {
+        record(step, report, wall_ms);
+        writeOutputs(step);
+      } catch (const OutputError& e) {
+        fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
+      }
+      showProgress(step);
     }
-    try {
-      record(step, report, wall_ms);
-      writeOutputs(step);
-    } catch (const OutputError& e) {
-      fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
-      break;
-    }
-    showProgress(step);
+  } catch (const OutputError& e) {
+    fail(e.what());
+  } catch (const std::exception& e) {
+    fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
+  }
+  wall_in_steps_ += std::chrono::duration<double>(Clock::now() - call_start).count();
+  return summary_.status == "running" && next_step_ <= total_steps_;
+}
+
+void Session::Impl::interrupt(const std::string& why) {
+  if (finished_ || summary_.status != "running") return;
+  try {
+    if (!started_) begin();
+    checkpoint(next_step_ - 1);
+    fail(fmt::format("{} at t = {:.6g} s; a checkpoint was written: continue with `rodsim run --restart {}`", why,
+                     world_.time(), out_->dir()));
+  } catch (const OutputError& e) {
+    fail(fmt::format("{}; the checkpoint could not be written: {}", why, e.what()));
+  } catch (const std::exception& e) {
+    fail(fmt::format("{}; internal error while writing the checkpoint: {}", why, e.what()));
   }
 }
 
@@ -257,7 +283,7 @@ void TimeLoop::runSteps() {
 // A step the solver accepted is then checked by every contact offering SweptContactCheck (rods
 // passing through each other between the step's ends, which discrete contact detection cannot
 // see): a crossing undoes the step (the start state kept here) and fails it like a solver failure.
-StepReport TimeLoop::advance(double h, int depth) {
+StepReport Session::Impl::advance(double h, int depth) {
   const bool swept = world_.hasSweptChecks();
   const double t_start = world_.time();
   world_.keepStepStart();  // the start state, to undo a step the swept check rejects (the solver committed it)
@@ -307,7 +333,7 @@ StepReport TimeLoop::advance(double h, int depth) {
 // the costly part of a small explicit step) is written every row_stride_ steps and at the last
 // step, and the summary's report means are over those rows. A row shows its own step's
 // iterations, wall time and contacts.
-void TimeLoop::record(long long step, const StepReport& report, double wall_ms) {
+void Session::Impl::record(long long step, const StepReport& report, double wall_ms) {
   const ContactStats contacts = world_.contactStats();
   summary_.steps = step;
   summary_.sim_time = world_.time();
@@ -327,7 +353,7 @@ void TimeLoop::record(long long step, const StepReport& report, double wall_ms) 
                  world_.elasticEnergy(), probe_values_);
 }
 
-void TimeLoop::writeOutputs(long long step) {
+void Session::Impl::writeOutputs(long long step) {
   if (scene_.output.every > 0 && world_.time() >= next_frame_ - 1e-9 * scene_.dt) {
     out_->writeFrame(world_);
     last_frame_time_ = world_.time();
@@ -336,14 +362,14 @@ void TimeLoop::writeOutputs(long long step) {
   const bool wall_due =
       scene_.output.checkpoint_wall > 0 &&
       std::chrono::duration<double>(Clock::now() - last_checkpoint_wall_).count() >= scene_.output.checkpoint_wall;
-  if (world_.time() >= next_checkpoint_ - 1e-9 * scene_.dt || wall_due || g_checkpoint_requested) {
-    g_checkpoint_requested = 0;
+  if (world_.time() >= next_checkpoint_ - 1e-9 * scene_.dt || wall_due || checkpoint_requested_) {
+    checkpoint_requested_ = false;
     checkpoint(step);
     next_checkpoint_ = nextMultiple(world_.time(), scene_.output.checkpoint_every);
   }
 }
 
-void TimeLoop::checkpoint(long long step) {
+void Session::Impl::checkpoint(long long step) {
   out_->flushRows();  // a restart keeps the rows up to this step: they must be in the file first
   Checkpoint c;
   c.identity = identity_;
@@ -356,7 +382,7 @@ void TimeLoop::checkpoint(long long step) {
   c.last_frame_time = last_frame_time_;
   c.frame_times = out_->frameTimes();
   c.summary = summary_;
-  c.summary.wall_time_s = wall_before_ + std::chrono::duration<double>(Clock::now() - run_start_).count();
+  c.summary.wall_time_s = elapsed();
   c.q = world_.q();
   c.v = world_.v();
   c.residual = world_.residual();
@@ -365,7 +391,7 @@ void TimeLoop::checkpoint(long long step) {
   last_checkpoint_wall_ = Clock::now();
 }
 
-void TimeLoop::showProgress(long long step) {
+void Session::Impl::showProgress(long long step) {
   if (!progress_) return;
   const auto now = Clock::now();
   if (now - last_progress_ <= std::chrono::milliseconds(200) && step != total_steps_) return;
@@ -379,7 +405,24 @@ void TimeLoop::showProgress(long long step) {
 }
 
 // The last committed state is always written, also after a failure; then summary.json.
-int TimeLoop::finish() {
+int Session::Impl::finish() {
+  if (finished_) return summary_.status == "ok" ? 0 : 3;
+  finished_ = true;
+  const auto call_start = Clock::now();
+  if (!started_) {
+    try {
+      begin();
+    } catch (const OutputError& e) {
+      fail(e.what());
+    } catch (const std::exception& e) {
+      fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
+    }
+  }
+  if (progress_) std::printf("\n");
+  // Stopped before the scene's end without a failure: the owner (a Python program) ended it early.
+  if (summary_.status == "running" && next_step_ <= total_steps_)
+    fail(fmt::format("stopped by its caller at t = {:.6g} s, before the scene's end at {:.6g} s", world_.time(),
+                     scene_.duration));
   if (summary_.status == "running") summary_.status = "ok";
   directory_->releaseSpace();  // the room kept for the last files
   try {
@@ -393,7 +436,8 @@ int TimeLoop::finish() {
   } catch (const OutputError& e) {
     if (summary_.status == "ok") fail(e.what());
   }
-  summary_.wall_time_s = wall_before_ + std::chrono::duration<double>(Clock::now() - run_start_).count();
+  wall_in_steps_ += std::chrono::duration<double>(Clock::now() - call_start).count();
+  summary_.wall_time_s = elapsed();
   try {
     out_->writeSummary(summary_, world_);
   } catch (const OutputError& e) {
@@ -409,18 +453,48 @@ int TimeLoop::finish() {
       std::fprintf(stderr, "rodsim: '%s' failed: %s (output up to the failure is in %s)\n", scene_.name.c_str(),
                    summary_.reason.c_str(), out_->dir().c_str());
   }
+  directory_.reset();  // nothing more is written: another run (of the same Python program) may use the directory
   return summary_.status == "ok" ? 0 : 3;
 }
 
-}  // namespace
+Session::Session(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
+    : impl_(std::make_unique<Impl>(scene, registry, options)) {}
+Session::~Session() {
+  if (!impl_->finished()) impl_->finish();  // finish() reports its own failures; it does not throw
+}
+bool Session::step() { return impl_->step(); }
+void Session::interrupt(const std::string& why) { impl_->interrupt(why); }
+void Session::requestCheckpoint() { impl_->requestCheckpoint(); }
+int Session::finish() { return impl_->finish(); }
+bool Session::finished() const { return impl_->finished(); }
+KernelWorld& Session::world() { return impl_->world(); }
+const Scene& Session::scene() const { return impl_->scene(); }
+const RunSummary& Session::summary() const { return impl_->summary(); }
+std::string Session::summaryJson() const { return impl_->summaryJson(); }
+long long Session::stepsDone() const { return impl_->stepsDone(); }
+long long Session::totalSteps() const { return impl_->totalSteps(); }
+const std::string& Session::outputDir() const { return impl_->outputDir(); }
 
 void checkScene(const Scene& scene, const TypeRegistry& registry) {
   KernelWorld world(scene, registry);
   resolveProbes(scene, world);
 }
 
+// The CLI's run: the Session's steps with the process's signals turned into requests between steps.
 int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options) {
-  return TimeLoop(scene, registry, options).run();
+  Session session(scene, registry, options);
+  const SignalScope signals;
+  do {
+    if (g_stop_signal != 0) {
+      session.interrupt(fmt::format("interrupted by {}", g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"));
+      break;
+    }
+    if (g_checkpoint_requested != 0) {
+      g_checkpoint_requested = 0;
+      session.requestCheckpoint();
+    }
+  } while (session.step());
+  return session.finish();
 }
 
 }  // namespace rodsim::kernel

@@ -447,6 +447,17 @@ template <class F> void forEachComponent(const std::vector<Bound<Rod>>& rods, co
 }
 }  // namespace
 
+std::vector<std::pair<const ComponentSpec*, Component*>> KernelWorld::components() {
+  std::vector<std::pair<const ComponentSpec*, Component*>> out;
+  auto add = [&](const auto& bound) { out.emplace_back(bound.spec, bound.object.get()); };
+  for (const auto& c : rods_) add(c);
+  for (const auto& c : forces_) add(c);
+  for (const auto& c : constraints_) add(c);
+  for (const auto& c : contacts_) add(c);
+  add(solver_);
+  return out;
+}
+
 std::vector<std::vector<double>> KernelWorld::saveStates() const {
   std::vector<std::vector<double>> out;
   forEachComponent(rods_, forces_, constraints_, contacts_, solver_, [&](const Component& c, const ComponentSpec&) {

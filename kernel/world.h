@@ -75,6 +75,10 @@ class KernelWorld final : public World {
   // The same into `out`, reusing its vectors (no allocation once warm).
   void saveStates(std::vector<std::vector<double>>& out) const;
   void restore(double t, const Vec& q, const Vec& v, const Vec& residual, const std::vector<std::vector<double>>& states);
+  // Every component with its scene table (rods, forces, constraints, contacts, solver), so that a
+  // caller between steps can find one by section and name and ask for its capabilities (the Python
+  // module's steering: AdjustableParameters).
+  std::vector<std::pair<const ComponentSpec*, Component*>> components();
   // type -> library of every component in use, for summary.json.
   std::vector<std::pair<std::string, std::string>> pluginsInUse() const;
   // Calls f and turns a plugin exception into ComponentFailure naming the component.

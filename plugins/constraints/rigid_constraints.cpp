@@ -199,10 +199,42 @@ void Rotate::bind(World& world) {
   }
 }
 
+double Rotate::angle(double t) const {
+  const double a = omega_ * std::max(0.0, t - start_);
+  return adjusted_ ? angle0_ + a : a;  // unadjusted: exactly the scene's omega (t - start)+
+}
+
 void Rotate::motion(double t, Mat3& R, Vec3& b) const {
-  const double angle = omega_ * std::max(0.0, t - start_);
-  R = Eigen::AngleAxisd(angle, axis_).toRotationMatrix();
+  R = Eigen::AngleAxisd(angle(t), axis_).toRotationMatrix();
   b = center_ - R * center_;
+}
+
+std::vector<double> Rotate::parameter(const std::string& key) const {
+  if (key != "angular_velocity") throw ParamError(key, "rotate adjusts only `angular_velocity`");
+  return {omega_};
+}
+
+void Rotate::setParameter(const std::string& key, const std::vector<double>& value, double t) {
+  if (key != "angular_velocity") throw ParamError(key, "rotate adjusts only `angular_velocity`");
+  if (value.size() != 1 || !std::isfinite(value[0])) throw ParamError(key, "expected one finite number (rad/s)");
+  if (t > start_) {  // already turning: go on from the angle reached now
+    angle0_ = angle(t);
+    start_ = t;
+  }
+  omega_ = value[0];
+  adjusted_ = true;
+}
+
+void Rotate::saveState(std::vector<double>& out) const {
+  if (adjusted_) out.insert(out.end(), {omega_, start_, angle0_});
+}
+
+void Rotate::loadState(const std::vector<double>& in) {
+  if (in.size() != 3) return;  // not adjusted: the scene's motion
+  omega_ = in[0];
+  start_ = in[1];
+  angle0_ = in[2];
+  adjusted_ = true;
 }
 
 // ---------------------------------------------------------------------------------- translate

@@ -2,6 +2,7 @@
 // clamp (at rest), rotate (about an axis), translate (at constant velocity over [start, stop]).
 #pragma once
 
+#include <rodsim/capabilities.h>
 #include <rodsim/constraint.h>
 #include <rodsim/rod.h>
 
@@ -66,8 +67,12 @@ class Clamp : public RigidMotionConstraint {
   void motion(double t, Mat3& R, Vec3& b) const override;
 };
 
-// Rigid rotation about `axis` through `center` at `angular_velocity` from time `start`.
-class Rotate : public RigidMotionConstraint {
+// Rigid rotation about `axis` through `center` at `angular_velocity` from time `start`. The
+// angular velocity is adjustable between steps (AdjustableParameters: a motor a controller drives);
+// the angle goes on from its value at the change.
+class Rotate : public RigidMotionConstraint, public AdjustableParameters {
+  RODSIM_INTERFACES(Rotate, AdjustableParameters)
+
  public:
   static Schema schema();
   explicit Rotate(const Params& p);
@@ -76,10 +81,19 @@ class Rotate : public RigidMotionConstraint {
   // so any other axis is a ParamError on `axis` (cosserat-clamp's angular_velocity rotates whole frames).
   void bind(World& world) override;
   void motion(double t, Mat3& R, Vec3& b) const override;
+  std::vector<std::string> adjustableParameters() const override { return {"angular_velocity"}; }
+  std::vector<double> parameter(const std::string& key) const override;
+  void setParameter(const std::string& key, const std::vector<double>& value, double t) override;
+  void saveState(std::vector<double>& out) const override;  // omega, start and angle0, once adjusted
+  void loadState(const std::vector<double>& in) override;
 
  private:
+  double angle(double t) const;
   Vec3 axis_, center_;
   double omega_, start_;
+  // After an adjustment: the angle reached at the change (start_ is then the time of the change).
+  double angle0_ = 0;
+  bool adjusted_ = false;
 };
 
 // Translation at `velocity` between `start` and `stop`, held still before and after; the frames

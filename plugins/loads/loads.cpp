@@ -12,6 +12,16 @@ std::optional<Vec3> optionalVec3(const Params& p, const std::string& key) {
   return p.vec3(key);
 }
 
+// A 3-vector given to setParameter: three finite numbers.
+Vec3 adjustedVec3(const std::string& key, const std::vector<double>& value) {
+  if (value.size() != 3) throw ParamError(key, "expected 3 numbers, got " + std::to_string(value.size()));
+  for (double x : value)
+    if (!std::isfinite(x)) throw ParamError(key, "expected finite numbers");
+  return {value[0], value[1], value[2]};
+}
+
+std::vector<double> numbers(const Vec3& v) { return {v[0], v[1], v[2]}; }
+
 }  // namespace
 
 // -------------------------------------------------------------------------------------- gravity
@@ -61,6 +71,27 @@ double Gravity::potentialEnergy(const EvalContext& ctx) const {
   for (int d : node_dofs_)
     for (int k = 0; k < 3; ++k) e -= m[d + k] * g_[k] * q[d + k];
   return ctx.load_scale * e;
+}
+
+std::vector<double> Gravity::parameter(const std::string& key) const {
+  if (key != "g") throw ParamError(key, "gravity adjusts only `g`");
+  return numbers(g_);
+}
+
+void Gravity::setParameter(const std::string& key, const std::vector<double>& value, double) {
+  if (key != "g") throw ParamError(key, "gravity adjusts only `g`");
+  g_ = adjustedVec3(key, value);
+  adjusted_ = true;
+}
+
+void Gravity::saveState(std::vector<double>& out) const {
+  if (adjusted_) out.insert(out.end(), g_.data(), g_.data() + 3);
+}
+
+void Gravity::loadState(const std::vector<double>& in) {
+  if (in.size() != 3) return;  // not adjusted: the scene's value
+  g_ = Vec3(in[0], in[1], in[2]);
+  adjusted_ = true;
 }
 
 // ----------------------------------------------------------------------------------- point-load
@@ -128,6 +159,35 @@ void PointLoad::addForce(const EvalContext& ctx, Vec& f) {
 double PointLoad::potentialEnergy(const EvalContext& ctx) const {
   if (!force_) return 0.0;
   return -factor(ctx) * force_->dot(ctx.q->segment<3>(rod_->globalPositionDof(node_)));
+}
+
+std::vector<double> PointLoad::parameter(const std::string& key) const {
+  if (key == "force") return numbers(force_.value_or(Vec3::Zero()));
+  if (key == "torque") return numbers(torque_.value_or(Vec3::Zero()));
+  throw ParamError(key, "point-load adjusts `force` and `torque`");
+}
+
+void PointLoad::setParameter(const std::string& key, const std::vector<double>& value, double) {
+  if (key != "force" && key != "torque") throw ParamError(key, "point-load adjusts `force` and `torque`");
+  (key == "force" ? force_ : torque_) = adjustedVec3(key, value);
+  adjusted_ = true;
+}
+
+// Once adjusted: presence and value of the force, then of the torque (8 numbers).
+void PointLoad::saveState(std::vector<double>& out) const {
+  if (!adjusted_) return;
+  for (const auto* v : {&force_, &torque_}) {
+    out.push_back(v->has_value() ? 1.0 : 0.0);
+    const Vec3 x = v->value_or(Vec3::Zero());
+    out.insert(out.end(), x.data(), x.data() + 3);
+  }
+}
+
+void PointLoad::loadState(const std::vector<double>& in) {
+  if (in.size() != 8) return;  // not adjusted: the scene's values
+  force_ = in[0] != 0 ? std::optional<Vec3>(Vec3(in[1], in[2], in[3])) : std::nullopt;
+  torque_ = in[4] != 0 ? std::optional<Vec3>(Vec3(in[5], in[6], in[7])) : std::nullopt;
+  adjusted_ = true;
 }
 
 // -------------------------------------------------------------------------------------- damping

@@ -1,6 +1,7 @@
 // External loads: gravity, point-load, damping (all rodsim::Force).
 #pragma once
 
+#include <rodsim/capabilities.h>
 #include <rodsim/force.h>
 #include <rodsim/rod.h>
 
@@ -11,17 +12,26 @@
 namespace rodsim::loads {
 
 // Weight m_i g on every position DOF of the selected rods (m_i from World::mass()), scaled by
-// ctx.load_scale. Potential energy -sum m_i g . x_i (times load_scale).
-class Gravity : public Force {
+// ctx.load_scale. Potential energy -sum m_i g . x_i (times load_scale). `g` is adjustable between
+// steps (AdjustableParameters).
+class Gravity : public Force, public AdjustableParameters {
+  RODSIM_INTERFACES(Gravity, AdjustableParameters)
+
  public:
   static Schema schema();
   explicit Gravity(const Params& p);
   void bind(World& world) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
   double potentialEnergy(const EvalContext& ctx) const override;
+  std::vector<std::string> adjustableParameters() const override { return {"g"}; }
+  std::vector<double> parameter(const std::string& key) const override;
+  void setParameter(const std::string& key, const std::vector<double>& value, double t) override;
+  void saveState(std::vector<double>& out) const override;  // g, once it was adjusted
+  void loadState(const std::vector<double>& in) override;
 
  private:
   Vec3 g_;
+  bool adjusted_ = false;
   std::optional<std::vector<std::string>> rod_names_;
   World* world_ = nullptr;
   std::vector<int> node_dofs_;  // global x DOF of every node of the selected rods
@@ -31,16 +41,25 @@ class Gravity : public Force {
 };
 
 // A dead force (N) and/or torque (N m) at one node, scaled by ctx.load_scale. The torque goes
-// through Rod::addNodeTorque (its dependence on the configuration is not linearized).
-class PointLoad : public Force {
+// through Rod::addNodeTorque (its dependence on the configuration is not linearized). `force` and
+// `torque` are adjustable between steps (AdjustableParameters: a controller's actuator).
+class PointLoad : public Force, public AdjustableParameters {
+  RODSIM_INTERFACES(PointLoad, AdjustableParameters)
+
  public:
   static Schema schema();
   explicit PointLoad(const Params& p);
   void bind(World& world) override;
   void addForce(const EvalContext& ctx, Vec& f) override;
   double potentialEnergy(const EvalContext& ctx) const override;
+  std::vector<std::string> adjustableParameters() const override { return {"force", "torque"}; }
+  std::vector<double> parameter(const std::string& key) const override;
+  void setParameter(const std::string& key, const std::vector<double>& value, double t) override;
+  void saveState(std::vector<double>& out) const override;  // force and torque, once adjusted
+  void loadState(const std::vector<double>& in) override;
 
  private:
+  bool adjusted_ = false;
   std::string rod_name_;
   long long node_param_;
   double factor(const EvalContext& ctx) const;  // load_scale, times the harmonic factor in dynamics

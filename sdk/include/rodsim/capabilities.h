@@ -155,6 +155,27 @@ class SweptContactCheck {
   virtual bool findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) = 0;
 };
 
+// ---------------------------------------------------------------------- SDK 1.3: steering
+
+// Capability: parameters that a program driving the run (rodsim's Python module: a controller, an
+// optimizer) may change between two steps, such as a load's force or a motor's angular velocity. Keys
+// are the component's own scene keys; values are numbers (a 3-vector is three, a scalar one). A new
+// value acts from the next step on; the component keeps the continuity its motion needs (a motor's
+// angle goes on from where it is, it does not jump to the new rate times t). A component that was
+// changed saves the changed values in its checkpoint state, so a restart continues with them.
+class AdjustableParameters {
+ public:
+  static constexpr const char* kInterfaceId = "adjustable-parameters";
+  virtual ~AdjustableParameters() = default;
+  // The keys that setParameter accepts.
+  virtual std::vector<std::string> adjustableParameters() const = 0;
+  // The current value of `key`; ParamError(key, ...) for a key not in adjustableParameters().
+  virtual std::vector<double> parameter(const std::string& key) const = 0;
+  // Between steps, at the committed time t (s). ParamError(key, why) for an unknown key or a bad value
+  // (wrong count of numbers, out of range); the component is then unchanged.
+  virtual void setParameter(const std::string& key, const std::vector<double>& value, double t) = 0;
+};
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
@@ -172,6 +193,7 @@ template <class T> std::vector<std::string> providedInterfaces() {
   probe(static_cast<LinearizedImpulseContact*>(nullptr));
   probe(static_cast<VelocityImpulseContact*>(nullptr));
   probe(static_cast<SweptContactCheck*>(nullptr));
+  probe(static_cast<AdjustableParameters*>(nullptr));
   return ids;
 }
 

@@ -1,0 +1,54 @@
+"""Errors: scene errors carry the CLI's file:line:column text; a failed step raises with the reason and
+leaves the state up to it readable."""
+import numpy as np
+import pytest
+import rodsim
+from conftest import cantilever, run_cli
+
+
+def test_scene_error_carries_the_cli_location(tmp_path, rodsim_exe):
+    scene = cantilever(tmp_path)
+    text = scene.read_text().replace("youngs_modulus = 1000000000.0", "youngs_modulus = -1.0")
+    scene.write_text(text)
+    line = text.splitlines().index("youngs_modulus = -1.0") + 1
+    status, cli = run_cli(rodsim_exe, "check", scene)
+    assert status == 2
+    with pytest.raises(rodsim.InputError) as e:
+        rodsim.Simulation(scene, output=tmp_path / "out")
+    message = str(e.value)
+    assert f"{scene}:{line}:" in message
+    assert cli.strip() == f"rodsim: error: {message}"
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_set_error_names_the_set_value(tmp_path):
+    with pytest.raises(rodsim.InputError, match="--set"):
+        rodsim.Simulation(cantilever(tmp_path), set={"rod.beam.nodes": "many"}, output=tmp_path / "out")
+
+
+def test_unknown_rod_and_parameter(tmp_path):
+    sim = rodsim.Simulation(cantilever(tmp_path), output=tmp_path / "out")
+    with pytest.raises(KeyError, match="did you mean 'beam'"):
+        sim.rod("bean")
+    with pytest.raises(ValueError, match="no parameters that can change"):
+        sim.set_parameter("root.nodes", 3)
+    sim.close()
+
+
+def test_failed_step_raises_and_keeps_the_state(tmp_path):
+    def breaks_at_10ms(t, x, v):
+        if t > 0.0105:
+            raise ValueError("the prototype gave up")
+        return np.zeros_like(x)
+
+    sim = rodsim.Simulation(cantilever(tmp_path), output=tmp_path / "out",
+                            forces=[rodsim.PythonForce("proto", breaks_at_10ms, rod="beam")])
+    with pytest.raises(rodsim.SimulationError, match="the prototype gave up") as e:
+        sim.run()
+    assert "step 11" in str(e.value) and "Python force 'proto'" in str(e.value)
+    assert sim.step_count == 10 and sim.time == pytest.approx(0.01)
+    assert sim.rod("beam").positions.shape == (21, 3)
+    assert sim.finished and sim.status == "failed"
+    out = rodsim.read_output(tmp_path / "out")
+    assert out.summary["status"] == "failed" and "the prototype gave up" in out.summary["reason"]
+    assert len(out.timeseries["step"]) == 11
