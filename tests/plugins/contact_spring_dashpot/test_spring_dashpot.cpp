@@ -3,6 +3,7 @@
 // (finite differences at fixed q_start), the dashpot dissipates (power -gamma (dD/dt)^2), Eq. 37's
 // magnitude, the neighbour exclusion by arc length, and the broad phase (sweep and prune plus the
 // Verlet list) against all pairs on random crumpled rods.
+#include "allocation_counter.h"  // g_allocations (this file only)
 #include "contact_checks.h"
 #include "finite_differences.h"
 #include "spring_dashpot.h"
@@ -323,4 +324,54 @@ TEST_CASE("K = -dF/dq where the closest point is an end node (point-edge, point-
     CHECK(e <= 1e-6);
     CHECK(K.entries().size() < 144 * static_cast<std::size_t>(c.stats().active));  // zero rows left out
   }
+}
+
+TEST_CASE("no heap allocation in beginStep, addForce and addStiffness once warm, list rebuilds included") {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> step(0, 1);
+  FakeWorld w;
+  for (int rod = 0; rod < 3; ++rod) {  // crumpled random walks: many pairs in contact
+    SpringChain::Options o;
+    Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
+    Vec3 dir(step(rng), step(rng), step(rng));
+    for (int i = 0; i <= 40; ++i) {
+      o.points.push_back(p);
+      dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
+      p += 0.5 * r * dir;
+    }
+    o.radius = r;
+    w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
+  }
+  auto& c = w.addContact<SpringDashpotContact>(makeParams(
+      SpringDashpotContact::schema(), {{"stiffness", 1e4}, {"damping", 10.0}, {"allow_initial_overlap", true}}));
+  w.finalize();
+  const Vec q0 = w.q();
+  const Vec v0 = Vec::Zero(q0.size());
+  // Two configurations farther apart than the Verlet margin: alternating makes every step rebuild.
+  Vec q1 = q0;
+  for (int i = 0; i < q1.size(); ++i) q1[i] += 2.0 * c.margin() * std::tanh(step(rng));
+  Vec f = Vec::Zero(q0.size());
+  const Vec no_other_force = Vec::Zero(q0.size());
+  StiffnessSink K;
+  auto stepAt = [&](const Vec& q) {
+    w.q() = q;
+    w.beginStep(1e-4);
+    EvalContext ctx;
+    ctx.dt = 1e-4;
+    ctx.q_start = &q;
+    ctx.v_start = &v0;
+    ctx.q = &q;
+    f.setZero();
+    K.clear();
+    c.addForce(ctx, no_other_force, f);
+    c.addStiffness(ctx, K);
+    return c.stats().active;
+  };
+  int active = stepAt(q0) + stepAt(q1);  // warm: buffers sized for both
+  const long long builds = c.builds();
+  const long before = g_allocations.load();
+  for (int k = 0; k < 6; ++k) active += stepAt(k % 2 ? q1 : q0);
+  CHECK(g_allocations.load() == before);
+  CHECK(c.builds() > builds);  // the candidate list was rebuilt in the timed steps
+  CHECK(active > 0);
 }
