@@ -393,7 +393,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
 
   // iterations.csv
   std::string csv = "iteration,cost,cost_change,gradient_max_norm,step_norm,trust_region_radius,step_successful";
-  for (const auto& p : f.parameters) csv += "," + csvCell(p.name());
+  for (const auto& p : f.parameters) csv += fmt::format(",{}", csvCell(p.name()));
   csv += ",simulations,wall_s\n";
   for (const IterationRow& row : logger.rows) {
     csv += fmt::format("{},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{}", row.iteration, row.cost, row.cost_change, row.gradient_max_norm,

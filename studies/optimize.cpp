@@ -341,7 +341,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   const std::vector<double> best_x = ev->physical(best_u), x0 = ev->physical(u0);
 
   std::string csv = "generation,simulations,best,mean,best_so_far";
-  for (const auto& p : f.parameters) csv += "," + csvCell(p.name());
+  for (const auto& p : f.parameters) csv += fmt::format(",{}", csvCell(p.name()));
   csv += ",wall_s\n";
   for (const auto& r : rows) {
     csv += fmt::format("{},{},{:.10g},{:.10g},{:.10g}", r.generation, r.simulations, r.best, r.mean, r.best_so_far);
