@@ -178,6 +178,10 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
     p.key = key.value<std::string>().value();
     if (p.key.find('.') == std::string::npos)
       throw fail(key.source(), fmt::format("parameter '{}': a key needs a section, as for --set (e.g. rod.beam.youngs_modulus)", p.key));
+    p.key_where = f.at(key.source());
+    p.initial_where = f.at(need("initial").source());
+    p.lower_where = f.at(need("lower").source());
+    p.upper_where = f.at(need("upper").source());
     p.initial = requireNumber(f, need("initial"), "initial");
     p.lower = requireNumber(f, need("lower"), "lower");
     p.upper = requireNumber(f, need("upper"), "upper");
@@ -227,16 +231,19 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
   // an error names the parameter and the value that causes it.
   std::vector<double> initial;
   for (const auto& p : f.parameters) initial.push_back(p.initial);
-  for (std::size_t i = 0; i < f.parameters.size(); ++i)
-    for (double v : {f.parameters[i].initial, f.parameters[i].lower, f.parameters[i].upper}) {
+  for (std::size_t i = 0; i < f.parameters.size(); ++i) {
+    const InverseParameter& p = f.parameters[i];
+    // An unknown or unreachable key fails at the initial value: the message points at the key.
+    for (const auto& [v, where] : {std::pair{p.initial, p.key_where}, std::pair{p.lower, p.lower_where}, std::pair{p.upper, p.upper_where}}) {
       std::vector<double> x = initial;
       x[i] = v;
       try {
         checkSceneWith(f.scene_text, f.scene, f.overrides(x), registry);
       } catch (const InputError& e) {
-        throw InputError(fmt::format("{}: parameter '{}' = {}: {}", f.parameters[i].where, f.parameters[i].name(), tomlNumber(v), e.what()));
+        throw InputError(fmt::format("{}: parameter '{}' = {}: {}", where, p.name(), tomlNumber(v), e.what()));
       }
     }
+  }
   const Scene s = parseScene(f.scene_text, f.scene, f.overrides(initial), registry);
   for (const ProbeSpec& p : s.probes) f.probes.push_back(p.name);
   f.duration = s.duration;

@@ -22,6 +22,7 @@ namespace rodsim::studies {
 struct InverseParameter {
   std::string key;                    // the --set key: rod.beam.youngs_modulus
   std::string where;                  // file:line:column of its [[parameter]] table
+  std::string key_where, initial_where, lower_where, upper_where;  // of those values
   std::optional<std::size_t> index;   // an element of an array key; the others stay the scene's
   double initial = 0, lower = 0, upper = 0;
   bool log = false;                   // optimized as log(value)

@@ -179,9 +179,9 @@ TEST_CASE("bad fit and optimize files: file:line:column, exit 2, nothing written
   expectRefused("fit", dir, head + "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = \"big\"\nlower = 1e6\nupper = 1e8\n",
                 fit + ":5:11", "'initial' expects a number");
   expectRefused("fit", dir, head + "[[parameter]]\nkey = \"rod.beam.young_modulus\"\ninitial = 5e7\nlower = 1e6\nupper = 1e8\n",
-                fit + ":3:1", "young_modulus");
+                fit + ":4:7", "unknown key 'young_modulus'");
   expectRefused("fit", dir, head + "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 5e7\nlower = -1e6\nupper = 1e8\n",
-                fit + ":3:1", "youngs_modulus");
+                fit + ":6:9", "parameter 'rod.beam.youngs_modulus' = -1000000.0");
   expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"missing.csv\"\n" + param, fit + ":2:8", "cannot open");
   expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"wrong_column.csv\"\n" + param, "wrong_column.csv:1:3",
                 "column 'tip_x' is not a probe");
