@@ -311,10 +311,10 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
                 data.t.size(), data.probes.size(), jobs, dir.c_str());
 
   const auto start = std::chrono::steady_clock::now();
+  BatchCost cost(residuals, static_cast<int>(n));  // outlives the problem, which does not own it
   ceres::Problem::Options problem_options;
   problem_options.cost_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
   ceres::Problem problem(problem_options);
-  BatchCost cost(residuals, static_cast<int>(n));
   problem.AddResidualBlock(&cost, nullptr, u.data());
   for (std::size_t i = 0; i < n; ++i) {
     problem.SetParameterLowerBound(u.data(), static_cast<int>(i), toScaled(f.parameters[i], f.parameters[i].lower));
