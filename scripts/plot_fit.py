@@ -20,11 +20,32 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(d, "fit.png")
     with open(os.path.join(d, "fit.csv")) as f:
         rows = list(csv.DictReader(f))
-    probes = list(dict.fromkeys(r["probe"] for r in rows))
+    shape = rows and "rod" in rows[0]
+    probes = [] if shape else list(dict.fromkeys(r["probe"] for r in rows))
     with open(os.path.join(d, "iterations.csv")) as f:
         its = list(csv.DictReader(f))
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     ax = axes[0]
+    if shape:  # a final shape: the two coordinates that vary most, node by node
+        def pts(col):
+            by = {}
+            for r in rows:
+                if r[col]:
+                    by.setdefault((r["rod"], int(r["node"])), {})[r["component"]] = float(r[col])
+            return by
+        meas = pts("measured")
+        spread = {c: max(v[c] for v in meas.values()) - min(v[c] for v in meas.values()) for c in "xyz"}
+        a, b = sorted("xyz", key=lambda c: -spread[c])[:2]
+        a, b = sorted((a, b))
+        for col, style in (("measured", "o"), ("initial", "--"), ("fitted", "-")):
+            p = pts(col)
+            for rod in dict.fromkeys(k[0] for k in p):
+                keys = sorted(k for k in p if k[0] == rod)
+                ax.plot([p[k][a] for k in keys], [p[k][b] for k in keys], style, ms=4, label=f"{rod} {col}")
+        ax.set_xlabel(f"{a} (m)")
+        ax.set_ylabel(f"{b} (m)")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_title("final shape: fit against data")
     for p in probes:
         rs = [r for r in rows if r["probe"] == p]
         t = [float(r["t"]) for r in rs]
@@ -33,10 +54,11 @@ def main():
             ax.plot(t, [float(r["initial"]) for r in rs], "--", lw=1, label=f"{p} initial guess")
         if rs[0]["fitted"]:
             ax.plot(t, [float(r["fitted"]) for r in rs], "-", lw=1.5, label=f"{p} fitted")
-    ax.set_xlabel("t (s)")
-    ax.set_ylabel("probe value")
+    if not shape:
+        ax.set_xlabel("t (s)")
+        ax.set_ylabel("probe value")
+        ax.set_title("fit against data")
     ax.legend(fontsize=8)
-    ax.set_title("fit against data")
     ax = axes[1]
     cost = [max(float(r["cost"]), 1e-300) for r in its]
     ax.semilogy([int(r["iteration"]) for r in its], cost, "o-")

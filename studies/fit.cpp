@@ -19,9 +19,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -38,13 +40,52 @@ constexpr const char* kUsage =
     "usage: rodsim fit FIT.toml [--output DIR] [--jobs N] [--quiet]\n"
     "       estimate scene keys from measured probe values by bounded least squares (Ceres); docs/inverse.md\n";
 
-// The measured data: times and one column per probe.
+// The measured data: times and one column per probe, or a final shape (final.csv format).
 struct FitData {
   std::string file;
   std::vector<double> t;
   std::vector<std::string> probes;
   std::vector<std::vector<double>> values;  // [probe][row]
+  bool shape = false;                       // header rod,node,x,y,z: the centerline at the end of the run
+  std::vector<std::string> rods;            // [row]
+  std::vector<long> nodes;
+  std::vector<std::array<double, 3>> xyz;
+  std::size_t residuals() const { return shape ? 3 * xyz.size() : t.size() * probes.size(); }
 };
+
+// A final shape: rows rod,node,x,y,z as the run's final.csv writes them.
+FitData readShape(const InverseFile& f, FitData d, std::ifstream& in) {
+  d.shape = true;
+  std::string line;
+  for (std::size_t row = 2; std::getline(in, line); ++row) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto cells = splitCsv(line);
+    if (cells.size() != 5) throw InputError(fmt::format("{}:{}:1: {} cell(s), expected rod,node,x,y,z", d.file, row, cells.size()));
+    if (std::find(f.rods.begin(), f.rods.end(), cells[0]) == f.rods.end())
+      throw InputError(fmt::format("{}:{}:1: '{}' is not a rod of the scene {} (rods: {})", d.file, row, cells[0], f.scene,
+                                   fmt::join(f.rods, ", ")));
+    std::size_t col = cells[0].size() + 2;
+    char* end = nullptr;
+    const long node = std::strtol(cells[1].c_str(), &end, 10);
+    if (cells[1].empty() || end != cells[1].c_str() + cells[1].size() || node < 0)
+      throw InputError(fmt::format("{}:{}:{}: '{}' is not a node index (a whole number >= 0)", d.file, row, col, cells[1]));
+    col += cells[1].size() + 1;
+    std::array<double, 3> x{};
+    for (int k = 0; k < 3; ++k) {
+      const std::string& c = cells[static_cast<std::size_t>(2 + k)];
+      x[static_cast<std::size_t>(k)] = std::strtod(c.c_str(), &end);
+      if (c.empty() || end != c.c_str() + c.size() || !std::isfinite(x[static_cast<std::size_t>(k)]))
+        throw InputError(fmt::format("{}:{}:{}: '{}' is not a finite number", d.file, row, col, c));
+      col += c.size() + 1;
+    }
+    d.rods.push_back(cells[0]);
+    d.nodes.push_back(node);
+    d.xyz.push_back(x);
+  }
+  if (d.xyz.empty()) throw InputError(fmt::format("{}:2:1: no data rows", d.file));
+  return d;
+}
 
 FitData readData(const InverseFile& f, const toml::node& node) {
   if (!node.is_string())
@@ -59,8 +100,10 @@ FitData readData(const InverseFile& f, const toml::node& node) {
   if (!std::getline(in, line)) throw InputError(fmt::format("{}:1:1: empty data file (expected a header t,PROBE,...)", d.file));
   if (!line.empty() && line.back() == '\r') line.pop_back();
   const auto header = splitCsv(line);
+  if (header == std::vector<std::string>{"rod", "node", "x", "y", "z"}) return readShape(f, d, in);
   if (header.empty() || header[0] != "t")
-    throw InputError(fmt::format("{}:1:1: the first column must be 't' (time), found '{}'", d.file, header.empty() ? "" : header[0]));
+    throw InputError(fmt::format("{}:1:1: the first column must be 't' (time; or a final shape: rod,node,x,y,z), found '{}'", d.file,
+                                 header.empty() ? "" : header[0]));
   if (header.size() < 2) throw InputError(fmt::format("{}:1:1: no probe columns after 't'", d.file));
   std::size_t column = 1 + header[0].size() + 1;
   for (std::size_t c = 1; c < header.size(); ++c) {
@@ -117,7 +160,7 @@ class Residuals {
   Residuals(const InverseFile& f, const FitData& d, RunCache& cache, double step) : f_(f), d_(d), cache_(cache), step_(step) {
     for (const auto& p : f.parameters) lo_.push_back(toScaled(p, p.lower)), hi_.push_back(toScaled(p, p.upper));
   }
-  std::size_t size() const { return d_.t.size() * d_.probes.size(); }
+  std::size_t size() const { return d_.residuals(); }
   bool interrupted() const { return interrupted_; }
 
   // r(u), and J (row-major, size() x n) when `jacobian`. False when a run failed or was interrupted.
@@ -171,8 +214,10 @@ class Residuals {
   }
   const std::string& lastFailure() const { return last_failure_; }
 
-  // Simulated minus measured, probe by probe, at the data's times.
+  // Simulated minus measured, probe by probe, at the data's times (or node by node, x y z, of the
+  // final shape).
   bool residualsOf(const fs::path& dir, std::vector<double>& r) {
+    if (d_.shape) return shapeResiduals(dir, r);
     const Series s = readTimeseries(dir / "timeseries.csv");
     const std::vector<double>* t = s.column("t");
     if (!t || t->empty()) {
@@ -191,6 +236,33 @@ class Residuals {
     for (double v : r)
       if (!std::isfinite(v)) {
         last_failure_ = fmt::format("{}: non-finite probe values", dir.string());
+        return false;
+      }
+    return true;
+  }
+
+  bool shapeResiduals(const fs::path& dir, std::vector<double>& r) {
+    std::map<std::pair<std::string, long>, std::array<double, 3>> final_shape;
+    std::ifstream in(dir / "final.csv");
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      const auto cells = splitCsv(line);
+      if (cells.size() == 5)
+        final_shape[{cells[0], std::atol(cells[1].c_str())}] = {parseNumber(cells[2]), parseNumber(cells[3]), parseNumber(cells[4])};
+    }
+    r.clear();
+    for (std::size_t k = 0; k < d_.xyz.size(); ++k) {
+      const auto it = final_shape.find({d_.rods[k], d_.nodes[k]});
+      if (it == final_shape.end()) {
+        last_failure_ = fmt::format("{}: no node {} of rod '{}' (data row {})", (dir / "final.csv").string(), d_.nodes[k], d_.rods[k], k + 2);
+        return false;
+      }
+      for (std::size_t c = 0; c < 3; ++c) r.push_back(it->second[c] - d_.xyz[k][c]);
+    }
+    for (double v : r)
+      if (!std::isfinite(v)) {
+        last_failure_ = fmt::format("{}: non-finite positions", dir.string());
         return false;
       }
     return true;
@@ -307,8 +379,10 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::vector<double> u(n);
   for (std::size_t i = 0; i < n; ++i) u[i] = toScaled(f.parameters[i], f.parameters[i].initial);
   if (!o.quiet)
-    std::printf("rodsim fit: %zu parameter(s), %zu residual(s) (%zu time(s) x %zu probe(s)), %d job(s) -> %s\n", n, residuals.size(),
-                data.t.size(), data.probes.size(), jobs, dir.c_str());
+    std::printf("rodsim fit: %zu parameter(s), %zu residual(s) (%s), %d job(s) -> %s\n", n, residuals.size(),
+                data.shape ? fmt::format("{} node(s) x 3 of the final shape", data.xyz.size()).c_str()
+                           : fmt::format("{} time(s) x {} probe(s)", data.t.size(), data.probes.size()).c_str(),
+                jobs, dir.c_str());
 
   const auto start = std::chrono::steady_clock::now();
   BatchCost cost(residuals, static_cast<int>(n));  // outlives the problem, which does not own it
@@ -409,8 +483,15 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::vector<double> x0;
   for (const auto& p : f.parameters) x0.push_back(p.initial);
   const bool have_initial = cache.run({x0}, initial_run) && initial_run[0].ok && residuals.residualsOf(initial_run[0].dir, r0);
-  std::string table = "probe,t,measured,fitted,initial\n";
-  for (std::size_t j = 0; j < data.probes.size(); ++j)
+  std::string table = data.shape ? "rod,node,component,measured,fitted,initial\n" : "probe,t,measured,fitted,initial\n";
+  for (std::size_t k = 0; data.shape && k < data.xyz.size(); ++k)
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::size_t idx = 3 * k + c;
+      table += fmt::format("{},{},{},{:.10g},{},{}\n", csvCell(data.rods[k]), data.nodes[k], "xyz"[c], data.xyz[k][c],
+                           have_jacobian ? fmt::format("{:.10g}", data.xyz[k][c] + r[idx]) : "",
+                           have_initial ? fmt::format("{:.10g}", data.xyz[k][c] + r0[idx]) : "");
+    }
+  for (std::size_t j = 0; !data.shape && j < data.probes.size(); ++j)
     for (std::size_t k = 0; k < data.t.size(); ++k) {
       const std::size_t idx = j * data.t.size() + k;
       table += fmt::format("{},{:.10g},{:.10g},{},{}\n", csvCell(data.probes[j]), data.t[k], data.values[j][k],

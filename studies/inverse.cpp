@@ -246,6 +246,7 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
   }
   const Scene s = parseScene(f.scene_text, f.scene, f.overrides(initial), registry);
   for (const ProbeSpec& p : s.probes) f.probes.push_back(p.name);
+  for (const ComponentSpec& r : s.rods) f.rods.push_back(r.name);
   f.duration = s.duration;
   return f;
 }

@@ -37,6 +37,7 @@ struct InverseFile {
   std::vector<std::string> fixed;     // [set]: KEY=VALUE for every run
   std::vector<InverseParameter> parameters;
   std::vector<std::string> probes;    // of the scene
+  std::vector<std::string> rods;      // of the scene
   double duration = 0;                // simulation.duration with [set]
   toml::table root;                   // the whole file, for the verb's own keys
   std::vector<std::string> lines;

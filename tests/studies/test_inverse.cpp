@@ -87,6 +87,23 @@ TEST_CASE("rodsim fit recovers the Young's modulus of a cantilever from its tip 
   }
 }
 
+TEST_CASE("rodsim fit recovers the Young's modulus from a final shape (final.csv format)") {
+  const fs::path dir = scratchDir("inverse_fit_shape");
+  const fs::path scene = kInverse / "cantilever_drop.toml";  // E = 5e7 Pa
+  const auto truth = runRodsim("run " + scene.string() + " --output " + (dir / "truth").string() + " --force --quiet");
+  REQUIRE_MESSAGE(truth.status == 0, truth.output);
+  fs::copy_file(dir / "truth" / "final.csv", dir / "shape.csv");
+  writeText(dir / "fit.toml", "scene = \"" + scene.string() + "\"\ndata = \"shape.csv\"\n"
+                              "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 2.5e7\nlower = 1.0e6\nupper = 2.0e8\nlog = true\n");
+  const auto r = runRodsim("fit " + (dir / "fit.toml").string() + " --output " + (dir / "out").string() + " --jobs 2 --quiet");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  const std::string json = readText(dir / "out" / "fit.json");
+  const double E = fittedValue(json, "rod.beam.youngs_modulus");
+  MESSAGE("E from the final shape = " << E << " (true 5e7, start 2.5e7), simulations " << jsonNumber(json, "simulations"));
+  CHECK(std::abs(E / 5e7 - 1) < 0.01);
+  CHECK(jsonNumber(json, "residuals") == 3 * 21);
+}
+
 TEST_CASE("rodsim fit recovers a kinetic friction coefficient from a rod slipping down an incline, starting 50 % off") {
   const fs::path dir = scratchDir("inverse_fit_incline");
   const fs::path scene = kInverse / "incline_slip.toml";  // kinetic_friction[2] = 0.2
@@ -187,6 +204,9 @@ TEST_CASE("bad fit and optimize files: file:line:column, exit 2, nothing written
                 "column 'tip_x' is not a probe");
   expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"not_a_number.csv\"\n" + param, "not_a_number.csv:2:5",
                 "'abc' is not a finite number");
+  writeText(dir / "bad_shape.csv", "rod,node,x,y,z\nbeam,0,0,0,0\nbar,1,0,0,0\n");
+  expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"bad_shape.csv\"\n" + param, "bad_shape.csv:3:1",
+                "'bar' is not a rod of the scene");
   expectRefused("fit", dir, "scene = \"nowhere.toml\"\ndata = \"measured.csv\"\n" + param, fit + ":1:9", "cannot open");
   expectRefused("fit", dir, head + "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\nindex = 1\ninitial = 5e7\nlower = 1e6\nupper = 1e8\n",
                 fit + ":4:7", "does not write 'rod.beam.youngs_modulus' as an array");
