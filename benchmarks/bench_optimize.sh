@@ -40,21 +40,24 @@ lower = 0.0
 upper = 80.0
 EOF2
 
-# Wall seconds of one optimization with `jobs` jobs, in a fresh directory.
+# Wall seconds of one optimization with `jobs` jobs, in a fresh directory; the CPU seconds (user +
+# system of the driver and every run) go to $work/cpu-<jobs>. CPU close to wall with --jobs 2 means
+# the machine had no second core to give (other load).
 timed() {
-  local jobs=$1 dir="$work/run-$RANDOM-$RANDOM" start end
-  start=$(date +%s.%N)
-  "$rodsim" optimize "$work/opt.toml" --output "$dir" --jobs "$jobs" --quiet
-  end=$(date +%s.%N)
+  local jobs=$1 dir="$work/run-$RANDOM-$RANDOM"
+  /usr/bin/time -f "%e %U %S" -o "$work/time" "$rodsim" optimize "$work/opt.toml" --output "$dir" --jobs "$jobs" --quiet
   rm -rf "$dir"
-  echo "$end - $start" | bc -l
+  awk '{print $2 + $3}' "$work/time" >>"$work/cpu-$jobs"
+  awk '{print $1}' "$work/time"
 }
 one=() two=()
 for ((r = 1; r <= repeats; ++r)); do
   a=$(timed 1); b=$(timed 2); c=$(timed 2); d=$(timed 1)
   one+=("$a" "$d"); two+=("$b" "$c")
-  printf 'repeat %d: --jobs 1 %.2f %.2f s, --jobs 2 %.2f %.2f s\n' "$r" "$a" "$d" "$b" "$c"
+  printf 'repeat %d: --jobs 1 %.2f %.2f s, --jobs 2 %.2f %.2f s (wall)\n' "$r" "$a" "$d" "$b" "$c"
 done
+printf 'cpu (user + system, all processes): --jobs 1 %s s, --jobs 2 %s s; load average now: %s\n' \
+  "$(paste -sd' ' "$work/cpu-1")" "$(paste -sd' ' "$work/cpu-2")" "$(cut -d' ' -f1-3 /proc/loadavg)"
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 m1=$(median "${one[@]}"); m2=$(median "${two[@]}")
 printf 'one optimization (33 runs), median of %d: --jobs 1 %.2f s, --jobs 2 %.2f s\n' "$((2 * repeats))" "$m1" "$m2"

@@ -80,7 +80,12 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
                             const std::string& verb) {
   InverseFile f;
   f.file = file;
-  const std::string text = readSceneText(file);
+  std::string text;
+  try {
+    text = readSceneText(file);
+  } catch (const InputError&) {
+    throw InputError(fmt::format("{}: cannot open the {} file", file, verb));
+  }
   f.lines = splitLines(text);
   try {
     f.root = toml::parse(std::string_view(text), std::string_view(file));
@@ -395,7 +400,7 @@ InverseOptions parseInverseArgs(const std::vector<std::string>& args, const char
     else if (o.file.empty()) o.file = arg;
     else throw InputError(fmt::format("unexpected argument '{}'\n{}", arg, usage));
   }
-  if (o.file.empty()) throw InputError(fmt::format("'{}' needs a {} file\n{}", verb, verb, usage));
+  if (o.file.empty()) throw InputError(fmt::format("'{}' needs {} {} file\n{}", verb, verb == "optimize" ? "an" : "a", verb, usage));
   return o;
 }
 
