@@ -371,6 +371,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
   const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
+  holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   const std::size_t n = f.parameters.size();
   RunCache cache(f, dir, executable, jobs, true, "rodsim fit");
   Residuals residuals(f, data, cache, fd_step);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -368,6 +369,14 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
       });
   for (const auto& [i, j] : same) results[i] = results[j];
   return completed;
+}
+
+void holdStopSignals() {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 }
 
 // ---------------------------------------------------------------- command line and plots

@@ -103,6 +103,12 @@ class RunCache {
   std::set<std::filesystem::path> used_;
 };
 
+// Blocks SIGINT and SIGTERM for the rest of the command: one that arrives between two batches of
+// runs (while Ceres or CMA-ES computes) stays pending, and the next batch (runChildren) sees it at
+// once, starts nothing and reports the interruption, so the command writes what it has and exits 3
+// instead of dying with its output unwritten.
+void holdStopSignals();
+
 // A number as --set and TOML take it (always a float: 3 -> 3.0), round-trip exact.
 std::string tomlNumber(double v);
 // Parses --jobs-style options shared by fit and optimize.

@@ -262,6 +262,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
   const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   RunCache cache(f, dir, executable, jobs, true, "rodsim optimize");
   auto ev = std::make_shared<Evaluator>();
   ev->f = &f, ev->objective = &objective, ev->cache = &cache, ev->keep_runs = keep_runs;
