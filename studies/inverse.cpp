@@ -46,7 +46,7 @@ std::vector<std::string> InverseFile::overrides(const std::vector<double>& value
       continue;
     }
     if (!arrays.count(p.key)) {
-      arrays[p.key] = arrays_[i];
+      arrays[p.key] = scene_arrays[i];
       order.push_back(p.key);
     }
     arrays[p.key][*p.index] = values[i];
@@ -230,7 +230,7 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
                                                           p.key, *p.index, array.size()));
     }
     f.parameters.push_back(p);
-    f.arrays_.push_back(array);
+    f.scene_arrays.push_back(array);
   }
   if (f.parameters.empty()) throw fail(params->source(), "no [[parameter]] tables");
   // Each parameter at its initial value and at both bounds, the others at their initial values:

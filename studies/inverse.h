@@ -48,7 +48,7 @@ struct InverseFile {
   // key once, with all its chosen elements).
   std::vector<std::string> overrides(const std::vector<double>& values) const;
 
-  std::vector<std::vector<double>> arrays_;  // the scene's array per parameter with an index
+  std::vector<std::vector<double>> scene_arrays;  // per parameter: the scene's array when it has an index, else empty
 };
 
 // Reads scene, [set] and [[parameter]] of a fit or optimize file, refusing top-level keys outside
