@@ -71,6 +71,12 @@ std::string jsonEscape(const std::string& s);
 // The value at `key` of a scene's TOML document, addressed as --set addresses it (array tables by
 // name, or directly when there is only one), or nullptr.
 const toml::node* findSetTarget(const toml::table& root, const std::string& key);
+// Leaves of a table whose keys may be dotted or quoted: [axes] contact.friction = [...] and
+// "contact.friction" = [...] both give "contact.friction". Inline tables are values.
+void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
+             std::map<std::string, toml::source_region>& key_source);
+// In file order (toml++ tables iterate by key).
+void sortBySource(std::vector<std::pair<std::string, const toml::node*>>& leaves);
 // Validates a scene with overrides as `rodsim check` does (components built and bound, probes
 // resolved). Throws InputError.
 void checkSceneWith(const std::string& scene_text, const std::string& scene_file, const std::vector<std::string>& overrides,

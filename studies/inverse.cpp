@@ -124,18 +124,9 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
   if (const toml::node* set = f.root.get("set")) {
     if (!set->is_table()) throw fail(set->source(), fmt::format("'set' expects a table of KEY = VALUE, found {}", describeNode(*set)));
     std::vector<std::pair<std::string, const toml::node*>> leaves;
-    std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t, const std::string& prefix) {
-      for (auto&& [k, v] : t) {
-        const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-        if (const auto* sub = v.as_table(); sub && !sub->is_inline()) walk(*sub, key);
-        else leaves.emplace_back(key, &v);
-      }
-    };
-    walk(*set->as_table(), "");
-    std::sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
-      const auto &sa = a.second->source().begin, &sb = b.second->source().begin;
-      return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
-    });
+    std::map<std::string, toml::source_region> key_source;
+    flatten(*set->as_table(), "", leaves, key_source);  // as a sweep file's [set]
+    sortBySource(leaves);
     for (const auto& leaf : leaves) {
       f.fixed.push_back(leaf.first + "=" + valueText(*leaf.second, f.lines));
       fixed_where.push_back(f.at(leaf.second->source()));

@@ -53,26 +53,6 @@ const std::vector<std::string> kSummaryColumns{
 
 // ---------------------------------------------------------------- reading the sweep file
 
-// Leaves of a table whose keys may be dotted or quoted: [axes] contact.friction = [...] and
-// "contact.friction" = [...] both give "contact.friction". Inline tables are values.
-void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
-             std::map<std::string, toml::source_region>& key_source) {
-  for (auto&& [k, v] : t) {
-    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    key_source[key] = k.source();
-    if (const auto* sub = v.as_table(); sub && !sub->is_inline()) flatten(*sub, key, out, key_source);
-    else out.emplace_back(key, &v);
-  }
-}
-
-// In file order (toml++ tables iterate by key).
-void sortBySource(std::vector<std::pair<std::string, const toml::node*>>& leaves) {
-  std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
-    const auto &sa = a.second->source().begin, &sb = b.second->source().begin;
-    return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
-  });
-}
-
 // Validates a scene as `rodsim check` does (components built and bound, probes resolved).
 void checkRun(const Sweep& s, const std::vector<std::string>& overrides, const TypeRegistry& registry) {
   checkSceneWith(s.scene_text, s.scene, overrides, registry);
