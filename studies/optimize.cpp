@@ -94,6 +94,8 @@ struct Evaluator {
   std::vector<std::vector<double>> recorded;
   std::map<std::vector<double>, double> objectives;  // by scaled point; NaN: the run failed
   std::size_t failures = 0;
+  bool in_generation = false;     // the real evolve of a generation is running
+  std::size_t unbatched = 0;      // its fitness calls not found in the batch (expected: none)
 
   std::vector<double> physical(const std::vector<double>& u) const {
     std::vector<double> x(u.size());
@@ -148,7 +150,10 @@ struct Evaluator {
       recorded.push_back(u);
       return 0.0;
     }
-    if (!objectives.count(u) && !interrupted) runBatch({u});
+    if (!objectives.count(u) && !interrupted) {
+      if (in_generation) ++unbatched;  // the dry run missed it: still correct, only not in parallel
+      runBatch({u});
+    }
     const auto it = objectives.find(u);
     const double v = it == objectives.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
     // A failed run (diverged, NaN) ranks below every finished one.
@@ -310,7 +315,9 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
       interrupted = true;
       break;
     }
+    ev->in_generation = true;
     pop = algo.evolve(pop);
+    ev->in_generation = false;
     if (ev->interrupted) {
       interrupted = true;
       break;
@@ -358,11 +365,11 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   json += fmt::format(
       "\n  }},\n  \"goal\": \"{}\",\n  \"objective\": {{\"probe\": \"{}\", \"statistic\": \"{}\", \"window\": [{}, {}]}},\n"
       "  \"best_objective\": {},\n  \"initial_objective\": {},\n  \"simulations\": {},\n  \"simulations_run\": {},\n"
-      "  \"simulations_reused\": {},\n  \"failed_runs\": {},\n  \"generations\": {},\n  \"population\": {},\n  \"sigma\": {},\n"
+      "  \"simulations_reused\": {},\n  \"unbatched_evaluations\": {},\n  \"failed_runs\": {},\n  \"generations\": {},\n  \"population\": {},\n  \"sigma\": {},\n"
       "  \"seed\": {},\n  \"jobs\": {},\n  \"wall_time_s\": {:.3f},\n  \"complete\": {},\n  \"best_run\": \"{}\",\n  \"scene\": \"{}\"\n}}\n",
       objective.maximize ? "maximize" : "minimize", jsonEscape(objective.probe), objective.statistic, jsonNumber(objective.t0),
       jsonNumber(objective.t1), jsonNumber(best), jsonNumber(initial_objective), cache.distinct(), cache.simulations(),
-      cache.reused(), ev->failures, rows.size() - 1, lambda, jsonNumber(sigma), seed, jobs, seconds, interrupted ? "false" : "true",
+      cache.reused(), ev->unbatched, ev->failures, rows.size() - 1, lambda, jsonNumber(sigma), seed, jobs, seconds, interrupted ? "false" : "true",
       jsonEscape(cache.runDir(best_x).string()), jsonEscape(fs::absolute(f.scene).lexically_normal().string()));
   writeFileAtomic((dir / "optimize.json").string(), json);
   const std::string plot = runPlotScript(RODSIM_PLOT_OPTIMIZE_SCRIPT, {dir.string()});

@@ -133,6 +133,8 @@ TEST_CASE("rodsim optimize: CMA-ES improves on its start, is deterministic and r
   const std::string json = readText(dir / "a" / "optimize.json");
   CHECK(jsonNumber(json, "best_objective") > jsonNumber(json, "initial_objective"));
   CHECK(jsonNumber(json, "generations") == 3);
+  // Every candidate pagmo evaluated came from the generation's batch (the dry run found them all).
+  CHECK(jsonNumber(json, "unbatched_evaluations") == 0);
   const std::string gens = readText(dir / "a" / "generations.csv");
   CHECK(readCsv(dir / "a" / "generations.csv").rows.size() == 4);  // generation 0 (the start) and 3
 
