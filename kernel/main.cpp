@@ -1,8 +1,10 @@
-// rodsim command line: run | check | compare | sweep | plugins | describe | render | plot.
+// rodsim command line: run | check | compare | sweep | fit | optimize | plugins | describe | render | plot.
 // Exit status: 0 ok, 2 bad input, 3 the simulation failed (see ../shared/spec/scene-format.md).
 #include "checkpoint.h"
 #include "compare.h"
 #include "describe.h"
+#include "fit.h"
+#include "optimize.h"
 #include "scene.h"
 #include "simulation.h"
 #include "sweep.h"
@@ -32,6 +34,10 @@ constexpr const char* kUsage =
     "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
     "  rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--list | --index K | --merge] [--quiet]\n"
     "                                                 one run per row of a table of scene values (docs/sweeps.md)\n"
+    "  rodsim fit FIT.toml [--output DIR] [--jobs N] [--quiet]\n"
+    "                                                 estimate scene keys from measured probes (Ceres; docs/inverse.md)\n"
+    "  rodsim optimize OPT.toml [--output DIR] [--jobs N] [--quiet]\n"
+    "                                                 minimize/maximize a probe statistic with CMA-ES (docs/inverse.md)\n"
     "  rodsim plugins                                 plugin libraries found and the types each provides\n"
     "  rodsim describe TYPE                           every parameter of a component type\n"
     "  rodsim describe --all [--markdown]             every type (the docs reference)\n"
@@ -50,7 +56,7 @@ Args parseArgs(int argc, char** argv) {
   if (argc < 2) throw InputError(std::string("missing command\n") + usage());
   Args a;
   a.verb = argv[1];
-  const std::vector<std::string> verbs{"run", "check", "compare", "sweep", "plugins", "describe", "render", "plot"};
+  const std::vector<std::string> verbs{"run", "check", "compare", "sweep", "fit", "optimize", "plugins", "describe", "render", "plot"};
   if (a.verb == "--help" || a.verb == "-h" || a.verb == "help") {
     std::printf("%s", usage().c_str());
     std::exit(0);
@@ -147,6 +153,10 @@ int main(int argc, char** argv) {
     const std::string executable = selfExecutable(argv[0]);
     if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0)  // parses its own options
       return studies::sweepCommand(std::vector<std::string>(argv + 2, argv + argc), executable);
+    if (argc >= 2 && std::strcmp(argv[1], "fit") == 0)  // parse their own options
+      return studies::fitCommand(std::vector<std::string>(argv + 2, argv + argc), executable);
+    if (argc >= 2 && std::strcmp(argv[1], "optimize") == 0)
+      return studies::optimizeCommand(std::vector<std::string>(argv + 2, argv + argc), executable);
     if (argc >= 2 && (std::strcmp(argv[1], "render") == 0 || std::strcmp(argv[1], "plot") == 0))  // no plugins needed
       return viz::runVerb(argv[1], std::vector<std::string>(argv + 2, argv + argc), executable);
     Args args = parseArgs(argc, argv);

@@ -31,6 +31,16 @@ double Probe::value(KernelWorld& w) const {
     }
     return E;
   }
+  if (spec->type == "center-of-mass") {  // mass-weighted node positions: the snake's forward motion (seed Fig. 10)
+    Vec3 x = Vec3::Zero();
+    double m = 0;
+    for (int i = 0; i < rod->numNodes(); ++i) {
+      const int d = rod->globalPositionDof(i);
+      x += w.mass()[d] * w.q().segment<3>(d);
+      m += w.mass()[d];
+    }
+    return component(m > 0 ? Vec3(x / m) : x, spec->component);
+  }
   const int d = rod->globalPositionDof(node);
   if (spec->type == "node-position") return component(w.q().segment<3>(d), spec->component);
   if (spec->type == "node-velocity") return component(w.v().segment<3>(d), spec->component);

@@ -65,14 +65,15 @@ Schema probeSchema() {
   Schema s{"probe", "[[probe]]: an extra column in timeseries.csv."};
   s.required<std::string>("name", "Column name.");
   s.required<std::string>("type", "What to measure.")
-      .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy"});
-  s.optional<std::string>("rod", "Rod name (node-position, node-velocity, end-to-end, kinetic-energy).");
+      .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy", "center-of-mass"});
+  s.optional<std::string>("rod", "Rod name (node-position, node-velocity, end-to-end, kinetic-energy, center-of-mass).");
   s.add<int>("node", -1, "Node index; negative counts from the end.");
   s.optional<std::string>("constraint", "Constraint name (constraint-force).");
   s.add<std::string>("component", "norm",
                      "Vector component. kinetic-energy: the translational kinetic energy of the rod's nodes, "
                      "(1/2) sum m_i v_i^2 in J, of one velocity component (x, y, z) or of all three (norm); the "
-                     "rotational kinetic energy is not in it (the kinetic_energy column holds everything).")
+                     "rotational kinetic energy is not in it (the kinetic_energy column holds everything). center-of-mass: "
+                     "the rod's centre of mass, sum m_i x_i / sum m_i over its nodes.")
       .choices({"x", "y", "z", "norm"});
   return s;
 }

@@ -1,6 +1,9 @@
 // Scene copies, child `rodsim run` processes and reading their output, shared by the studies.
 #include "child_runs.h"
 
+#include "scene.h"
+#include "simulation.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -131,6 +134,110 @@ void absolutizePluginPaths(TextEditor& edit, const toml::table& root, const fs::
           el.source().begin.line == el.source().end.line)
         edit.replace(el.source().begin.line, el.source().begin.column, el.source().end.column,
                      tomlString((dir / el.value<std::string>().value()).lexically_normal().string()));
+}
+
+// ---------------------------------------------------------------- study files
+
+std::string describeNode(const toml::node& n) {
+  if (n.is_string()) return fmt::format("string \"{}\"", n.value<std::string>().value_or(""));
+  if (n.is_integer()) return fmt::format("integer {}", n.value<long long>().value_or(0));
+  if (n.is_floating_point()) return fmt::format("number {}", n.value<double>().value_or(0));
+  if (n.is_boolean()) return n.value<bool>().value_or(false) ? "boolean true" : "boolean false";
+  if (n.is_array()) return fmt::format("array of {} element(s)", n.as_array()->size());
+  if (n.is_table()) return "table";
+  return "a date/time";
+}
+
+// The text of a value as written in the file (single-line values), else as toml++ prints it.
+std::string valueText(const toml::node& n, const std::vector<std::string>& lines) {
+  const auto& src = n.source();
+  if (src.begin.line == src.end.line && src.begin.line >= 1 && src.begin.line <= lines.size()) {
+    const std::string& line = lines[src.begin.line - 1];
+    auto byte = [&](std::size_t column) {  // toml++ columns count code points
+      std::size_t cp = 0;
+      for (std::size_t i = 0; i < line.size(); ++i)
+        if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++cp == column) return i;
+      return line.size();
+    };
+    const std::size_t b = byte(src.begin.column), e = byte(src.end.column);
+    if (b < e) return line.substr(b, e - b);
+  }
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  return os.str();
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    lines.push_back(l);
+  }
+  return lines;
+}
+
+std::string csvCell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    else out += c;
+  }
+  return out;
+}
+
+// The value at `key` of the scene's TOML document, addressed as --set addresses it (array tables
+// by name, or directly when there is only one), or nullptr.
+const toml::node* findSetTarget(const toml::table& root, const std::string& key) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) return nullptr;
+  const std::string section = key.substr(0, dot), rest = key.substr(dot + 1);
+  if (const auto* arr = root[section].as_array()) {
+    const auto dot2 = rest.find('.');
+    if (dot2 != std::string::npos)
+      for (const auto& el : *arr)
+        if (const auto* t = el.as_table(); t && (*t)["name"].value<std::string>() == rest.substr(0, dot2))
+          return lookupDotted(*t, rest.substr(dot2 + 1));
+    if (arr->size() == 1 && arr->front().is_table()) return lookupDotted(*arr->front().as_table(), rest);
+    return nullptr;
+  }
+  if (const auto* t = root[section].as_table()) return lookupDotted(*t, rest);
+  return nullptr;
+}
+
+// Leaves of a table whose keys may be dotted or quoted: [axes] contact.friction = [...] and
+// "contact.friction" = [...] both give "contact.friction". Inline tables are values.
+void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
+             std::map<std::string, toml::source_region>& key_source) {
+  for (auto&& [k, v] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    key_source[key] = k.source();
+    if (const auto* sub = v.as_table(); sub && !sub->is_inline()) flatten(*sub, key, out, key_source);
+    else out.emplace_back(key, &v);
+  }
+}
+
+// In file order (toml++ tables iterate by key).
+void sortBySource(std::vector<std::pair<std::string, const toml::node*>>& leaves) {
+  std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
+    const auto &sa = a.second->source().begin, &sb = b.second->source().begin;
+    return sa.line != sb.line ? sa.line < sb.line : sa.column < sb.column;
+  });
+}
+
+void checkSceneWith(const std::string& scene_text, const std::string& scene_file, const std::vector<std::string>& overrides,
+                    const TypeRegistry& registry) {
+  const Scene scene = parseScene(scene_text, scene_file, overrides, registry);
+  checkScene(scene, registry);
 }
 
 // ---------------------------------------------------------------- reading a run's output

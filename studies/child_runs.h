@@ -56,6 +56,32 @@ void absolutizePaths(TextEditor& edit, const toml::table& component, const Schem
 // [plugins] paths -> absolute paths against `dir`, edited in place.
 void absolutizePluginPaths(TextEditor& edit, const toml::table& root, const std::filesystem::path& dir);
 
+// ---------------------------------------------------------------- study files (sweep, fit, optimize)
+
+// "string \"x\"", "number 3", "table": what a TOML value is, for messages.
+std::string describeNode(const toml::node& n);
+// The text of a value as written in the file (single-line values), else as toml++ prints it.
+std::string valueText(const toml::node& n, const std::vector<std::string>& lines);
+// Lines without their line ends.
+std::vector<std::string> splitLines(const std::string& text);
+// A CSV cell, quoted when needed.
+std::string csvCell(const std::string& s);
+// The inside of a JSON string.
+std::string jsonEscape(const std::string& s);
+// The value at `key` of a scene's TOML document, addressed as --set addresses it (array tables by
+// name, or directly when there is only one), or nullptr.
+const toml::node* findSetTarget(const toml::table& root, const std::string& key);
+// Leaves of a table whose keys may be dotted or quoted: [axes] contact.friction = [...] and
+// "contact.friction" = [...] both give "contact.friction". Inline tables are values.
+void flatten(const toml::table& t, const std::string& prefix, std::vector<std::pair<std::string, const toml::node*>>& out,
+             std::map<std::string, toml::source_region>& key_source);
+// In file order (toml++ tables iterate by key).
+void sortBySource(std::vector<std::pair<std::string, const toml::node*>>& leaves);
+// Validates a scene with overrides as `rodsim check` does (components built and bound, probes
+// resolved). Throws InputError.
+void checkSceneWith(const std::string& scene_text, const std::string& scene_file, const std::vector<std::string>& overrides,
+                    const kernel::TypeRegistry& registry);
+
 // ---------------------------------------------------------------- reading a run's output
 
 std::vector<std::string> splitCsv(const std::string& line);
