@@ -298,6 +298,16 @@ double lastTime(const fs::path& file) {
 
 // ---------------------------------------------------------------- child processes
 
+std::filesystem::path defaultStudyDir(const std::string& file) {
+  std::string stem = std::filesystem::path(file).stem().string();  // "a.sweep" of "a.sweep.toml"
+  for (const std::string kind : {".sweep", ".fit", ".optimize"})
+    if (stem.size() > kind.size() && stem.compare(stem.size() - kind.size(), kind.size(), kind) == 0) {
+      stem.resize(stem.size() - kind.size());
+      break;
+    }
+  return std::filesystem::path("out") / stem;
+}
+
 std::string shellQuote(const std::string& s) {
   if (!s.empty() &&
       s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") == std::string::npos)

@@ -129,6 +129,11 @@ struct ChildPool {
 bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
                  const std::function<void(const ChildRun&)>& finished);
 
+// out/<the study file's stem, a .sweep, .fit or .optimize suffix dropped>: the default output
+// directory of `rodsim sweep a.sweep.toml` (out/a), `rodsim fit b.fit.toml` (out/b), `rodsim
+// optimize c.toml` (out/c).
+std::filesystem::path defaultStudyDir(const std::string& file);
+
 // `argv` as one shell command line (commands.txt).
 std::string shellCommand(const std::vector<std::string>& argv);
 std::string shellQuote(const std::string& s);

@@ -364,8 +364,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
       throw InputError(fmt::format("{}: 'fd_step' must be in (0, 0.1] (a relative step), found {}", f.at(n->source()), fd_step));
   }
 
-  std::string stem = fs::path(o.file).stem().string();
-  const fs::path dir = o.output.empty() ? fs::path("out") / stem : fs::path(o.output);
+  const fs::path dir = o.output.empty() ? defaultStudyDir(o.file) : fs::path(o.output);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));

@@ -261,8 +261,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
     keep_runs = k->value<bool>().value();
   }
 
-  std::string stem = fs::path(o.file).stem().string();
-  const fs::path dir = o.output.empty() ? fs::path("out") / stem : fs::path(o.output);
+  const fs::path dir = o.output.empty() ? defaultStudyDir(o.file) : fs::path(o.output);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));

@@ -670,9 +670,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       std::printf("%s", tableCsv(s).c_str());
       return 0;
     }
-    std::string stem = fs::path(o.file).stem().string();
-    if (stem.size() > 6 && stem.substr(stem.size() - 6) == ".sweep") stem.resize(stem.size() - 6);
-    const fs::path dir = o.output.empty() ? fs::path("out") / stem : fs::path(o.output);
+    const fs::path dir = o.output.empty() ? defaultStudyDir(o.file) : fs::path(o.output);
     if (o.merge) {
       if (!fs::is_directory(dir))
         throw InputError(fmt::format("--merge: nothing to merge: {} does not exist (run the rows first)", dir.string()));

@@ -108,7 +108,9 @@ TEST_CASE("every shipped scene passes rodsim check") {
   int scenes = 0;
   for (const auto& entry : fs::recursive_directory_iterator(std::string(RODSIM_SOURCE_DIR) + "/scenes")) {
     if (entry.path().extension() != ".toml") continue;
-    if (entry.path().stem().extension() == ".sweep") continue;  // sweep files: tests/studies/test_sweep.cpp
+    // Study files (a.sweep.toml, b.fit.toml, c.optimize.toml): tests/studies.
+    const auto kind = entry.path().stem().extension();
+    if (kind == ".sweep" || kind == ".fit" || kind == ".optimize") continue;
     ++scenes;
     CommandResult r = runRodsim("check " + entry.path().string());
     INFO(entry.path().string() << "\n" << r.output);
