@@ -9,7 +9,9 @@ Every run starts from the ring with its nodes displaced out of plane by uniform 
 prestressed ring, see the scene) and then runs undamped to T. Measure: the largest translational kinetic energy
 E_T of the ring after 0.02 s (probe "E_T"); unstable when E_T > 1e-4 J (the seed's threshold).
 Prints the tables of docs/validation/cosserat.md and draws docs/validation/cosserat_mitchell.png.
-Usage: scripts/plot_cosserat_mitchell.py [build dir] [--write-scene]"""
+Usage: scripts/plot_cosserat_mitchell.py [build dir] [--write-scene]
+       scripts/plot_cosserat_mitchell.py [build dir] --map [--jobs N]   # Fig. 14a: P over (Phi, beta/alpha),
+           ten seeds per point, docs/validation/cosserat_mitchell_map.png and its table"""
 import csv, os, subprocess, sys, tempfile
 import numpy as np
 
@@ -118,9 +120,52 @@ def write_scene():
     open(SCENE, "w").write("\n".join(text) + "\n")
 
 
+def probability_map(jobs=2, seeds=range(1, 11), ks=(1, 2, 3, 4, 5), ratios=np.arange(0.25, 2.01, 0.125)):
+    """Fig. 14a: the fraction of seeded runs that buckle (E_T > E_th after the settling) at each total twist
+    Phi = 2 pi k and beta/alpha, ten seeds per point as in the seed; the runs go two at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+    points = [(k, r, seed) for k in ks for r in ratios for seed in seeds]
+    with ThreadPoolExecutor(jobs) as pool:
+        unstable = list(pool.map(lambda p: bool(run(p[1], k=p[0], seed=p[2])[0] > E_TH), points))
+    P = np.zeros((len(ks), len(ratios)))
+    for (k, r, _), u in zip(points, unstable):
+        P[ks.index(k), list(ratios).index(r)] += u / len(seeds)
+    return np.array(ks), ratios, P
+
+
 if __name__ == "__main__":
     if "--write-scene" in sys.argv:
         write_scene()
+        sys.exit(0)
+    if "--map" in sys.argv:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else 2
+        ks, ratios, P = probability_map(jobs)
+        print("| Phi / 2 pi \\ beta/alpha | " + " | ".join(f"{r:.3g}" for r in ratios) + " | Eq. E3: (beta/alpha)_c |")
+        print("|---|" + "---|" * (len(ratios) + 1))
+        for i, k in enumerate(ks):
+            print(f"| {k} | " + " | ".join(f"{p:.1f}" for p in P[i]) + f" | {ratio_c(k):.3f} |")
+        # First ratio with P > 0.5 against Eq. E3, per Phi: the transition on the grid.
+        for i, k in enumerate(ks):
+            above = np.nonzero(P[i] > 0.5)[0]
+            print(f"Phi = {k} x 2 pi: buckles from beta/alpha = {ratios[above[0]]:.3f} on the grid"
+                  if len(above) else f"Phi = {k} x 2 pi: never buckles on the grid", f"(Eq. E3: {ratio_c(k):.3f})")
+        fig, ax = plt.subplots(figsize=(6, 4))
+        step = ratios[1] - ratios[0]
+        im = ax.imshow(P, origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
+                       extent=[ratios[0] - step / 2, ratios[-1] + step / 2, 2 * np.pi * (ks[0] - 0.5), 2 * np.pi * (ks[-1] + 0.5)])
+        rr = np.linspace(0.3, ratios[-1] + step / 2, 200)
+        ax.plot(rr, 2 * np.sqrt(3) * np.pi / rr, "w-", lw=1.5, label="Eq. E3: Phi_c = 2 sqrt(3) pi / (beta/alpha)")
+        ax.set_ylim(2 * np.pi * (ks[0] - 0.5), 2 * np.pi * (ks[-1] + 0.5))
+        ax.set_xlabel("beta / alpha")
+        ax.set_ylabel("total twist Phi (rad)")
+        ax.set_title("Mitchell buckling: P(E_T > 1e-4 J), 10 seeds per point, n = 50, T = 2 s", fontsize=9)
+        ax.legend(fontsize=8, loc="upper right")
+        fig.colorbar(im, ax=ax, label="P")
+        fig.tight_layout()
+        fig.savefig(os.path.join(root, "docs/validation/cosserat_mitchell_map.png"), dpi=120)
         sys.exit(0)
     import matplotlib
     matplotlib.use("Agg")
