@@ -1,5 +1,6 @@
 #include "sparse_assembly.h"
 
+#include <Eigen/CholmodSupport>
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
@@ -418,11 +419,21 @@ class EnvelopeLdlt {
 // Envelopes wider than this go to SimplicialLDLT with AMD: past it the Σ w²/2 of the envelope
 // grows faster than AMD's fill (a pile of crossing rods, a dense knot core).
 constexpr int kEnvelopeMaxWidth = 64;
+// Past this many rows a wide pattern goes to CHOLMOD's supernodal Cholesky (dense BLAS-3 blocks on
+// the fronts) rather than SimplicialLDLT (one column at a time): on piles of crossing rods the
+// fill grows faster than the rows (the crossings couple the rods like a 2D mesh), and the
+// column-by-column update was 65 % of an ipc step at 1000 contacts (benchmarks/README.md,
+// "Contacts that scale"). Below it the simplicial factorization costs less than the supernodal
+// set-up.
+constexpr int kSupernodalMinRows = 2000;
 
 struct LinearSolver::Impl {
   Eigen::UmfPackLU<SpMat> umfpack;
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt;
+  // LLT: positive definite J only (a failed one falls back on `ldlt`, which takes indefinite J).
+  Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> supernodal;
+  bool supernodal_analyzed = false, supernodal_ok = false;  // for the current pattern / factorization
   BandedLdlt ldlt_banded;
   EnvelopeLdlt ldlt_envelope;
   LinearSolver::LdltMethod method = LinearSolver::LdltMethod::Simplicial;  // for the current pattern
@@ -442,13 +453,17 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
   throw std::invalid_argument("unknown linear solver '" + name + "'; valid: auto, ldlt, sparselu, umfpack");
 }
 
-LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {}
+LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
+  // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
+  impl_->supernodal.cholmod().print = 0;
+}
 LinearSolver::~LinearSolver() = default;
 
 void LinearSolver::analyzePattern(const SpMat& A) {
   // Lazily per concrete solver in factorize(): `auto` may use either on this pattern.
   ++analyses_;
   for (bool& a : impl_->analyzed) a = false;
+  impl_->supernodal_analyzed = false;
   int bandwidth = 0;
   for (int j = 0; j < A.outerSize(); ++j)
     for (SpMat::InnerIterator it(A, j); it; ++it) bandwidth = std::max(bandwidth, std::abs(int(it.row()) - j));
@@ -460,6 +475,8 @@ void LinearSolver::analyzePattern(const SpMat& A) {
     impl_->ldlt_banded.resize(int(A.rows()));
   } else if (impl_->ldlt_envelope.analyze(A) <= kEnvelopeMaxWidth) {
     impl_->method = M::Envelope;
+  } else if (A.rows() >= kSupernodalMinRows) {
+    impl_->method = M::Supernodal;
   }
 }
 
@@ -497,6 +514,13 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
     case Kind::LDLT: {
       if (impl_->method == LdltMethod::Band) return impl_->ldlt_banded.factorize(A);
       if (impl_->method == LdltMethod::Envelope) return impl_->ldlt_envelope.factorize(A);
+      if (impl_->method == LdltMethod::Supernodal) {
+        if (!impl_->supernodal_analyzed) impl_->supernodal.analyzePattern(A), impl_->supernodal_analyzed = true;
+        impl_->supernodal.factorize(A);
+        impl_->supernodal_ok = impl_->supernodal.info() == Eigen::Success;
+        if (impl_->supernodal_ok) return true;
+        // Not positive definite: the simplicial LDLT below takes indefinite matrices.
+      }
       if (!analyzed) impl_->ldlt.analyzePattern(A), analyzed = true;
       impl_->ldlt.factorize(A);
       if (impl_->ldlt.info() != Eigen::Success) return false;
@@ -534,13 +558,17 @@ bool LinearSolver::solve(const Vec& b, Vec& x) {
       x = impl_->sparselu.solve(b);
       return impl_->sparselu.info() == Eigen::Success && x.allFinite();
     case Kind::LDLT:
-      if (impl_->method != LdltMethod::Simplicial) {
+      if (impl_->method == LdltMethod::Band || impl_->method == LdltMethod::Envelope) {
         x.resize(b.size());  // no allocation when the size is right (the Newton loop's case)
         if (impl_->method == LdltMethod::Band)
           impl_->ldlt_banded.solve(b, x);
         else
           impl_->ldlt_envelope.solve(b, x);
         return x.allFinite();
+      }
+      if (impl_->method == LdltMethod::Supernodal && impl_->supernodal_ok) {
+        x = impl_->supernodal.solve(b);
+        return impl_->supernodal.info() == Eigen::Success && x.allFinite();
       }
       x = impl_->ldlt.solve(b);
       return impl_->ldlt.info() == Eigen::Success && x.allFinite();
