@@ -456,6 +456,8 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
 LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
   // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
   impl_->supernodal.cholmod().print = 0;
+  impl_->umfpack.umfpackControl()(UMFPACK_IRSTEP) = 0;
+  impl_->umfpack.umfpackControl()(UMFPACK_ORDERING) = UMFPACK_ORDERING_METIS;
 }
 LinearSolver::~LinearSolver() = default;
 
