@@ -456,8 +456,10 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
 LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
   // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
   impl_->supernodal.cholmod().print = 0;
+  // No iterative refinement: LU with partial pivoting is backward stable, and LinearStep checks
+  // the backward error of every solve (a refinement step was two more triangular solves and a
+  // residual per Newton iteration).
   impl_->umfpack.umfpackControl()(UMFPACK_IRSTEP) = 0;
-  impl_->umfpack.umfpackControl()(UMFPACK_ORDERING) = UMFPACK_ORDERING_METIS;
 }
 LinearSolver::~LinearSolver() = default;
 
@@ -506,7 +508,13 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
   bool& analyzed = impl_->analyzed[static_cast<int>(kind) - 1];
   switch (kind) {
     case Kind::UmfPack:
-      if (!analyzed) impl_->umfpack.analyzePattern(A), analyzed = true;
+      if (!analyzed) {
+        // Nested dissection (METIS) on the large patterns of crossing-rod piles, whose AMD fill grows
+        // like a 2D mesh's; AMD below, where METIS costs more than it saves.
+        impl_->umfpack.umfpackControl()(UMFPACK_ORDERING) =
+            A.rows() >= kSupernodalMinRows ? UMFPACK_ORDERING_METIS : UMFPACK_ORDERING_AMD;
+        impl_->umfpack.analyzePattern(A), analyzed = true;
+      }
       impl_->umfpack.factorize(A);
       return impl_->umfpack.info() == Eigen::Success;
     case Kind::SparseLU:
