@@ -456,6 +456,11 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
 LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
   // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
   impl_->supernodal.cholmod().print = 0;
+  // Nested dissection (METIS) for the supernodal Cholesky: on crossing-rod piles it does 1.5x less
+  // work than CHOLMOD's default AMD at 3000 contacts and ~10 % less at 1000 (the crossings couple
+  // the rods like a 2D mesh, where dissection's fill grows slowest).
+  impl_->supernodal.cholmod().nmethods = 1;
+  impl_->supernodal.cholmod().method[0].ordering = CHOLMOD_METIS;
   // No iterative refinement: LU with partial pivoting is backward stable, and LinearStep checks
   // the backward error of every solve (a refinement step was two more triangular solves and a
   // residual per Newton iteration).
