@@ -3,7 +3,7 @@
 // For each N (default 100, 300, 1000, 3000, 10000, 100000 nodes) it builds, through the kernel API, a
 // straight DER cantilever of N nodes 5 mm apart with the material of the IMC flagella (radius 1 mm,
 // E = 3 MPa, nu = 0.5, 1000 kg/m^3): clamp on nodes 0 and 1, gravity, implicit-euler, dt = 1 ms.
-// The edge length is fixed, so the rod gets longer (0.5 m ... 50 m) and every node sees the same
+// The edge length is fixed, so the rod gets longer (0.5 m ... 500 m) and every node sees the same
 // local physics and conditioning at every N: the growth of the cost with N is the solver's.
 // It takes a few warm-up steps (the first one analyses the sparsity pattern), then times
 // `world.solver().step(world, dt)` over the following steps and prints:
