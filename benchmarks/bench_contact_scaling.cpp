@@ -5,8 +5,9 @@
 // For each scene: --skip steps to settle (not timed), then --blocks blocks of --steps steps, each
 // block timed in process CPU time (the machine is shared: wall time is printed beside it). Per
 // scene one line: active contacts (ContactStats::active, mean over the timed steps), free DOFs,
-// CPU ms per step (median of the blocks, min-max), CPU us per step per contact (same), linear
-// solves (implicit Newton iterations) per step, and every report column of the contact model as a
+// CPU ms per step (median of the blocks, min-max), CPU us per step per contact (same) and per
+// linear solve per contact (the step's figure over its solves: apart from the 4-6 solves a step
+// takes), linear solves (implicit Newton iterations) per step, and every report column of the contact model as a
 // mean per step (alart-curnier: ac_iterations, factorizations, ...). After the scenes, per contact
 // model: cost per contact of the scene with the most contacts over that of the one with the
 // fewest, median with its range (max/min and min/max of the block figures).
@@ -48,7 +49,8 @@ double maxOf(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_el
 struct Result {
   std::string model, label;
   double contacts = 0;
-  std::vector<double> us_per_contact;  // one per block
+  std::vector<double> us_per_contact;        // one per block
+  std::vector<double> us_per_solve_contact;  // the same per linear solve: apart from the solve count
 };
 
 Result bench(const kernel::TypeRegistry& registry, const std::string& path, int skip, int blocks, int steps) {
@@ -84,10 +86,10 @@ Result bench(const kernel::TypeRegistry& registry, const std::string& path, int 
   };
   int k = 0;
   for (; k < skip; ++k) step(k);
-  std::vector<double> cpu_ms, wall_ms;
+  std::vector<double> cpu_ms, wall_ms, block_solves;
   double solves = 0, contacts = 0;
   for (int b = 0; b < blocks; ++b) {
-    double block_cpu = 0, block_wall = 0;
+    double block_cpu = 0, block_wall = 0, block_solve_count = 0;
     for (int s = 0; s < steps; ++s, ++k) {
       const double c0 = cpuSeconds();
       const auto t0 = std::chrono::steady_clock::now();
@@ -95,20 +97,26 @@ Result bench(const kernel::TypeRegistry& registry, const std::string& path, int 
       block_cpu += cpuSeconds() - c0;
       block_wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       solves += rep.iterations;
+      block_solve_count += rep.iterations;
       contacts += world.contactStats().active;
       world.reportValues(values);
       for (int c = 0; c < ncc; ++c) sums[c] += values[c];
     }
     cpu_ms.push_back(1e3 * block_cpu / steps);
     wall_ms.push_back(1e3 * block_wall / steps);
+    block_solves.push_back(block_solve_count);
   }
   const double n = double(blocks) * steps;
-  Result r{model, path, contacts / n, {}};
-  for (double ms : cpu_ms) r.us_per_contact.push_back(1e3 * ms / std::max(1.0, r.contacts));
+  Result r{model, path, contacts / n, {}, {}};
+  for (std::size_t b = 0; b < cpu_ms.size(); ++b) {
+    r.us_per_contact.push_back(1e3 * cpu_ms[b] / std::max(1.0, r.contacts));
+    r.us_per_solve_contact.push_back(r.us_per_contact.back() * steps / std::max(1.0, block_solves[b]));
+  }
   std::printf("%-14s %7.0f contacts %7d free DOFs | cpu %9.2f ms/step (%.2f-%.2f) wall %9.2f | %7.2f us/step/contact "
-              "(%.2f-%.2f) | %5.2f solves/step |",
+              "(%.2f-%.2f), per solve %.2f (%.2f-%.2f) | %5.2f solves/step |",
               model.c_str(), r.contacts, free_dofs, median(cpu_ms), minOf(cpu_ms), maxOf(cpu_ms), median(wall_ms),
-              median(r.us_per_contact), minOf(r.us_per_contact), maxOf(r.us_per_contact), solves / n);
+              median(r.us_per_contact), minOf(r.us_per_contact), maxOf(r.us_per_contact),
+              median(r.us_per_solve_contact), minOf(r.us_per_solve_contact), maxOf(r.us_per_solve_contact), solves / n);
   for (int c = 0; c < ncc; ++c) {
     std::string name = columns[c];
     if (const auto dot = name.find('.'); dot != std::string::npos) name = name.substr(dot + 1);
@@ -155,9 +163,12 @@ int main(int argc, char** argv) {
     if (rs.size() < 2) continue;
     std::sort(rs.begin(), rs.end(), [](const Result& a, const Result& b) { return a.contacts < b.contacts; });
     const Result &lo = rs.front(), &hi = rs.back();
-    std::printf("%s: cost per contact at %.0f / at %.0f contacts = %.2f (%.2f-%.2f)\n", entry.first.c_str(),
-                hi.contacts, lo.contacts, median(hi.us_per_contact) / median(lo.us_per_contact),
-                minOf(hi.us_per_contact) / maxOf(lo.us_per_contact), maxOf(hi.us_per_contact) / minOf(lo.us_per_contact));
+    std::printf("%s: cost per contact at %.0f / at %.0f contacts = %.2f (%.2f-%.2f); per solve %.2f (%.2f-%.2f)\n",
+                entry.first.c_str(), hi.contacts, lo.contacts, median(hi.us_per_contact) / median(lo.us_per_contact),
+                minOf(hi.us_per_contact) / maxOf(lo.us_per_contact), maxOf(hi.us_per_contact) / minOf(lo.us_per_contact),
+                median(hi.us_per_solve_contact) / median(lo.us_per_solve_contact),
+                minOf(hi.us_per_solve_contact) / maxOf(lo.us_per_solve_contact),
+                maxOf(hi.us_per_solve_contact) / minOf(lo.us_per_solve_contact));
   }
   return 0;
 }
