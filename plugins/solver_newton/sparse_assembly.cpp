@@ -529,8 +529,14 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
     case Kind::LDLT: {
       if (impl_->method == LdltMethod::Band) return impl_->ldlt_banded.factorize(A);
       if (impl_->method == LdltMethod::Envelope) return impl_->ldlt_envelope.factorize(A);
+      if (impl_->method == LdltMethod::Supernodal && !impl_->supernodal_analyzed) {
+        impl_->supernodal.analyzePattern(A);
+        impl_->supernodal_analyzed = true;
+        // A CHOLMOD without METIS (or out of memory) has no factor to give: simplicial for this
+        // pattern (Eigen reports success from analyzePattern whatever CHOLMOD said).
+        if (impl_->supernodal.cholmod().status < 0) impl_->method = LdltMethod::Simplicial;
+      }
       if (impl_->method == LdltMethod::Supernodal) {
-        if (!impl_->supernodal_analyzed) impl_->supernodal.analyzePattern(A), impl_->supernodal_analyzed = true;
         impl_->supernodal.factorize(A);
         impl_->supernodal_ok = impl_->supernodal.info() == Eigen::Success;
         if (impl_->supernodal_ok) return true;
