@@ -9,14 +9,14 @@
 # here, as for every single-thread figure of benchmarks/README.md.
 #
 # Usage: benchmarks/bench_contact_scaling.sh [build dir] [contacts ...]   (default: build 100 1000 10000)
-#        MODELS="imc ipc" BENCH_ARGS="--skip 1 --blocks 3 --steps 1" benchmarks/bench_contact_scaling.sh
+#        MODELS="imc ipc" BENCH_ARGS="--skip 3 --blocks 3 --steps 1" benchmarks/bench_contact_scaling.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 sizes=${*:-100 1000 10000}
 models=${MODELS:-imc ipc alart-curnier}
-args=${BENCH_ARGS:---skip 1 --blocks 3 --steps 1}
+args=${BENCH_ARGS:---skip 3 --blocks 3 --steps 1}
 dir=$(mktemp -d /tmp/rod_piles.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export OMP_THREAD_LIMIT=1
