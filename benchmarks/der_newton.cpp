@@ -1,9 +1,9 @@
 // bench_der_newton: cost of implicit Euler + Newton on a DER cantilever as the rod is refined.
 //
-// For each N (default 100, 300, 1000, 3000, 10000 nodes) it builds, through the kernel API, a
+// For each N (default 100, 300, 1000, 3000, 10000, 100000 nodes) it builds, through the kernel API, a
 // straight DER cantilever of N nodes 5 mm apart with the material of the IMC flagella (radius 1 mm,
 // E = 3 MPa, nu = 0.5, 1000 kg/m^3): clamp on nodes 0 and 1, gravity, implicit-euler, dt = 1 ms.
-// The edge length is fixed, so the rod gets longer (0.5 m ... 50 m) and every node sees the same
+// The edge length is fixed, so the rod gets longer (0.5 m ... 500 m) and every node sees the same
 // local physics and conditioning at every N: the growth of the cost with N is the solver's.
 // It takes a few warm-up steps (the first one analyses the sparsity pattern), then times
 // `world.solver().step(world, dt)` over the following steps and prints:
@@ -40,7 +40,7 @@ using namespace rodsim::kernel;
 namespace {
 
 struct Options {
-  std::vector<int> sizes{100, 300, 1000, 3000, 10000};
+  std::vector<int> sizes{100, 300, 1000, 3000, 10000, 100000};  // issue 24: flat per DOF to 100,000
   int steps = 20;   // timed steps per N
   int warmup = 2;   // untimed steps per N
   double dt = 1e-3;  // s

@@ -1,5 +1,6 @@
 #include "sparse_assembly.h"
 
+#include <Eigen/CholmodSupport>
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
@@ -418,11 +419,21 @@ class EnvelopeLdlt {
 // Envelopes wider than this go to SimplicialLDLT with AMD: past it the Σ w²/2 of the envelope
 // grows faster than AMD's fill (a pile of crossing rods, a dense knot core).
 constexpr int kEnvelopeMaxWidth = 64;
+// Past this many rows a wide pattern goes to CHOLMOD's supernodal Cholesky (dense BLAS-3 blocks on
+// the fronts) rather than SimplicialLDLT (one column at a time): on piles of crossing rods the
+// fill grows faster than the rows (the crossings couple the rods like a 2D mesh), and the
+// column-by-column update was 65 % of an ipc step at 1000 contacts (benchmarks/README.md,
+// "Contacts that scale"). Below it the simplicial factorization costs less than the supernodal
+// set-up.
+constexpr int kSupernodalMinRows = 2000;
 
 struct LinearSolver::Impl {
   Eigen::UmfPackLU<SpMat> umfpack;
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt;
+  // LLT: positive definite J only (a failed one falls back on `ldlt`, which takes indefinite J).
+  Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> supernodal;
+  bool supernodal_analyzed = false, supernodal_ok = false;  // for the current pattern / factorization
   BandedLdlt ldlt_banded;
   EnvelopeLdlt ldlt_envelope;
   LinearSolver::LdltMethod method = LinearSolver::LdltMethod::Simplicial;  // for the current pattern
@@ -442,13 +453,26 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
   throw std::invalid_argument("unknown linear solver '" + name + "'; valid: auto, ldlt, sparselu, umfpack");
 }
 
-LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {}
+LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
+  // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
+  impl_->supernodal.cholmod().print = 0;
+  // Nested dissection (METIS) for the supernodal Cholesky: on crossing-rod piles it does 1.5x less
+  // work than CHOLMOD's default AMD at 3000 contacts and ~10 % less at 1000 (the crossings couple
+  // the rods like a 2D mesh, where dissection's fill grows slowest).
+  impl_->supernodal.cholmod().nmethods = 1;
+  impl_->supernodal.cholmod().method[0].ordering = CHOLMOD_METIS;
+  // No iterative refinement: LU with partial pivoting is backward stable, and LinearStep checks
+  // the backward error of every solve (a refinement step was two more triangular solves and a
+  // residual per Newton iteration).
+  impl_->umfpack.umfpackControl()(UMFPACK_IRSTEP) = 0;
+}
 LinearSolver::~LinearSolver() = default;
 
 void LinearSolver::analyzePattern(const SpMat& A) {
   // Lazily per concrete solver in factorize(): `auto` may use either on this pattern.
   ++analyses_;
   for (bool& a : impl_->analyzed) a = false;
+  impl_->supernodal_analyzed = false;
   int bandwidth = 0;
   for (int j = 0; j < A.outerSize(); ++j)
     for (SpMat::InnerIterator it(A, j); it; ++it) bandwidth = std::max(bandwidth, std::abs(int(it.row()) - j));
@@ -460,6 +484,8 @@ void LinearSolver::analyzePattern(const SpMat& A) {
     impl_->ldlt_banded.resize(int(A.rows()));
   } else if (impl_->ldlt_envelope.analyze(A) <= kEnvelopeMaxWidth) {
     impl_->method = M::Envelope;
+  } else if (A.rows() >= kSupernodalMinRows) {
+    impl_->method = M::Supernodal;
   }
 }
 
@@ -487,7 +513,13 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
   bool& analyzed = impl_->analyzed[static_cast<int>(kind) - 1];
   switch (kind) {
     case Kind::UmfPack:
-      if (!analyzed) impl_->umfpack.analyzePattern(A), analyzed = true;
+      if (!analyzed) {
+        // Nested dissection (METIS) on the large patterns of crossing-rod piles, whose AMD fill grows
+        // like a 2D mesh's; AMD below, where METIS costs more than it saves.
+        impl_->umfpack.umfpackControl()(UMFPACK_ORDERING) =
+            A.rows() >= kSupernodalMinRows ? UMFPACK_ORDERING_METIS : UMFPACK_ORDERING_AMD;
+        impl_->umfpack.analyzePattern(A), analyzed = true;
+      }
       impl_->umfpack.factorize(A);
       return impl_->umfpack.info() == Eigen::Success;
     case Kind::SparseLU:
@@ -497,6 +529,19 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
     case Kind::LDLT: {
       if (impl_->method == LdltMethod::Band) return impl_->ldlt_banded.factorize(A);
       if (impl_->method == LdltMethod::Envelope) return impl_->ldlt_envelope.factorize(A);
+      if (impl_->method == LdltMethod::Supernodal && !impl_->supernodal_analyzed) {
+        impl_->supernodal.analyzePattern(A);
+        impl_->supernodal_analyzed = true;
+        // A CHOLMOD without METIS (or out of memory) has no factor to give: simplicial for this
+        // pattern (Eigen reports success from analyzePattern whatever CHOLMOD said).
+        if (impl_->supernodal.cholmod().status < 0) impl_->method = LdltMethod::Simplicial;
+      }
+      if (impl_->method == LdltMethod::Supernodal) {
+        impl_->supernodal.factorize(A);
+        impl_->supernodal_ok = impl_->supernodal.info() == Eigen::Success;
+        if (impl_->supernodal_ok) return true;
+        // Not positive definite: the simplicial LDLT below takes indefinite matrices.
+      }
       if (!analyzed) impl_->ldlt.analyzePattern(A), analyzed = true;
       impl_->ldlt.factorize(A);
       if (impl_->ldlt.info() != Eigen::Success) return false;
@@ -534,13 +579,17 @@ bool LinearSolver::solve(const Vec& b, Vec& x) {
       x = impl_->sparselu.solve(b);
       return impl_->sparselu.info() == Eigen::Success && x.allFinite();
     case Kind::LDLT:
-      if (impl_->method != LdltMethod::Simplicial) {
+      if (impl_->method == LdltMethod::Band || impl_->method == LdltMethod::Envelope) {
         x.resize(b.size());  // no allocation when the size is right (the Newton loop's case)
         if (impl_->method == LdltMethod::Band)
           impl_->ldlt_banded.solve(b, x);
         else
           impl_->ldlt_envelope.solve(b, x);
         return x.allFinite();
+      }
+      if (impl_->method == LdltMethod::Supernodal && impl_->supernodal_ok) {
+        x = impl_->supernodal.solve(b);
+        return impl_->supernodal.info() == Eigen::Success && x.allFinite();
       }
       x = impl_->ldlt.solve(b);
       return impl_->ldlt.info() == Eigen::Success && x.allFinite();

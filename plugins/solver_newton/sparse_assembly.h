@@ -88,11 +88,13 @@ class SparseAssembler {
 // factorization in the natural order when analyzePattern finds a half-bandwidth of at most 10
 // (DER rods without contacts between them), an envelope factorization in reverse Cuthill-McKee
 // order when that envelope is at most 64 wide (rods in contact side by side), SimplicialLDLT with
-// AMD otherwise.
+// AMD otherwise, or CHOLMOD's supernodal Cholesky from 2000 rows (piles of crossing rods).
 class LinearSolver {
  public:
   enum class Kind { Auto, UmfPack, SparseLU, LDLT };
-  enum class LdltMethod { Band, Envelope, Simplicial };  // what LDLT uses on the analysed pattern
+  // What LDLT uses on the analysed pattern. Supernodal: CHOLMOD's supernodal LLT for wide patterns
+  // of 2000 rows or more, SimplicialLDLT when J is not positive definite.
+  enum class LdltMethod { Band, Envelope, Simplicial, Supernodal };
   static Kind parse(const std::string& name);  // throws std::invalid_argument
   static const std::vector<std::string>& names();
 

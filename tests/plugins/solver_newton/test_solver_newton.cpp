@@ -679,3 +679,51 @@ TEST_CASE("ldlt: the dense band, the RCM envelope and AMD SimplicialLDLT agree w
     CHECK(a.isSymmetric() == rodsim::newton::isNumericallySymmetric(a.matrix()));
   }
 }
+
+TEST_CASE("ldlt: CHOLMOD supernodal on large wide patterns, SimplicialLDLT when not positive definite") {
+  // A 2100-row band of half-width 12 plus a hub row (a pattern no envelope fits): positive
+  // definite, then with one large negative diagonal entry (indefinite, nonsingular). Both agree
+  // with UMFPACK; the first takes CHOLMOD's supernodal Cholesky, the second falls back on the
+  // simplicial LDLT of the same pattern.
+  using Method = LinearSolver::LdltMethod;
+  const int n = 2100, band = 12;
+  unsigned state = 777u;
+  auto rnd = [&] { return double((state = state * 1103515245u + 12345u) >> 8) / double(1u << 24) - 0.5; };
+  std::vector<Eigen::Triplet<double>> t;
+  for (int j = 0; j < n; ++j)
+    for (int i = j + 1; i <= std::min(n - 1, j + band); ++i) {
+      const double v = rnd();
+      t.emplace_back(i, j, v);
+      t.emplace_back(j, i, v);
+    }
+  for (int i = 0; i + 1 < n; ++i) {
+    const double v = 0.05 * rnd();
+    t.emplace_back(n - 1, i, v);
+    t.emplace_back(i, n - 1, v);
+  }
+  for (int i = 0; i < n; ++i) t.emplace_back(i, i, 2.0 * band + (i == n - 1 ? 200.0 : 0.0));
+  for (bool indefinite : {false, true}) {
+    CAPTURE(indefinite);
+    std::vector<Eigen::Triplet<double>> ti = t;
+    if (indefinite) ti.emplace_back(n / 2, n / 2, -60.0 * band);
+    SparseAssembler a;
+    a.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+    Vec mass = Vec::Constant(n, 1.0);
+    a.assemble(ti, &mass, 1.0);
+    REQUIRE(a.isSymmetric());
+    LinearSolver lu(LinearSolver::Kind::UmfPack), ldlt(LinearSolver::Kind::LDLT);
+    lu.analyzePattern(a.matrix());
+    ldlt.analyzePattern(a.matrix());
+    CHECK(ldlt.ldltMethod() == Method::Supernodal);
+    const Vec b = Vec::LinSpaced(n, -1.0, 2.0);
+    Vec x_lu(n), x_ldlt(n);
+    REQUIRE(lu.factorize(a.matrix()));
+    REQUIRE(lu.solve(b, x_lu));
+    for (int k = 0; k < 2; ++k) {  // refactorization on the same pattern
+      REQUIRE(ldlt.factorize(a.matrix()));
+      REQUIRE(ldlt.solve(b, x_ldlt));
+      CHECK((x_ldlt - x_lu).norm() < 1e-10 * x_lu.norm());
+      CHECK((a.matrix() * x_ldlt - b).norm() < 1e-12 * b.norm());
+    }
+  }
+}

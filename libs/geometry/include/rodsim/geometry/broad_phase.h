@@ -1,6 +1,7 @@
 // Broad phase over axis-aligned bounding boxes: sweep and prune along the axis of largest spread
-// of the box centres. O(n log n + pairs) instead of the O(n^2) loop of the authors' code.
-// Used by contact_imc and contact_ipc (edge boxes grown by the contact reach).
+// of the box centres, O(n log n + pairs) instead of the O(n^2) loop of the authors' code, for small
+// sets; a uniform grid for large ones. Used by contact_imc, contact_ipc, spring-dashpot and the
+// swept check (edge boxes grown by the contact reach).
 #pragma once
 
 #include <Eigen/Core>
@@ -25,11 +26,23 @@ inline Aabb segmentBox(const Eigen::Vector3d& p, const Eigen::Vector3d& q, doubl
 class SweepAndPrune {
  public:
   // Every pair (a, b), a < b, of overlapping boxes (closed boxes: touching counts), sorted
-  // lexicographically. Buffers are reused: no allocation once warm.
+  // lexicographically. Buffers are reused: no allocation once warm. querySweep below
+  // kGridMinBoxes boxes, queryGrid from there; both give exactly the same pairs.
   void query(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out);
+  // The sweep along the axis of largest spread: compares every box with every box whose interval
+  // overlaps on that axis. On a pile of crossing rods (rods along x and along y) each rod across
+  // the sweep axis lies in one interval with all its edges: ~M boxes per box for M rods per layer,
+  // O(n^1.5) work in all.
+  void querySweep(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out);
+  // A uniform grid with cells at least as large as the largest box (each box in at most 2 x 2 x 2
+  // cells), compared cell by cell; a pair is kept in the one cell holding the low corner of the
+  // boxes' intersection. O(n + pairs) when the boxes are of similar size.
+  void queryGrid(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out);
+  static constexpr int kGridMinBoxes = 256;
 
  private:
   std::vector<std::pair<double, int>> order_;
+  std::vector<int> cell_start_, cell_items_;  // boxes per cell, compressed (CSR)
 };
 
 // Reference O(n^2) answer, same format (for tests).
