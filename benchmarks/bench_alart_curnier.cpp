@@ -21,6 +21,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,20 +35,13 @@
 #include <time.h>
 
 using namespace rodsim;
+using rodsim::bench_timing::cpuSeconds;
+using rodsim::bench_timing::median;
 
 namespace {
 
 constexpr double kSeedSecondsPerStep = 19.1, kTarget = 0.2;
 
-double cpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 std::string mat(int rods, int nodes, const std::string& scheme) {
   const double r = 0.002, s = 3 * r;  // parallel neighbours 2 mm apart: beyond the contact reach
