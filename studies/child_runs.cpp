@@ -5,6 +5,7 @@
 #include "simulation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -182,6 +183,13 @@ std::string csvCell(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
+
+std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides) {
+  return jsonEscape(std::filesystem::absolute(scene).lexically_normal().string()) + "|" +
+         jsonEscape(fmt::format("{}", fmt::join(overrides, "\n")));
 }
 
 std::string jsonEscape(const std::string& s) {

@@ -68,6 +68,11 @@ std::vector<std::string> splitLines(const std::string& text);
 std::string csvCell(const std::string& s);
 // The inside of a JSON string.
 std::string jsonEscape(const std::string& s);
+// A number for a JSON record: 10 significant digits, null when not finite.
+std::string jsonNumber(double v);
+// What identifies one child run of a study: its scene (absolute) and every --set, escaped as the
+// run's record stores it. A study reuses a finished run whose record holds the same identity.
+std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides);
 // The value at `key` of a scene's TOML document, addressed as --set addresses it (array tables by
 // name, or directly when there is only one), or nullptr.
 const toml::node* findSetTarget(const toml::table& root, const std::string& key);

@@ -339,7 +339,6 @@ class Logger : public ceres::IterationCallback {
   std::chrono::steady_clock::time_point start_;
 };
 
-std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
 
 }  // namespace
 

@@ -289,9 +289,8 @@ RunCache::RunCache(const InverseFile& f, fs::path dir, std::string executable, i
 
 namespace {
 
-// What identifies a run: the scene and every --set.
 std::string identity(const InverseFile& f, const std::vector<std::string>& overrides) {
-  return jsonEscape(fs::absolute(f.scene).lexically_normal().string()) + "|" + jsonEscape(fmt::format("{}", fmt::join(overrides, "\n")));
+  return runIdentity(f.scene, overrides);
 }
 
 }  // namespace

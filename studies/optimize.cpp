@@ -174,7 +174,6 @@ struct GaitProblem {
   std::string get_name() const { return "rodsim optimize"; }
 };
 
-std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
 
 Objective readObjective(const InverseFile& f) {
   Objective o;

@@ -273,9 +273,7 @@ namespace {
 // What identifies a row's run: its base scene and every --set (as escaped in sweep_row.json).
 std::string absoluteScene(const Sweep& s) { return fs::absolute(s.scene).lexically_normal().string(); }
 
-std::string rowIdentity(const Sweep& s, const SweepRow& row) {
-  return jsonEscape(absoluteScene(s)) + "|" + jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n")));
-}
+std::string rowIdentity(const Sweep& s, const SweepRow& row) { return runIdentity(s.scene, s.overrides(row)); }
 
 fs::path rowDir(const fs::path& dir, const SweepRow& row) { return dir / std::to_string(row.index); }
 
