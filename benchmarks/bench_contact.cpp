@@ -26,6 +26,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,11 +42,7 @@ using namespace rodsim;
 
 namespace {
 
-double cpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
-}
+double cpuMs() { return 1e3 * bench_timing::cpuSeconds(); }
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];

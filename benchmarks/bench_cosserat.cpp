@@ -15,6 +15,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -33,11 +35,7 @@ using namespace rodsim::kernel;
 
 namespace {
 
-double cpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return 1e9 * double(ts.tv_sec) + double(ts.tv_nsec);
-}
+double cpuNs() { return 1e9 * bench_timing::cpuSeconds(); }
 
 // Times `blocks` blocks of `steps` steps of the world's solver after 100 warm-up steps: ns per
 // element-step of each block (sorted) and the heap allocations during the timed steps.

@@ -16,6 +16,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <rodsim/rod.h>
 
 #include <algorithm>
@@ -32,11 +34,7 @@ using namespace rodsim::kernel;
 
 namespace {
 
-double cpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
-}
+double cpuMs() { return 1e3 * bench_timing::cpuSeconds(); }
 
 bool g_wall = false;  // --clock wall
 

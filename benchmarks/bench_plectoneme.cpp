@@ -21,6 +21,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -39,11 +41,7 @@ using namespace rodsim::kernel;
 
 namespace {
 
-double cpuUs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return 1e6 * double(ts.tv_sec) + 1e-3 * double(ts.tv_nsec);
-}
+double cpuUs() { return 1e6 * bench_timing::cpuSeconds(); }
 
 Crossing g_crossing;
 std::string g_who;

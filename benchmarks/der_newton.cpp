@@ -22,6 +22,8 @@
 #include "scene.h"
 #include "world.h"
 
+#include "bench_timing.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -57,11 +59,7 @@ double median(std::vector<double> v) {
 
 // CPU time of this process (all threads, should a library spawn any), ms. Unlike wall time it is
 // not inflated while other processes hold the cores, so the derived figures use it.
-double cpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return 1e3 * double(ts.tv_sec) + 1e-6 * double(ts.tv_nsec);
-}
+double cpuMs() { return 1e3 * bench_timing::cpuSeconds(); }
 
 // Medians over the timed steps, so that a step slowed down by another process does not skew them.
 struct Result {
