@@ -163,7 +163,7 @@ void RssForce::chooseOverlap() {
         return;
       }
       const bool chosen = median(probe_.with) < 0.95 * median(probe_.without);
-      if (overlap_decisions_ > 0 && chosen == probe_.last_choice) {
+      if (probe_.decided && chosen == probe_.last_choice) {
         probe_.hold_steps = std::min(2 * probe_.hold_steps, OverlapProbe::kMaxHoldSteps);
         probe_.hold_seconds = std::min(2 * probe_.hold_seconds, OverlapProbe::kMaxHoldSeconds);
       } else {
@@ -174,8 +174,7 @@ void RssForce::chooseOverlap() {
       probe_.phase = OverlapProbe::kHold;
       probe_.hold_until =
           now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(probe_.hold_seconds));
-      ++overlap_decisions_;
-      overlap_chosen_ += overlap_ ? 1 : 0;
+      probe_.decided = true;
       return;
     }
     case OverlapProbe::kHold:

@@ -68,9 +68,6 @@ class RssForce final : public Force {
     return nodal_force_;
   }
   const std::vector<int>& nodeDofs() const { return node_dof_; }
-  // overlap not given: how many times the measurement chose, and how many of those chose overlap.
-  int overlapDecisions() const { return overlap_decisions_; }
-  int overlapChosen() const { return overlap_chosen_; }
   // Solve for the force densities of the node positions x and velocities u (in the operator's
   // node order) and update nodalForces(). Used by addForce once per step.
   void solve(const std::vector<Vec3>& x, const std::vector<Vec3>& u);
@@ -107,7 +104,7 @@ class RssForce final : public Force {
     int hold_steps = kFirstHoldSteps;
     double hold_seconds = kFirstHoldSeconds;
     std::array<double, kProbeSteps> without{}, with{};  // wall seconds per step
-    bool last_choice = false;
+    bool decided = false, last_choice = false;  // a probe has chosen; what it chose
     std::chrono::steady_clock::time_point last_begin{}, hold_until{};
   } probe_;
   std::optional<std::vector<std::string>> rod_names_;
@@ -129,7 +126,6 @@ class RssForce final : public Force {
   std::exception_ptr worker_error_;
   TwoThreadTeam team_;  // the worker drives GMRES; the solver's thread helps while it waits
   std::thread worker_;
-  int overlap_decisions_ = 0, overlap_chosen_ = 0;
   struct LastSolve {
     int iterations = 0;
     double relative_residual = 0, assembly_ms = 0, solve_ms = 0;
