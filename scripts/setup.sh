@@ -8,7 +8,7 @@ packages=(
   libceres-dev libsuitesparse-dev libopenblas0-serial doctest-dev libbenchmark-dev libfclib-dev
   clang libclang-rt-14-dev libomp-dev
   openmpi-bin libopenmpi-dev   # optional: rodsim sweep under mpirun (docs/sweeps.md)
-  python3 python3-dev python3-numpy python3-scipy python3-matplotlib python3-pytest pybind11-dev  # rodsim Python module (docs/python.md)
+  python3 python3-dev python3-numpy python3-scipy python3-matplotlib python3-pytest python3-pandas pybind11-dev  # rodsim Python module (docs/python.md)
   libpagmo-dev                 # CMA-ES of rodsim optimize (docs/inverse.md)
   zlib1g-dev povray povray-includes ffmpeg
 )
