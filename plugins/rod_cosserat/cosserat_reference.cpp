@@ -44,6 +44,7 @@ RodConstants constantsOf(const CosseratRod& rod, const Params& p) {
   const double r = p.real("radius"), I = std::numbers::pi * std::pow(r, 4) / 4.0;
   c.J = p.real("density") * Vec3(I, I, 2.0 * I) * p.real("inertia_ratio");  // lambda = 2 J / (m r^2), Appendix F
   c.gamma_r = p.real("rotational_damping");
+  c.seed_force_law = p.string("force_law") == "seed";
   c.sigma0.assign(ne, Vec3::Zero());
   c.theta0.assign(nn, Vec3::Zero());
   if (p.string("rest_shape") == "initial") {
@@ -167,9 +168,11 @@ GeneralizedForce zeroForce(const RodConstants& rod) {
 // Shear/stretch internal force Δh(Qᵀ n) on the nodes (Eq. 23): element e pulls its first node by
 // Q_eᵀ n_e and its second by -Q_eᵀ n_e (-∂/∂x of the shear/stretch energy: ∂σ_e/∂x_{e+1} = Q_e / ℓ̂_e).
 // The seed divides n by e (S = Ŝ/e of Eq. 10); this model's n is the energy gradient (README.md).
+// With force_law = "seed", Eq. 23 as written: Q_eᵀ n_e / e_e.
 void addShearStretchForces(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
   for (int e = 0; e < rod.numElements(); ++e) {
-    const Vec3 f = c.Q[e].transpose() * internalForce(rod, c, e);
+    Vec3 f = c.Q[e].transpose() * internalForce(rod, c, e);
+    if (rod.seed_force_law) f /= dilatation(rod, c, e);
     out.force[e] += f;
     out.force[secondNode(rod, e)] -= f;
   }
@@ -178,9 +181,12 @@ void addShearStretchForces(const RodConstants& rod, const Configuration& c, Gene
 // Shear/stretch internal couple Q t × Ŝσ ℓ̂ (Eq. 24), times e: (Q_e ℓ_e) × n_e. (Turning the frame by
 // exp(-[a]x) changes σ by (Q ℓ) × a / ℓ̂.) It is what keeps d3 along the tangent: zero when the rod
 // does not shear.
+// With force_law = "seed", Eq. 24 as written: (Q t × Ŝσ) ℓ̂, i.e. the above divided by e.
 void addShearStretchCouples(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
-  for (int e = 0; e < rod.numElements(); ++e)
-    out.couple[e] += (c.Q[e] * edge(rod, c, e)).cross(internalForce(rod, c, e));
+  for (int e = 0; e < rod.numElements(); ++e) {
+    const Vec3 couple = (c.Q[e] * edge(rod, c, e)).cross(internalForce(rod, c, e));
+    out.couple[e] += rod.seed_force_law ? Vec3(couple / dilatation(rod, c, e)) : couple;
+  }
 }
 
 // Bend/twist internal couple Δh(B̂κ̂/E³) + Ah(κ̂ × B̂κ̂ D̂/E³) of Eq. 24, in its exact form: node i's
@@ -217,7 +223,7 @@ GeneralizedForce elasticForces(const RodConstants& rod, const Configuration& c) 
   addShearStretchForces(rod, c, f);
   addShearStretchCouples(rod, c, f);
   addBendTwistCouples(rod, c, f);
-  addBendingLengthForces(rod, c, f);
+  if (!rod.seed_force_law) addBendingLengthForces(rod, c, f);  // absent from the seed's Eq. 23
   return f;
 }
 

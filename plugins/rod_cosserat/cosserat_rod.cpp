@@ -54,6 +54,15 @@ Schema CosseratRod::schema() {
                 "scaled by lambda (1: a solid disk, the default; 2: a thin-walled tube). The mass, the stiffnesses and "
                 "the other parameters are unchanged.")
       .greater(0);
+  s.add<std::string>("force_law", "energy",
+                     "How the internal forces on the nodes are made. energy: the exact gradient of the elastic "
+                     "energy, Qt n with n = S (sigma - sigma0), plus the forces from the bending energy's dependence "
+                     "on the Voronoi length (the 1/E^3 of Eq. 10), so the conservative dynamics conserve energy "
+                     "and a bent or twisted rod is pulled longer. seed: Eqs. 23-24 as the seed and PyElastica write "
+                     "them, force Qt S sigma / e and shear couple (Q t x S sigma) l^, with no force from the bending "
+                     "energy (not the gradient of any energy). The two differ by O(e - 1) and by the twist-stretch "
+                     "coupling, which decides whether the seed's solenoid forms (Fig. 9c).")
+      .choices({"energy", "seed"});
   s.add<double>("initial_twist", 0.0,
                 "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
                 "the element centre, from the first element) after parallel transport along the centreline. The rest "
@@ -102,6 +111,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   gamma_r_ = p.real("rotational_damping");
   if (!(gamma_r_ >= 0)) throw ParamError("rotational_damping", "'rotational_damping' must be >= 0");
   v_init_ = p.vec3("initial_velocity");
+  seed_force_law_ = p.string("force_law") == "seed";
 
   const double pi = std::numbers::pi;
   const double A = pi * r_ * r_, I = pi * std::pow(r_, 4) / 4.0;
@@ -617,7 +627,23 @@ void CosseratRod::computeStrains() const {
                 Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
     }
   }
+  if (seed_force_law_) applySeedForceLaw();
   frames_ok_ = strains_ok_ = true;
+}
+
+// force_law = "seed": Eqs. 23-24 as written. The nodal force is Δh(QᵀŜσ/e) and the shear couple
+// (Q t × Ŝσ) ℓ̂, i.e. the element force Qᵀn and couple (Q d) × n = e ℓ̂ (Q t × n) that computeStrains
+// prepared, both divided by the dilatation; no force from the bending energy (g = dE/dℓ left out).
+// Dividing the force alone would leave the force and the couple of one strain inconsistent by the
+// factor e (a non-conservative pair that pumps energy into a stretched, twisted rod). Not in the
+// vectorized passes: the default law must not pay for it.
+void CosseratRod::applySeedForceLaw() const {
+  for (int e = 0; e < ne_; ++e) {
+    const double inv_e = 1.0 / e_[e];
+    for (int k = 0; k < 3; ++k) Nf_[3 * e + k] *= inv_e;
+    cn_[e] *= inv_e;
+  }
+  std::fill(g_.begin(), g_.end(), 0.0);
 }
 
 // A ring: strains of the closing element n-1 (node n-1 to node 0) and the curvature at the junction
