@@ -60,8 +60,8 @@ Schema CosseratRod::schema() {
                      "on the Voronoi length (the 1/E^3 of Eq. 10), so the conservative dynamics conserve energy "
                      "and a bent or twisted rod is pulled longer. seed: Eqs. 23-24 as the seed and PyElastica write "
                      "them, force Qt S sigma / e and shear couple (Q t x S sigma) l^, with no force from the bending "
-                     "energy (not the gradient of any energy). The two differ by O(e - 1) and by the twist-stretch "
-                     "coupling, which decides whether the seed's solenoid forms (Fig. 9c).")
+                     "energy. It is not the gradient of any energy: a freely vibrating bent rod gains energy under it "
+                     "(docs/validation/cosserat.md). For comparisons with codes that integrate Eq. 23 as written.")
       .choices({"energy", "seed"});
   s.add<double>("initial_twist", 0.0,
                 "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
