@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <rodsim/process/spawn.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,16 +15,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <limits>
-#include <spawn.h>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -336,33 +333,13 @@ std::string shellCommand(const std::vector<std::string>& argv) {
 
 namespace {
 
-// The child starts with no blocked signals and SIGINT/SIGTERM at their defaults, whatever this
-// process blocks or ignores (runChildren blocks them to wait for them; a shell's `cmd &` ignores SIGINT).
+// Output and errors in the run directory's run.log (rodsim::process::spawnLogged: no blocked
+// signals, SIGINT/SIGTERM at their defaults, so an interrupt of the pool reaches the child).
 pid_t spawnChild(const ChildRun& c) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  const std::string log = (c.dir / "run.log").string();
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, STDIN_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> argv;
-  for (const auto& a : c.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int err = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
+  int err = 0;
+  const pid_t pid = process::spawnLogged(c.argv, c.dir / "run.log", {}, &err);
+  if (pid < 0)
+    throw std::runtime_error(fmt::format("cannot start {}: {}", c.argv.empty() ? "" : c.argv[0], std::strerror(err)));
   return pid;
 }
 

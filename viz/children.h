@@ -1,5 +1,6 @@
-// Running the external programs rodsim render and rodsim plot drive (povray, ffmpeg, python3):
-// found on PATH, started with posix_spawn (no shell), several at once.
+// Running the external programs rodsim render and rodsim plot drive (povray, ffmpeg, python3),
+// several at once; each started by rodsim::process::spawnLogged (no shell) and found on PATH by
+// rodsim::process::findProgram.
 #pragma once
 
 #include <filesystem>
@@ -14,9 +15,6 @@ struct Job {
   std::filesystem::path directory; // working directory; empty: the current one
   std::filesystem::path log;       // standard output and error go here
 };
-
-// The full path of `program` on PATH, empty when it is not there.
-std::string findProgram(const std::string& program);
 
 // Runs the jobs, at most `parallel` at a time, in order. With a non-empty `progress` label and a
 // terminal on standard output, keeps one line "<label> k/N" up to date. Returns the index of the

@@ -3,6 +3,8 @@
 #include "children.h"
 #include "scene.h"  // InputError
 
+#include <rodsim/process/spawn.h>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -39,7 +41,7 @@ int runPlot(const PlotOptions& o, const std::string& executable) {
                                  "build/share/rodsim/, installed: <prefix>/share/rodsim/)", script.string()));
   // Debian's interpreter, where python3-matplotlib installs (a python3 of a virtual environment
   // earlier on PATH may lack it).
-  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : findProgram("python3");
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : process::findProgram("python3");
   if (python.empty())
     throw InputError("rodsim plot needs Python 3 with matplotlib: install the Debian packages 'python3' and "
                      "'python3-matplotlib' (scripts/setup.sh installs them)");

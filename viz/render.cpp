@@ -4,6 +4,8 @@
 #include "viz.h"
 #include "scene.h"  // InputError, closestMatch
 
+#include <rodsim/process/spawn.h>
+
 #include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
@@ -524,7 +526,7 @@ int runRender(const RenderOptions& o) {
   const fs::path run_dir = o.run_dir;
   if (!fs::is_directory(run_dir)) throw InputError(fmt::format("{}: no such directory", o.run_dir));
   // The renderers first: a missing one is a setup problem, reported before any work.
-  const std::string povray = findProgram("povray");
+  const std::string povray = process::findProgram("povray");
   if (povray.empty())
     throw InputError("rodsim render needs POV-Ray to draw the frames: 'povray' is not on PATH. Install the Debian "
                      "packages 'povray' and 'povray-includes' (sudo apt-get install povray povray-includes; "
@@ -535,7 +537,7 @@ int runRender(const RenderOptions& o) {
                                  "Debian package 'povray-includes' (sudo apt-get install povray-includes)", font_dir));
   std::string ffmpeg;
   if (!o.movie.empty()) {
-    ffmpeg = findProgram("ffmpeg");
+    ffmpeg = process::findProgram("ffmpeg");
     if (ffmpeg.empty())
       throw InputError("rodsim render --movie needs ffmpeg to make the movie: 'ffmpeg' is not on PATH. Install the "
                        "Debian package 'ffmpeg' (sudo apt-get install ffmpeg; scripts/setup.sh installs it)");
