@@ -10,7 +10,8 @@ value. Prints the table of docs/validation/cosserat.md and draws docs/validation
 docs/validation/cosserat_euler_map.png and prints the transition table. Runs one simulation at a time
 through the rodsim Python module (build/python), which gives the directors for the bending energy.
 Usage: scripts/plot_cosserat_euler_pinned.py [build dir]
-       scripts/plot_cosserat_euler_pinned.py [build dir] --map     # about 13 min of one core"""
+       scripts/plot_cosserat_euler_pinned.py [build dir] --map     # 14 min of one core (the map itself: 10)
+       scripts/plot_cosserat_euler_pinned.py [build dir] --map --replot   # table and figure from out/cosserat_euler_map.json"""
 import csv, os, re, subprocess, sys, tempfile, time
 import numpy as np
 
@@ -50,10 +51,12 @@ def amplification(F, n, seed, duration=3.0):
 # dt = 0.9 x the safe step that position-verlet reports for that (alpha, L); T = 10 s as the seed.
 # Perturbation: the interior nodes displaced laterally by a random smooth shape, the sum of the pinned
 # column's first three modes sin(k pi s / L) with amplitudes uniform in [-1e-4, 1e-4] m in x and y
-# (numpy default_rng(seed), seeds 1-10): its bending energy (at most 4e-5 J) stays far below the
-# threshold, which node-scale offsets of that size would not (2.7e-3 J at n = 20, the 1-D scan's scene).
+# (numpy default_rng(seed), seeds 1-10): its bending energy (at most 6e-5 J on the grid) stays far below
+# the threshold, which node-scale offsets of that size would not (2.7e-3 J at n = 20, the 1-D scan's scene).
 # The load is switched on over 0.1 s (point-load ramp): a step load leaves an undamped axial oscillation
-# that parametrically pumps lateral modes 4-7 at some alpha below F_c. Instability: the bending energy
+# that parametrically pumps higher lateral modes at some alpha below F_c (at 0.95 F_c, alpha = 1.2, the
+# bending energy grew 27x in 10 s; with the ramp it stays within 1.6x of its initial value at alpha =
+# 0.2-2, 0.95 and 0.98 F_c). Instability: the bending energy
 # E_B (the rod's own, from its directors) exceeds E_TH = 1e-3 J before T (the seed's criterion); a run
 # stops there.
 E_TH, N_MAP, T_MAP, RAMP = 1e-3, 20, 10.0, 0.1
