@@ -55,10 +55,9 @@ def amplification(F, n, seed, duration=3.0):
 # the threshold, which node-scale offsets of that size would not (2.7e-3 J at n = 20, the 1-D scan's scene).
 # The load is switched on over 0.1 s (point-load ramp): a step load leaves an undamped axial oscillation
 # that parametrically pumps higher lateral modes at some alpha below F_c (at 0.95 F_c, alpha = 1.2, the
-# bending energy grew 27x in 10 s; with the ramp it stays within 1.6x of its initial value at alpha =
-# 0.2-2, 0.95 and 0.98 F_c). Instability: the bending energy
-# E_B (the rod's own, from its directors) exceeds E_TH = 1e-3 J before T (the seed's criterion); a run
-# stops there.
+# bending energy grew 22x in 10 s; with the ramp it stays within 1.6x of its initial value at alpha =
+# 0.2-2, 0.95 and 0.98 F_c). Instability: the bending energy E_B (the rod's own, from its directors)
+# exceeds E_TH = 1e-3 J before T (the seed's criterion); a run stops there.
 E_TH, N_MAP, T_MAP, RAMP = 1e-3, 20, 10.0, 0.1
 T_LONG = 40.0  # the rows whose runs have not all buckled by T at 1.02 F_c are rerun on the BAND with this T
 
