@@ -634,9 +634,8 @@ void CosseratRod::computeStrains() const {
 // force_law = "seed": Eqs. 23-24 as written. The nodal force is Δh(QᵀŜσ/e) and the shear couple
 // (Q t × Ŝσ) ℓ̂, i.e. the element force Qᵀn and couple (Q d) × n = e ℓ̂ (Q t × n) that computeStrains
 // prepared, both divided by the dilatation; no force from the bending energy (g = dE/dℓ left out).
-// Dividing the force alone would leave the force and the couple of one strain inconsistent by the
-// factor e (a non-conservative pair that pumps energy into a stretched, twisted rod). Not in the
-// vectorized passes: the default law must not pay for it.
+// The missing g is what makes the law gain energy (docs/validation/cosserat.md, the released arc).
+// Not in the vectorized passes: the default law must not pay for it.
 void CosseratRod::applySeedForceLaw() const {
   for (int e = 0; e < ne_; ++e) {
     const double inv_e = 1.0 / e_[e];
