@@ -1,5 +1,7 @@
 #include "spring_dashpot.h"
 
+#include "pair_kernel.h"
+
 #include <rodsim/geometry/segment_segment_distance.h>
 
 #include <algorithm>
@@ -70,6 +72,7 @@ void SpringDashpotContact::bind(World& world) {
   for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
     Rod& rod = *rods_[ri];
     const std::vector<double> arc = restArcLengths(rod);
+    const int base = static_cast<int>(node_dofs_.size());
     for (int i = 0; i < rod.numNodes(); ++i) node_dofs_.push_back(rod.globalPositionDof(i));
     for (int e = 0; e < rod.numEdges(); ++e) {
       EdgeRef E;
@@ -77,6 +80,8 @@ void SpringDashpotContact::bind(World& world) {
       E.x1 = rod.globalPositionDof(e + 1);
       E.rod = ri;
       E.index = e;
+      E.n0 = base + e;
+      E.n1 = base + e + 1;
       E.radius = rod.radius(e);
       E.s0 = arc[e];
       E.s1 = arc[e + 1];
@@ -112,6 +117,20 @@ void SpringDashpotContact::buildCandidates(const Vec& q) {
     const double d = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
     if (d < A.radius + B.radius + margin_) cand_.push_back(ab);
   }
+  const std::size_t nc = cand_.size();
+  cand_a0_.resize(nc);
+  cand_a1_.resize(nc);
+  cand_b0_.resize(nc);
+  cand_b1_.resize(nc);
+  cand_rsum_.resize(nc);
+  for (std::size_t j = 0; j < nc; ++j) {
+    const EdgeRef &A = edges_[cand_[j].first], &B = edges_[cand_[j].second];
+    cand_a0_[j] = A.n0;
+    cand_a1_[j] = A.n1;
+    cand_b0_[j] = B.n0;
+    cand_b1_[j] = B.n1;
+    cand_rsum_[j] = A.radius + B.radius;
+  }
   x_cand_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
   for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_cand_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
   ++builds_;
@@ -135,48 +154,77 @@ void SpringDashpotContact::maybeRefresh(const Vec& q) {
 
 void SpringDashpotContact::beginStep(const EvalContext& ctx) { maybeRefresh(*ctx.q); }
 
-// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
-double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
-                                            const SegmentNormal& sn) const {
-  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-  const Vec& q = *ctx.q;
-  const Vec& q0 = *ctx.q_start;
-  Vec3 dx = Vec3::Zero();
-  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
-  return sn.n.dot(dx) / ctx.dt;
+void SpringDashpotContact::keepEvaluationNodes(const Vec& q) {
+  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
 }
 
-// Eq. 37: the force on element i is H(eps) [-k eps - gamma (v_i - v_j) . n] n with n from i to j;
-// (v_i - v_j) . n = -dD/dt, so the generalized force on the 12 node coordinates is
-// f_n dD/dx with f_n = k eps - gamma dD/dt (dD/dx_k = w_k n, rodsim/geometry/segment_normal.h): the
-// spring is -dE/dx of E = k eps^2 / 2, the dashpot dissipates -gamma (dD/dt)^2 <= 0.
+// Eq. 37 (addForceReference, spring_dashpot_reference.cpp, says it pair by pair): the nodes
+// gathered into arrays, then closest points, normal and f_n = k eps - gamma dD/dt of every candidate
+// in one vectorized pass (pair_kernel.cpp), then f_n dD/dx (dD/dx_k = w_k n) added to the four nodes
+// of each pair in contact, in list order (so the sums, and the result, are bitwise the reference's).
 void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_contact*/, Vec& f) {
   const Vec& q = *ctx.q;
   maybeRefresh(q);
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const std::size_t nn = node_dofs_.size(), nc = cand_.size();
+  for (int c = 0; c < 3; ++c) {
+    nx_[c].resize(nn);
+    nu_[c].resize(nn);
+    pn_[c].resize(nc);
+  }
+  pD_.resize(nc);
+  ps_.resize(nc);
+  pt_.resize(nc);
+  pfn_.resize(nc);
+  for (std::size_t i = 0; i < nn; ++i)
+    for (int c = 0; c < 3; ++c) nx_[c][i] = q[node_dofs_[i] + c];
+  if (damp) {
+    const Vec& q0 = *ctx.q_start;
+    for (std::size_t i = 0; i < nn; ++i)
+      for (int c = 0; c < 3; ++c) nu_[c][i] = q[node_dofs_[i] + c] - q0[node_dofs_[i] + c];
+  }
+  const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nu_[0].data(), nu_[1].data(), nu_[2].data()};
+  PairArrays pairs{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
+                   static_cast<int>(nc)};
+  const PairResults res{pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(),
+                        pfn_.data()};
+  // geometry::segmentNormal's default parallel tolerance
+  pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
+
   stats_ = {};
-  SegmentNormal sn;
   // Pairs not in the list are at d >= r_a + r_b here (maybeRefresh): clearance >= (r_a + r_b)/2.
   double clearance = r_min_;
-  for (const auto& ab : cand_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    pairNormal(q, A, B, sn);
-    const double eps = A.radius + B.radius - sn.D;  // Eq. 37's overlap (Eq. 36: d_min)
+  for (std::size_t j = 0; j < nc; ++j) {
+    const double D = pD_[j];
+    const double eps = cand_rsum_[j] - D;  // Eq. 37's overlap (Eq. 36: d_min)
     stats_.min_gap = std::min(stats_.min_gap, -eps);
-    clearance = std::min(clearance, sn.D - 0.5 * (A.radius + B.radius));
+    clearance = std::min(clearance, D - 0.5 * cand_rsum_[j]);
     if (!(eps > 0)) continue;  // H(eps)
     ++stats_.active;
-    double fn = k_ * eps;
-    if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
-    const Vec3 F = fn * sn.n;
-    f.segment<3>(A.x0) += sn.w[0] * F;
-    f.segment<3>(A.x1) += sn.w[1] * F;
-    f.segment<3>(B.x0) += sn.w[2] * F;
-    f.segment<3>(B.x1) += sn.w[3] * F;
+    const EdgeRef &A = edges_[cand_[j].first], &B = edges_[cand_[j].second];
+    if (!(D > 0)) {
+      // Centre lines that meet: the normal of segmentNormal's fallback (rare; pair by pair).
+      SegmentNormal sn;
+      pairNormal(q, A, B, sn);
+      double fn = k_ * eps;
+      if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
+      const Vec3 F = fn * sn.n;
+      f.segment<3>(A.x0) += sn.w[0] * F;
+      f.segment<3>(A.x1) += sn.w[1] * F;
+      f.segment<3>(B.x0) += sn.w[2] * F;
+      f.segment<3>(B.x1) += sn.w[3] * F;
+      continue;
+    }
+    const double fn = pfn_[j], s = ps_[j], t = pt_[j];
+    const Vec3 F(fn * pn_[0][j], fn * pn_[1][j], fn * pn_[2][j]);
+    f.segment<3>(A.x0) += -(1 - s) * F;
+    f.segment<3>(A.x1) += -s * F;
+    f.segment<3>(B.x0) += (1 - t) * F;
+    f.segment<3>(B.x1) += t * F;
   }
   clearance_eval_ = clearance;
-  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+  keepEvaluationNodes(q);
 }
 
 // F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so

@@ -26,8 +26,12 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
 
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
-  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i).
+  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i): all candidate
+  // pairs at once (pair_kernel.cpp), then the forces added in list order.
   void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
+  // The same, pair by pair in the plain form (spring_dashpot_reference.cpp; the tests check that
+  // addForce gives bitwise this).
+  void addForceReference(const EvalContext& ctx, const Vec& non_contact, Vec& f);
   // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
   // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact.
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
@@ -59,6 +63,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
     int x0 = 0, x1 = 0;     // global x DOF of the two nodes
     int rod = 0;            // index into the selected rods
     int index = 0;          // edge index on its rod
+    int n0 = 0, n1 = 0;     // its two nodes' indexes in node_dofs_
     double radius = 0;      // m
     double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
   };
@@ -72,6 +77,8 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   }
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   void buildCandidates(const Vec& q);
+  // x_eval_ = the nodes of q (the swept check's fast path).
+  void keepEvaluationNodes(const Vec& q);
   void maybeRefresh(const Vec& q);
   void pairNormal(const Vec& q, const EdgeRef& A, const EdgeRef& B, geometry::SegmentNormal& sn) const {
     geometry::segmentNormal(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn);
@@ -99,6 +106,13 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   std::vector<std::pair<int, int>> overlaps_;
   std::vector<std::pair<int, int>> cand_;
   Vec x_cand_;  // node positions (3 per node, node_dofs_ order) the candidates were built at
+  // The list as structure of arrays for pair_kernel.cpp: node indexes of the two elements, r_a + r_b.
+  std::vector<int> cand_a0_, cand_a1_, cand_b0_, cand_b1_;
+  std::vector<double> cand_rsum_;
+  // Per evaluation: node positions and displacements q - q_start (node_dofs_ order), and per pair
+  // D, s, t, n, f_n (pair_kernel.h).
+  std::vector<double> nx_[3], nu_[3];
+  std::vector<double> pD_, ps_, pt_, pn_[3], pfn_;
   long long builds_ = 0;
 
   // The swept check's fast path (findCrossing): the node positions of the last addForce and the
