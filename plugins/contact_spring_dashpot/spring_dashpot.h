@@ -47,6 +47,9 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   int numCandidates() const { return static_cast<int>(cand_.size()); }
   int numEdges() const { return static_cast<int>(edges_.size()); }
   long long builds() const { return builds_; }
+  // Pairs in the near list (the candidates within near reach, README.md "Broad phase") and its builds.
+  int numNear() const { return static_cast<int>(near_.size()); }
+  long long nearBuilds() const { return near_builds_; }
   double margin() const { return margin_; }
   // Swept checks done in full (sweep and prune, CCD) and skipped by the clearance bound.
   long long sweptFull() const { return swept_full_; }
@@ -109,6 +112,19 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // The list as structure of arrays for pair_kernel.cpp: node indexes of the two elements, r_a + r_b.
   std::vector<int> cand_a0_, cand_a1_, cand_b0_, cand_b1_;
   std::vector<double> cand_rsum_;
+  // The near list, a Verlet list within the candidates: the candidates closer than r_a + r_b +
+  // near_margin_ when it was made (indexes into cand_, ascending), valid while no node has moved more
+  // than near_margin_/2 since (x_near_, node_dofs_ order); made again from the candidates otherwise
+  // (makeNear). Only its pairs can be in contact, so the force is evaluated on it alone.
+  std::vector<int> near_;
+  std::vector<int> near_a0_, near_a1_, near_b0_, near_b1_;
+  std::vector<double> near_rsum_;
+  Vec x_near_;
+  double near_margin_ = 0;
+  long long near_builds_ = 0;
+  void ensureNear(const Vec& q);
+  double candidateMinGap();
+  void gatherNodes(const Vec& q, const Vec* q_start);
   // Per evaluation: node positions and displacements q - q_start (node_dofs_ order), and per pair
   // D, s, t, n, f_n (pair_kernel.h).
   std::vector<double> nx_[3], nu_[3];

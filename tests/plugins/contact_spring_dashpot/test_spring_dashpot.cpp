@@ -228,12 +228,15 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
     const Vec v0 = Vec::Zero(q.size());
     EvalContext ctx = startStep(w, q, v0, 1e-4);
     (void)contactForce(c, ctx, q);
-    for (double amp : {0.1, 0.45, 2.0}) {
+    // amp 0.02: no node moves beyond margin/16, so the near list (reach margin/4) is reused too
+    for (double amp : {0.02, 0.1, 0.45, 2.0}) {
       Vec y = q;
       for (int i = 0; i < y.size(); ++i) y[i] += amp * c.margin() / std::sqrt(3.0) * std::tanh(step(rng));
-      const long long builds = c.builds();
+      const long long builds = c.builds(), near_builds = c.nearBuilds();
       const Vec f = contactForce(c, ctx, y);
       if (amp < 0.5) CHECK(c.builds() == builds);  // no node moved beyond margin/2: the list is reused
+      if (amp < 0.05) CHECK(c.nearBuilds() == near_builds);
+      CHECK(c.numNear() <= c.numCandidates());
       FakeWorld w2;
       for (int rod = 0; rod < 3; ++rod) {
         SpringChain::Options o;
@@ -308,6 +311,30 @@ TEST_CASE("fast = reference: addForce (pair_kernel.cpp) gives addForceReference'
     CHECK(s_fast.active == s_ref.active);
     CHECK(s_fast.min_gap == s_ref.min_gap);
     CHECK((f_fast.array() == f_ref.array()).all());
+  }
+}
+
+TEST_CASE("no contact: the smallest gap is that of all candidates, also those beyond the near list") {
+  for (double gap_in_margins : {0.1, 0.5, 0.9}) {
+    CAPTURE(gap_in_margins);
+    FakeWorld w;
+    const double margin = 0.25 * r;  // the default
+    addCrossing(w, 2 * r + gap_in_margins * margin);
+    auto& c = addModel(w, 1e4, 10.0);
+    w.finalize();
+    const Vec q = w.q(), v0 = Vec::Zero(q.size());
+    EvalContext ctx = startStep(w, q, v0, 1e-4);
+    ctx.q = &q;
+    const Vec none = Vec::Zero(q.size());
+    Vec f1 = Vec::Zero(q.size()), f2 = f1;
+    c.addForceReference(ctx, none, f1);
+    const double g_ref = c.stats().min_gap;
+    c.addForce(ctx, none, f2);
+    CHECK(c.numCandidates() > 0);
+    CHECK(c.stats().active == 0);
+    CHECK(c.stats().min_gap == g_ref);
+    CHECK(g_ref > 0);
+    CHECK(f2.norm() == 0.0);
   }
 }
 
