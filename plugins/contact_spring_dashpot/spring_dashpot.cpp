@@ -199,6 +199,7 @@ void SpringDashpotContact::ensureNear(const Vec& q) {
   pt_.resize(nc);
   pfn_.resize(nc);
   gatherNodes(q, nullptr);
+  near_results_ = false;
   const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nullptr, nullptr, nullptr};
   const PairArrays all{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
                        static_cast<int>(nc)};
@@ -247,6 +248,7 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
                         pfn_.data()};
   // geometry::segmentNormal's default parallel tolerance
   pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
+  near_results_ = true;
 
   stats_ = {};
   // Pairs not in the near list are at d >= r_a + r_b here (ensureNear): clearance >= (r_a + r_b)/2.
@@ -288,6 +290,7 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
 
 // min over the candidates of D - (r_a + r_b) at the nodes gathered last (nx_).
 double SpringDashpotContact::candidateMinGap() {
+  near_results_ = false;  // pD_ and the rest now hold all candidates
   const std::size_t nc = cand_.size();
   for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
   pD_.resize(std::max(nc, pD_.size()));
@@ -304,23 +307,40 @@ double SpringDashpotContact::candidateMinGap() {
   return g;
 }
 
-// F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
-// dF/dq = -g (k g + gamma (H v + g/dt))^T + f_n H and K = -dF/dq =
-// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2, segmentDistanceHessian). Not symmetric with
-// damping (the implicit solvers then factorize with LU); the explicit solvers bound their step
-// with its Gershgorin row sums.
+// K = -dF/dq as addStiffnessReference (spring_dashpot_reference.cpp: the formula and why), bitwise:
+// the same blocks in the same order, over the near list (the only pairs that can be in contact) and,
+// when q is the configuration of the last addForce (the explicit solvers' stability bound asks right
+// after the force), with the closest points, distance and normal that addForce computed
+// (pair_kernel.cpp, bitwise segmentNormal's; an end parameter is one at 0 or 1, as lumelsky flags it).
 void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   const Vec& q = *ctx.q;
-  maybeRefresh(q);
+  ensureNear(q);
+  bool reuse = near_results_ && x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size());
+  for (std::size_t i = 0; reuse && i < node_dofs_.size(); ++i)
+    reuse = (q.segment<3>(node_dofs_[i]).array() == x_eval_.segment<3>(3 * i).array()).all();
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
   geometry::Mat12 block, hess;
   geometry::Vec12 v, g;
   int dofs[12];
-  for (const auto& ab : cand_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    pairNormal(q, A, B, sn);
+  for (std::size_t j = 0; j < near_.size(); ++j) {
+    const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
+    if (reuse && pD_[j] > 0) {
+      const double s = ps_[j], t = pt_[j];
+      sn.D = pD_[j];
+      sn.s = s;
+      sn.t = t;
+      sn.n = Vec3(pn_[0][j], pn_[1][j], pn_[2][j]);
+      sn.w[0] = -(1 - s);
+      sn.w[1] = -s;
+      sn.w[2] = 1 - t;
+      sn.w[3] = t;
+      sn.s_free = !(s <= 0.0 || s >= 1.0);
+      sn.t_free = !(t <= 0.0 || t >= 1.0);
+    } else {
+      pairNormal(q, A, B, sn);
+    }
     const double eps = A.radius + B.radius - sn.D;
     if (!(eps > 0)) continue;
     const int xs[4] = {A.x0, A.x1, B.x0, B.x1};

@@ -35,6 +35,9 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
   // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact.
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  // The same pair by pair over all candidates (spring_dashpot_reference.cpp; addStiffness emits
+  // bitwise these entries in this order).
+  void addStiffnessReference(const EvalContext& ctx, StiffnessSink& K);
   // The spring's energy sum k eps^2 / 2 (the dashpot has none).
   double energy(const EvalContext& ctx) const override;
   ContactStats stats() const override { return stats_; }
@@ -122,6 +125,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   Vec x_near_;
   double near_margin_ = 0;
   long long near_builds_ = 0;
+  bool near_results_ = false;  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
   void ensureNear(const Vec& q);
   double candidateMinGap();
   void gatherNodes(const Vec& q, const Vec* q_start);

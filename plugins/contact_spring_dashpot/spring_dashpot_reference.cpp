@@ -1,7 +1,11 @@
-// The readable form of SpringDashpotContact::addForce: Eq. 37 pair by pair through
-// geometry::segmentNormal. addForce (spring_dashpot.cpp with pair_kernel.cpp) computes bitwise the
-// same; the tests compare the two (tests/plugins/contact_spring_dashpot). Not called at run time.
+// The readable forms of SpringDashpotContact::addForce and addStiffness: Eq. 37 and its Jacobian
+// pair by pair over the whole candidate list, through geometry::segmentNormal. addForce and
+// addStiffness (spring_dashpot.cpp with pair_kernel.cpp: the near list, vectorized closest points)
+// compute bitwise the same; the tests compare them (tests/plugins/contact_spring_dashpot). Not called
+// at run time.
 #include "spring_dashpot.h"
+
+#include <rodsim/geometry/segment_normal.h>
 
 #include <algorithm>
 
@@ -50,6 +54,58 @@ void SpringDashpotContact::addForceReference(const EvalContext& ctx, const Vec& 
   }
   clearance_eval_ = clearance;
   keepEvaluationNodes(q);
+}
+
+// F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
+// dF/dq = -g (k g + gamma (H v + g/dt))^T + f_n H and K = -dF/dq =
+// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2, segmentDistanceHessian). Not symmetric with
+// damping (the implicit solvers then factorize with LU); the explicit solvers bound their step
+// with its Gershgorin row sums.
+void SpringDashpotContact::addStiffnessReference(const EvalContext& ctx, StiffnessSink& K) {
+  const Vec& q = *ctx.q;
+  maybeRefresh(q);
+  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const double vd = damp ? ctx.velocityDerivative() : 0.0;
+  SegmentNormal sn;
+  geometry::Mat12 block, hess;
+  geometry::Vec12 v, g;
+  int dofs[12];
+  for (const auto& ab : cand_) {
+    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
+    pairNormal(q, A, B, sn);
+    const double eps = A.radius + B.radius - sn.D;
+    if (!(eps > 0)) continue;
+    const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+    for (int k = 0; k < 4; ++k)
+      for (int c = 0; c < 3; ++c) {
+        dofs[3 * k + c] = xs[k] + c;
+        v[3 * k + c] = damp ? ctx.velocity(xs[k] + c) : 0.0;
+      }
+    for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
+    const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
+    block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
+    // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
+    // lines meet (D = 0: no Hessian).
+    if (sn.D > 1e-12 * (A.radius + B.radius)) {
+      geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
+      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
+      block.noalias() -= fn * hess;
+    }
+    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
+    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
+    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
+    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
+    bool on[4];
+    for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
+    for (int l = 0; l < 4; ++l) {
+      if (!on[l]) continue;
+      for (int k = 0; k < 4; ++k) {
+        if (!on[k]) continue;
+        for (int c = 0; c < 3; ++c)
+          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+      }
+    }
+  }
 }
 
 }  // namespace rodsim::spring_dashpot

@@ -311,6 +311,26 @@ TEST_CASE("fast = reference: addForce (pair_kernel.cpp) gives addForceReference'
     CHECK(s_fast.active == s_ref.active);
     CHECK(s_fast.min_gap == s_ref.min_gap);
     CHECK((f_fast.array() == f_ref.array()).all());
+    // K: right after addForce (its closest points reused) and at another configuration (computed)
+    for (int at = 0; at < 2; ++at) {
+      CAPTURE(at);
+      Vec y = q;
+      if (at == 1) {
+        for (int i = 0; i < y.size(); ++i) y[i] += 0.3 * c.margin() * std::tanh(step(rng));
+        ctx.q = &y;
+      }
+      StiffnessSink K_ref, K_fast;
+      c.addStiffnessReference(ctx, K_ref);
+      c.addStiffness(ctx, K_fast);
+      REQUIRE(K_fast.entries().size() == K_ref.entries().size());
+      CHECK(!K_ref.entries().empty());
+      bool same = true;
+      for (std::size_t e = 0; e < K_ref.entries().size(); ++e) {
+        const auto &a = K_ref.entries()[e], &b = K_fast.entries()[e];
+        same = same && a.row() == b.row() && a.col() == b.col() && a.value() == b.value();
+      }
+      CHECK(same);
+    }
   }
 }
 
