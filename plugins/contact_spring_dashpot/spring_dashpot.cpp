@@ -93,7 +93,7 @@ void SpringDashpotContact::bind(World& world) {
     }
   }
   margin_ = margin_param_ ? *margin_param_ : 0.25 * r_max;
-  near_margin_ = 0.25 * margin_;
+  near_margin_ = margin_ / 16;
   r_min_ = r_max;
   for (const EdgeRef& E : edges_) r_min_ = std::min(r_min_, E.radius);
   swept_.bind(rods_, {});
@@ -176,21 +176,29 @@ void SpringDashpotContact::gatherNodes(const Vec& q, const Vec* q_start) {
       for (int c = 0; c < 3; ++c) nu_[c][i] = q[node_dofs_[i] + c] - (*q_start)[node_dofs_[i] + c];
 }
 
-// The near list valid at q (maybeRefresh first): made again, from the exact distances of all
-// candidates, when a node has moved more than near_margin_/2 since it was made. A candidate left out
-// was at D >= r_a + r_b + near_margin_, and moving every node by at most near_margin_/2 changes D by at
-// most near_margin_ (as for the candidate list), so it is still at D >= r_a + r_b: not in contact. With
-// the coiled plectoneme's 786 candidates, of which some 260 are in contact, evaluating the near list
-// alone halves the contact force's cost; the nodes barely move there, so it is rarely made again.
+// The near list valid at q (and the candidates: maybeRefresh): made again, from the exact distances
+// of all candidates, when a node has moved more than near_margin_/2 since it was made. A candidate
+// left out was at D >= r_a + r_b + near_margin_, and moving every node by at most near_margin_/2
+// changes D by at most near_margin_ (as for the candidate list), so it is still at D >= r_a + r_b: not
+// in contact. On the coiled plectoneme the list holds 786 candidates (margin r/4), the near list 283
+// (reach margin/16) and 263 pairs are in contact; its nodes move so little that the near list is made
+// again every ~2000 steps. Reach margin/4 (409 pairs) was 1.0 us per step slower, margin/32 0.3 us
+// faster in the coiled state and no faster over the whole run (benchmarks/README.md).
 void SpringDashpotContact::ensureNear(const Vec& q) {
-  maybeRefresh(q);
   const Eigen::Index n3 = 3 * static_cast<Eigen::Index>(node_dofs_.size());
-  if (x_near_.size() == n3) {
-    const double lim2 = 0.25 * near_margin_ * near_margin_;
-    bool moved = false;
-    for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-      moved |= (q.segment<3>(node_dofs_[i]) - x_near_.segment<3>(3 * i)).squaredNorm() > lim2;
-    if (!moved) return;
+  if (x_near_.size() == n3 && x_cand_.size() == n3) {
+    // maybeRefresh's test and the near list's in one pass over the nodes
+    const double lim2 = 0.25 * margin_ * margin_, near2 = 0.25 * near_margin_ * near_margin_;
+    bool moved = false, moved_far = false;
+    for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+      const Vec3 x = q.segment<3>(node_dofs_[i]);
+      moved |= (x - x_near_.segment<3>(3 * i)).squaredNorm() > near2;
+      moved_far |= (x - x_cand_.segment<3>(3 * i)).squaredNorm() > lim2;
+    }
+    if (moved_far) buildCandidates(q);
+    else if (!moved) return;
+  } else {
+    maybeRefresh(q);
   }
   const std::size_t nc = cand_.size();
   for (int c = 0; c < 3; ++c) pn_[c].resize(nc);
@@ -250,19 +258,29 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
   near_results_ = true;
 
+  // Stats, and the pairs in contact listed without a branch (some 260 of 410 on the coiled
+  // plectoneme, in no predictable pattern), then their forces.
   stats_ = {};
   // Pairs not in the near list are at d >= r_a + r_b here (ensureNear): clearance >= (r_a + r_b)/2.
   double clearance = r_min_;
+  active_.resize(std::max(nc, active_.size()));
+  int na = 0;
   for (std::size_t j = 0; j < nc; ++j) {
     const double D = pD_[j];
     const double eps = near_rsum_[j] - D;  // Eq. 37's overlap (Eq. 36: d_min)
     stats_.min_gap = std::min(stats_.min_gap, -eps);
     clearance = std::min(clearance, D - 0.5 * near_rsum_[j]);
-    if (!(eps > 0)) continue;  // H(eps)
-    ++stats_.active;
+    active_[na] = static_cast<int>(j);
+    na += eps > 0;  // H(eps)
+  }
+  stats_.active = na;
+  for (int i = 0; i < na; ++i) {
+    const int j = active_[i];
+    const double D = pD_[j];
     const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
     if (!(D > 0)) {
       // Centre lines that meet: the normal of segmentNormal's fallback (rare; pair by pair).
+      const double eps = near_rsum_[j] - D;
       SegmentNormal sn;
       pairNormal(q, A, B, sn);
       double fn = k_ * eps;

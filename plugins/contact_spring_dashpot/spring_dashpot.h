@@ -125,7 +125,8 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   Vec x_near_;
   double near_margin_ = 0;
   long long near_builds_ = 0;
-  bool near_results_ = false;  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
+  bool near_results_ = false;
+  std::vector<int> active_;  // per evaluation: the near list's pairs in contact  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
   void ensureNear(const Vec& q);
   double candidateMinGap();
   void gatherNodes(const Vec& q, const Vec* q_start);

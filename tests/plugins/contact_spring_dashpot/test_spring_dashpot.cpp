@@ -228,7 +228,8 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
     const Vec v0 = Vec::Zero(q.size());
     EvalContext ctx = startStep(w, q, v0, 1e-4);
     (void)contactForce(c, ctx, q);
-    // amp 0.02: no node moves beyond margin/16, so the near list (reach margin/4) is reused too
+    // amp 0.02: no node moves beyond margin/50, so the near list (reach margin/16, made again beyond
+    // margin/32) is reused too
     for (double amp : {0.02, 0.1, 0.45, 2.0}) {
       Vec y = q;
       for (int i = 0; i < y.size(); ++i) y[i] += amp * c.margin() / std::sqrt(3.0) * std::tanh(step(rng));
