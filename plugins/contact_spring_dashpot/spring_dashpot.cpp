@@ -66,59 +66,27 @@ void SpringDashpotContact::bind(World& world) {
     throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
                                   "element); use imc, ipc or alart-curnier for [[obstacle]] contact");
   rods_ = resolveRods(world, rod_names_, "rods");
-  edges_.clear();
-  node_dofs_.clear();
-  double r_max = 0;
-  for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
-    Rod& rod = *rods_[ri];
-    const std::vector<double> arc = restArcLengths(rod);
-    const int base = static_cast<int>(node_dofs_.size());
-    for (int i = 0; i < rod.numNodes(); ++i) node_dofs_.push_back(rod.globalPositionDof(i));
-    for (int e = 0; e < rod.numEdges(); ++e) {
-      EdgeRef E;
-      E.x0 = rod.globalPositionDof(e);
-      E.x1 = rod.globalPositionDof(e + 1);
-      E.rod = ri;
-      E.index = e;
-      E.n0 = base + e;
-      E.n1 = base + e + 1;
-      E.radius = rod.radius(e);
-      E.s0 = arc[e];
-      E.s1 = arc[e + 1];
-      if (!(E.radius > 0))
-        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on element " + std::to_string(e) +
-                                     "; spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
-      r_max = std::max(r_max, E.radius);
-      edges_.push_back(E);
-    }
-  }
-  margin_ = margin_param_ ? *margin_param_ : 0.25 * r_max;
+  table_.bind(rods_, "element", "spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
+  margin_ = margin_param_ ? *margin_param_ : 0.25 * table_.maxRadius();
   near_margin_ = margin_ / 16;
-  r_min_ = r_max;
-  for (const EdgeRef& E : edges_) r_min_ = std::min(r_min_, E.radius);
+  r_min_ = table_.minRadius();
   swept_.bind(rods_, {});
   cand_.clear();
-  x_cand_.resize(0);
-  x_near_.resize(0);
-  x_eval_.resize(0);
+  x_cand_.clear();
+  x_near_.clear();
+  x_eval_.clear();
   stats_ = {};
 }
 
 // The candidate list: boxes grown by r + margin/2 overlap for every pair closer than
 // r_a + r_b + margin, so the sweep and prune misses none; the exact distance then keeps those.
 void SpringDashpotContact::buildCandidates(const Vec& q) {
-  boxes_.resize(edges_.size());
-  const double pad = 0.5 * margin_;
-  for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
-  sap_.query(boxes_, overlaps_);
   cand_.clear();
-  for (const auto& ab : overlaps_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    if (excludedPair(A, B)) continue;
-    const double d = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
-    if (d < A.radius + B.radius + margin_) cand_.push_back(ab);
-  }
+  table_.closePairs(
+      q, 0.5 * margin_, [this](const EdgeRef& A, const EdgeRef& B) { return excludedPair(A, B); },
+      [this](int a, int b, double d) {
+        if (d < edges_[a].radius + edges_[b].radius + margin_) cand_.emplace_back(a, b);
+      });
   const std::size_t nc = cand_.size();
   cand_a0_.resize(nc);
   cand_a1_.resize(nc);
@@ -133,9 +101,8 @@ void SpringDashpotContact::buildCandidates(const Vec& q) {
     cand_b1_[j] = B.n1;
     cand_rsum_[j] = A.radius + B.radius;
   }
-  x_cand_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_cand_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
-  x_near_.resize(0);  // the near list is made again from these candidates
+  x_cand_.take(q, node_dofs_);
+  x_near_.clear();  // the near list is made again from these candidates
   ++builds_;
 }
 
@@ -143,24 +110,12 @@ void SpringDashpotContact::buildCandidates(const Vec& q) {
 // then) is still at d >= r_a + r_b (moving each node by at most delta moves every point of a segment by
 // at most delta), so it cannot be in contact and the list is exact, not an approximation.
 void SpringDashpotContact::maybeRefresh(const Vec& q) {
-  if (x_cand_.size() != 3 * static_cast<Eigen::Index>(node_dofs_.size())) {
-    buildCandidates(q);
-    return;
-  }
-  const double lim2 = 0.25 * margin_ * margin_;
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    if ((q.segment<3>(node_dofs_[i]) - x_cand_.segment<3>(3 * i)).squaredNorm() > lim2) {
-      buildCandidates(q);
-      return;
-    }
+  if (x_cand_.empty() || x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) buildCandidates(q);
 }
 
 void SpringDashpotContact::beginStep(const EvalContext& ctx) { maybeRefresh(*ctx.q); }
 
-void SpringDashpotContact::keepEvaluationNodes(const Vec& q) {
-  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
-}
+void SpringDashpotContact::keepEvaluationNodes(const Vec& q) { x_eval_.take(q, node_dofs_); }
 
 // Node positions (and displacements q - q_start when given) into the arrays pair_kernel reads.
 void SpringDashpotContact::gatherNodes(const Vec& q, const Vec* q_start) {
@@ -185,15 +140,14 @@ void SpringDashpotContact::gatherNodes(const Vec& q, const Vec* q_start) {
 // again every ~2000 steps. Reach margin/4 (409 pairs) was 1.0 us per step slower, margin/32 0.3 us
 // faster in the coiled state and no faster over the whole run (benchmarks/README.md).
 void SpringDashpotContact::ensureNear(const Vec& q) {
-  const Eigen::Index n3 = 3 * static_cast<Eigen::Index>(node_dofs_.size());
-  if (x_near_.size() == n3 && x_cand_.size() == n3) {
+  if (!x_near_.empty() && !x_cand_.empty()) {
     // maybeRefresh's test and the near list's in one pass over the nodes
     const double lim2 = 0.25 * margin_ * margin_, near2 = 0.25 * near_margin_ * near_margin_;
     bool moved = false, moved_far = false;
     for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
       const Vec3 x = q.segment<3>(node_dofs_[i]);
-      moved |= (x - x_near_.segment<3>(3 * i)).squaredNorm() > near2;
-      moved_far |= (x - x_cand_.segment<3>(3 * i)).squaredNorm() > lim2;
+      moved |= (x - x_near_.node(i)).squaredNorm() > near2;
+      moved_far |= (x - x_cand_.node(i)).squaredNorm() > lim2;
     }
     if (moved_far) buildCandidates(q);
     else if (!moved) return;
@@ -228,8 +182,7 @@ void SpringDashpotContact::ensureNear(const Vec& q) {
     near_b1_.push_back(cand_b1_[j]);
     near_rsum_.push_back(cand_rsum_[j]);
   }
-  x_near_.resize(n3);
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_near_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+  x_near_.take(q, node_dofs_);
   ++near_builds_;
 }
 
@@ -333,9 +286,9 @@ double SpringDashpotContact::candidateMinGap() {
 void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   const Vec& q = *ctx.q;
   ensureNear(q);
-  bool reuse = near_results_ && x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size());
+  bool reuse = near_results_ && !x_eval_.empty();
   for (std::size_t i = 0; reuse && i < node_dofs_.size(); ++i)
-    reuse = (q.segment<3>(node_dofs_[i]).array() == x_eval_.segment<3>(3 * i).array()).all();
+    reuse = (q.segment<3>(node_dofs_[i]).array() == x_eval_.node(i).array()).all();
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
@@ -454,10 +407,10 @@ void SpringDashpotContact::findOverlaps(const Vec& q, std::vector<Overlap>& out)
 // check (swept boxes, sweep and prune, CCD) is skipped. Otherwise it runs.
 bool SpringDashpotContact::findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) {
   if (!swept_on_) return false;
-  if (x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size()) && clearance_eval_ > 0) {
+  if (!x_eval_.empty() && clearance_eval_ > 0) {
     double d2 = 0;
     for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
-      const Vec3 xe = x_eval_.segment<3>(3 * i);
+      const Vec3 xe = x_eval_.node(i);
       d2 = std::max(d2, (q_start.segment<3>(node_dofs_[i]) - xe).squaredNorm());
       d2 = std::max(d2, (q_end.segment<3>(node_dofs_[i]) - xe).squaredNorm());
     }

@@ -6,7 +6,7 @@
 
 #include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
-#include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/rod_edges.h>
 #include <rodsim/geometry/segment_normal.h>
 #include <rodsim/geometry/swept_check.h>
 #include <rodsim/rod.h>
@@ -65,21 +65,12 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   bool excluded(int a, int b) const { return excludedPair(edges_[a], edges_[b]); }
 
  private:
-  struct EdgeRef {
-    int x0 = 0, x1 = 0;     // global x DOF of the two nodes
-    int rod = 0;            // index into the selected rods
-    int index = 0;          // edge index on its rod
-    int n0 = 0, n1 = 0;     // its two nodes' indexes in node_dofs_
-    double radius = 0;      // m
-    double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
-  };
+  using EdgeRef = geometry::RodEdge;
   // Neighbour exclusion by arc length: edges of one rod whose rest arc-length gap is at most
   // exclusion x (r_a + r_b) never interact (README.md, "Neighbours"); adjacent edges (gap 0, they
   // share a node) whatever the exclusion.
   bool excludedPair(const EdgeRef& A, const EdgeRef& B) const {
-    if (A.rod != B.rod) return false;
-    const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
-    return arc_gap <= exclusion_ * (A.radius + B.radius);
+    return A.rod == B.rod && geometry::arcGap(A, B) <= exclusion_ * (A.radius + B.radius);
   }
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   void buildCandidates(const Vec& q);
@@ -100,18 +91,16 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
 
   std::vector<Rod*> rods_;
-  std::vector<EdgeRef> edges_;
-  std::vector<int> node_dofs_;  // x DOF of every node of the selected rods
+  geometry::RodEdges table_;  // the edges and nodes of the selected rods, and the broad phase
+  const std::vector<EdgeRef>& edges_ = table_.edges();
+  const std::vector<int>& node_dofs_ = table_.nodeDofs();  // x DOF of every node of the selected rods
   double margin_ = 0;           // m, Verlet-list margin
   geometry::SweptCrossingCheck swept_;
 
   // candidates (a Verlet list): pairs closer than r_a + r_b + margin when built, rebuilt when a
   // node has moved more than margin/2 since (then no other pair can be in contact).
-  std::vector<geometry::Aabb> boxes_;
-  geometry::SweepAndPrune sap_;
-  std::vector<std::pair<int, int>> overlaps_;
   std::vector<std::pair<int, int>> cand_;
-  Vec x_cand_;  // node positions (3 per node, node_dofs_ order) the candidates were built at
+  geometry::NodeSnapshot x_cand_;  // node positions the candidates were built at
   // The list as structure of arrays for pair_kernel.cpp: node indexes of the two elements, r_a + r_b.
   std::vector<int> cand_a0_, cand_a1_, cand_b0_, cand_b1_;
   std::vector<double> cand_rsum_;
@@ -122,7 +111,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   std::vector<int> near_;
   std::vector<int> near_a0_, near_a1_, near_b0_, near_b1_;
   std::vector<double> near_rsum_;
-  Vec x_near_;
+  geometry::NodeSnapshot x_near_;
   double near_margin_ = 0;
   long long near_builds_ = 0;
   bool near_results_ = false;
@@ -139,7 +128,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // The swept check's fast path (findCrossing): the node positions of the last addForce and the
   // smallest clearance to the crossing distance there, min over pairs of d - (r_a + r_b)/2 (a lower
   // bound for the pairs not in the list).
-  Vec x_eval_;
+  geometry::NodeSnapshot x_eval_;
   double clearance_eval_ = 0;
   double r_min_ = 0;
   long long swept_full_ = 0, swept_fast_ = 0;
