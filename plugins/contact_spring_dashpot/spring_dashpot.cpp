@@ -227,10 +227,29 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
     na += eps > 0;  // H(eps)
   }
   stats_.active = na;
+  // The list is sorted by the first element a, and consecutive pairs share it: its two nodes'
+  // forces are carried in registers through each run of one a (stored when a changes) instead of
+  // going through memory at every pair, which chained every pair's adds to the previous one's
+  // stores. Each f entry still receives its terms in list order (the second element's nodes are
+  // never the first's: adjacent elements are excluded), so the sums are bitwise the reference's.
+  int run_a = -1;
+  Vec3 fa0 = Vec3::Zero(), fa1 = Vec3::Zero();
+  const EdgeRef* RA = nullptr;
   for (int i = 0; i < na; ++i) {
     const int j = active_[i];
     const double D = pD_[j];
-    const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
+    const int a = cand_[near_[j]].first;
+    const EdgeRef &A = edges_[a], &B = edges_[cand_[near_[j]].second];
+    if (a != run_a) {
+      if (RA) {
+        f.segment<3>(RA->x0) = fa0;
+        f.segment<3>(RA->x1) = fa1;
+      }
+      run_a = a;
+      RA = &A;
+      fa0 = f.segment<3>(A.x0);
+      fa1 = f.segment<3>(A.x1);
+    }
     if (!(D > 0)) {
       // Centre lines that meet: the normal of segmentNormal's fallback (rare; pair by pair).
       const double eps = near_rsum_[j] - D;
@@ -239,18 +258,22 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
       double fn = k_ * eps;
       if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
       const Vec3 F = fn * sn.n;
-      f.segment<3>(A.x0) += sn.w[0] * F;
-      f.segment<3>(A.x1) += sn.w[1] * F;
+      fa0 += sn.w[0] * F;
+      fa1 += sn.w[1] * F;
       f.segment<3>(B.x0) += sn.w[2] * F;
       f.segment<3>(B.x1) += sn.w[3] * F;
       continue;
     }
     const double fn = pfn_[j], s = ps_[j], t = pt_[j];
     const Vec3 F(fn * pn_[0][j], fn * pn_[1][j], fn * pn_[2][j]);
-    f.segment<3>(A.x0) += -(1 - s) * F;
-    f.segment<3>(A.x1) += -s * F;
+    fa0 += -(1 - s) * F;
+    fa1 += -s * F;
     f.segment<3>(B.x0) += (1 - t) * F;
     f.segment<3>(B.x1) += t * F;
+  }
+  if (RA) {
+    f.segment<3>(RA->x0) = fa0;
+    f.segment<3>(RA->x1) = fa1;
   }
   // The smallest gap of the candidates (ContactStats): an active pair's when there is one (all are
   // in the near list); else that of all candidates, as the reference reports it.
@@ -292,8 +315,8 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
-  geometry::Mat12 block, hess;
-  geometry::Vec12 v, g;
+  geometry::Mat12 hess;
+  geometry::Vec12 v, g, hv, ag, dg;
   int dofs[12];
   for (std::size_t j = 0; j < near_.size(); ++j) {
     const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
@@ -322,18 +345,23 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       }
     for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
     const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
-    block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
-    // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
-    // lines meet (D = 0: no Hessian).
-    if (sn.D > 1e-12 * (A.radius + B.radius)) {
+    // The block (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H written entry by entry as it is
+    // emitted, with the reference's operations in its order (Eigen's outer products multiply the
+    // evaluated left factor (k + gamma/dt) g_r, resp. gamma g_r, by the right one), instead of three
+    // passes over a 12 x 12 block.
+    const bool curved = sn.D > 1e-12 * (A.radius + B.radius);
+    if (curved) {
+      // the distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the
+      // centre lines meet (D = 0: no Hessian)
       geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
-      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
-      block.noalias() -= fn * hess;
+      if (damp) hv.noalias() = hess * v;
     }
-    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
-    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
-    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
-    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
+    const double sgg = k_ + gamma_ * vd;
+    for (int i = 0; i < 12; ++i) {
+      ag[i] = sgg * g[i];
+      dg[i] = gamma_ * g[i];
+    }
+    // Only the nodes the pair's distance depends on (addStiffnessReference: why the others are zero).
     bool on[4];
     for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
     for (int l = 0; l < 4; ++l) {
@@ -341,7 +369,15 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       for (int k = 0; k < 4; ++k) {
         if (!on[k]) continue;
         for (int c = 0; c < 3; ++c)
-          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+          for (int r = 0; r < 3; ++r) {
+            const int R = 3 * k + r, C = 3 * l + c;
+            double x = g[C] * ag[R];
+            if (curved) {
+              if (damp) x += hv[C] * dg[R];
+              x -= fn * hess(R, C);
+            }
+            K.add(dofs[R], dofs[C], x);
+          }
       }
     }
   }
