@@ -1,9 +1,9 @@
 // The closest points, normal and normal force of Eq. 37 (Cosserat seed, Sec. IV.4, Eqs. 36-37) for
-// every candidate pair in one loop over structure-of-arrays, so that g++ computes 4 (AVX2) or 8
+// a list of pairs in one loop over structure-of-arrays, so that g++ computes 4 (AVX2) or 8
 // (AVX-512) pairs per instruction. On the seed's plectoneme (150 elements, radius 3.75 element
-// lengths) the list holds some 800 candidates of which ~260 are in contact; pair by pair through
-// geometry::segmentNormal (an out-of-line lumelsky with data-dependent branches) this was most of
-// the contact force's 13 us per step (benchmarks/README.md, "bench_plectoneme").
+// lengths) the near list holds some 280 pairs of which ~260 are in contact; pair by pair through
+// geometry::segmentNormal (an out-of-line lumelsky with data-dependent branches) the same work cost
+// several times as much (benchmarks/README.md, "bench_plectoneme").
 //
 // Same operations in the same order as the readable form (geometry::lumelsky, geometry::segmentNormal
 // and SpringDashpotContact::addForceReference), branches turned into selects: the results are bitwise

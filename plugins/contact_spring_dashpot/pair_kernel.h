@@ -1,4 +1,4 @@
-// The per-pair part of Eq. 37 over the whole candidate list at once (structure of arrays), the fast
+// The per-pair part of Eq. 37 over a list of pairs at once (structure of arrays), the fast
 // form of SpringDashpotContact::addForceReference (spring_dashpot_reference.cpp). See pair_kernel.cpp.
 #pragma once
 

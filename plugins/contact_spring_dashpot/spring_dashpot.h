@@ -26,8 +26,8 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
 
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
-  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i): all candidate
-  // pairs at once (pair_kernel.cpp), then the forces added in list order.
+  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i): the near list's
+  // pairs at once (pair_kernel.cpp), then the forces of those in contact added in list order.
   void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
   // The same, pair by pair in the plain form (spring_dashpot_reference.cpp; the tests check that
   // addForce gives bitwise this).
