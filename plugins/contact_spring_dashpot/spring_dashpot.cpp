@@ -140,7 +140,11 @@ void SpringDashpotContact::gatherNodes(const Vec& q, const Vec* q_start) {
 // again every ~2000 steps. Reach margin/4 (409 pairs) was 1.0 us per step slower, margin/32 0.3 us
 // faster in the coiled state and no faster over the whole run (benchmarks/README.md).
 void SpringDashpotContact::ensureNear(const Vec& q) {
-  if (!x_near_.empty() && !x_cand_.empty()) {
+  if (!x_near_.empty() && !x_cand_.empty() && cand_.empty()) {
+    // No candidates (a rod not yet near itself): the near list stays empty until they change.
+    if (!x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) return;
+    buildCandidates(q);
+  } else if (!x_near_.empty() && !x_cand_.empty()) {
     // maybeRefresh's test and the near list's in one pass over the nodes
     const double lim2 = 0.25 * margin_ * margin_, near2 = 0.25 * near_margin_ * near_margin_;
     bool moved = false, moved_far = false;
@@ -201,17 +205,20 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   ps_.resize(pD_.size());
   pt_.resize(pD_.size());
   pfn_.resize(pD_.size());
-  gatherNodes(q, damp ? ctx.q_start : nullptr);
-  const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nu_[0].data(), nu_[1].data(), nu_[2].data()};
-  const PairArrays pairs{near_a0_.data(), near_a1_.data(), near_b0_.data(), near_b1_.data(), near_rsum_.data(),
-                         static_cast<int>(nc)};
-  const PairResults res{pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(),
-                        pfn_.data()};
-  // geometry::segmentNormal's default parallel tolerance
-  pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
+  if (nc > 0) {  // (without pairs, e.g. a straight rod, not even the nodes are gathered)
+    gatherNodes(q, damp ? ctx.q_start : nullptr);
+    const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(),
+                           nu_[0].data(), nu_[1].data(), nu_[2].data()};
+    const PairArrays pairs{near_a0_.data(), near_a1_.data(), near_b0_.data(), near_b1_.data(), near_rsum_.data(),
+                           static_cast<int>(nc)};
+    const PairResults res{pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(),
+                          pfn_.data()};
+    // geometry::segmentNormal's default parallel tolerance
+    pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
+  }
   near_results_ = true;
 
-  // Stats, and the pairs in contact listed without a branch (some 260 of 410 on the coiled
+  // Stats, and the pairs in contact listed without a branch (some 260 of 283 on the coiled
   // plectoneme, in no predictable pattern), then their forces.
   stats_ = {};
   // Pairs not in the near list are at d >= r_a + r_b here (ensureNear): clearance >= (r_a + r_b)/2.
@@ -277,14 +284,15 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   }
   // The smallest gap of the candidates (ContactStats): an active pair's when there is one (all are
   // in the near list); else that of all candidates, as the reference reports it.
-  if (stats_.active == 0 && nc < cand_.size()) stats_.min_gap = candidateMinGap();
+  if (stats_.active == 0 && nc < cand_.size()) stats_.min_gap = candidateMinGap(q);
   clearance_eval_ = clearance;
   keepEvaluationNodes(q);
 }
 
-// min over the candidates of D - (r_a + r_b) at the nodes gathered last (nx_).
-double SpringDashpotContact::candidateMinGap() {
+// min over the candidates of D - (r_a + r_b) at q.
+double SpringDashpotContact::candidateMinGap(const Vec& q) {
   near_results_ = false;  // pD_ and the rest now hold all candidates
+  gatherNodes(q, nullptr);
   const std::size_t nc = cand_.size();
   for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
   pD_.resize(std::max(nc, pD_.size()));

@@ -117,7 +117,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   bool near_results_ = false;
   std::vector<int> active_;  // per evaluation: the near list's pairs in contact  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
   void ensureNear(const Vec& q);
-  double candidateMinGap();
+  double candidateMinGap(const Vec& q);
   void gatherNodes(const Vec& q, const Vec* q_start);
   // Per evaluation: node positions and displacements q - q_start (node_dofs_ order), and per pair
   // D, s, t, n, f_n (pair_kernel.h).
