@@ -69,36 +69,16 @@ ImcContact::ImcContact(const Params& p)
 
 void ImcContact::bind(World& world) {
   world_ = &world;
-  edges_.clear();
-  node_dofs_.clear();
   node_radius_.clear();
   obstacles_.clear();
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
-  h_max_ = 0;
-  for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {
-    Rod& rod = *rods[ri];
-    const int n = rod.numNodes();
-    const std::vector<double> arc = restArcLengths(rod);
-    for (int i = 0; i < n; ++i) {
-      node_dofs_.push_back(rod.globalPositionDof(i));
-      node_radius_.push_back(rod.nodeRadius(i));
-      h_max_ = std::max(h_max_, rod.nodeRadius(i));
+  table_.bind(rods, "edge", "imc needs the cross-section radius as the contact thickness");
+  h_max_ = table_.maxRadius();
+  for (Rod* rod : rods)
+    for (int i = 0; i < rod->numNodes(); ++i) {
+      node_radius_.push_back(rod->nodeRadius(i));
+      h_max_ = std::max(h_max_, rod->nodeRadius(i));
     }
-    for (int e = 0; e + 1 < n; ++e) {
-      EdgeRef E;
-      E.x0 = rod.globalPositionDof(e);
-      E.x1 = rod.globalPositionDof(e + 1);
-      E.rod = ri;
-      E.radius = rod.radius(e);
-      E.s0 = arc[e];
-      E.s1 = arc[e + 1];
-      if (!(E.radius > 0))
-        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on edge " + std::to_string(e) +
-                                     "; imc needs the cross-section radius as the contact thickness");
-      h_max_ = std::max(h_max_, E.radius);
-      edges_.push_back(E);
-    }
-  }
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
   // Obstacles: planes, spheres and cylinders (spinning ones too), node against surface.
@@ -106,6 +86,7 @@ void ImcContact::bind(World& world) {
   swept_.bind(rods, obstacles_);
   node_mark_.assign(world.numDofs(), 0);
   cand_.clear();
+  x_cand_.clear();
   obstacle_cand_.clear();
   stats_ = {};
 }
@@ -114,15 +95,12 @@ void ImcContact::bind(World& world) {
 void ImcContact::buildCandidates(const Vec& q) {
   auto t0 = Clock::now();
   const double pad_extra = 0.5 * (delta_ + margin_);
-  boxes_.resize(edges_.size());
-  for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = geometry::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad_extra);
-  sap_.query(boxes_, overlaps_);
+  table_.findBoxPairs(q, pad_extra);
   timing_.broad_s += since(t0);
 
   t0 = Clock::now();
   cand_.clear();
-  for (const auto& [a, b] : overlaps_) {
+  for (const auto& [a, b] : table_.boxPairs()) {
     const EdgeRef &A = edges_[a], &B = edges_[b];
     const double reach = A.radius + B.radius;
     // Self-contact: skip neighbours closer along the rod (rest arc length between the edges)
@@ -157,7 +135,7 @@ void ImcContact::buildCandidates(const Vec& q) {
   }
   for (const auto& c : obstacle_cand_) mark(c.x);
   for (int x : cand_nodes_) node_mark_[x] = 0;
-  q_cand_ = q;
+  x_cand_.take(q, node_dofs_);
   timing_.filter_s += since(t0);
   ++timing_.builds;
 }
@@ -178,17 +156,14 @@ void ImcContact::beginStep(const EvalContext& ctx) {
 // Candidates are rebuilt within a step when a node has moved more than margin/2 from where they
 // were built (two approaching nodes may then have closed the whole margin).
 void ImcContact::maybeRefresh(const Vec& q) {
-  if (q_cand_.size() != q.size()) {
+  if (x_cand_.empty()) {
     buildCandidates(q);
     return;
   }
-  const double lim2 = 0.25 * margin_ * margin_;
-  for (int x : node_dofs_)
-    if ((q.segment<3>(x) - q_cand_.segment<3>(x)).squaredNorm() > lim2) {
-      buildCandidates(q);
-      ++timing_.refreshes;
-      return;
-    }
+  if (x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) {
+    buildCandidates(q);
+    ++timing_.refreshes;
+  }
 }
 
 // SI B.3, Eq. B.5: k = s max_i |F_i^total| over the free nodes of the candidate pairs, F^total the

@@ -6,7 +6,7 @@
 #include "imc_energy.h"
 
 #include <rodsim/capabilities.h>
-#include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/rod_edges.h>
 #include <rodsim/geometry/swept_check.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
@@ -65,15 +65,10 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   int numObstacleCandidates() const { return static_cast<int>(obstacle_cand_.size()); }
   int numEdges() const { return static_cast<int>(edges_.size()); }
   // Broad-phase pairs of the last build before exclusion and the distance check.
-  int numBroadPairs() const { return static_cast<int>(overlaps_.size()); }
+  int numBroadPairs() const { return static_cast<int>(table_.boxPairs().size()); }
 
  private:
-  struct EdgeRef {
-    int x0 = 0, x1 = 0;   // global x DOF of the two nodes
-    int rod = 0;          // index into the selected rods
-    double radius = 0;    // m
-    double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
-  };
+  using EdgeRef = geometry::RodEdge;
   struct Pair {
     int a, b;                 // edge indexes, a < b
     bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
@@ -87,9 +82,7 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   // Self-contact exclusion: edges of one rod closer along it (rest arc length between them) than
   // the contact distance r_a + r_b + delta plus the exclusion margin never form a pair.
   bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const {
-    if (A.rod != B.rod) return false;
-    const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
-    return arc_gap <= A.radius + B.radius + delta_ + self_exclusion_;
+    return A.rod == B.rod && geometry::arcGap(A, B) <= A.radius + B.radius + delta_ + self_exclusion_;
   }
   void buildCandidates(const Vec& q);
   void maybeRefresh(const Vec& q);
@@ -104,22 +97,20 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
 
   World* world_ = nullptr;
-  std::vector<EdgeRef> edges_;
-  std::vector<int> node_dofs_;        // x DOF of every node of the selected rods
+  geometry::RodEdges table_;          // the edges and nodes of the selected rods, and the broad phase
+  const std::vector<EdgeRef>& edges_ = table_.edges();
+  const std::vector<int>& node_dofs_ = table_.nodeDofs();  // x DOF of every node of the selected rods
   std::vector<double> node_radius_;   // m, same order
   std::vector<const Obstacle*> obstacles_;
   geometry::SweptCrossingCheck swept_;  // the continuous check of accepted steps
   double h_max_ = 0, self_exclusion_ = 0;
 
   // candidates (rebuilt each step, SI B.2)
-  std::vector<Aabb> boxes_;
-  SweepAndPrune sap_;
-  std::vector<std::pair<int, int>> overlaps_;
   std::vector<Pair> cand_;
   std::vector<ObstacleCandidate> obstacle_cand_;
   std::vector<int> cand_nodes_;       // x DOFs of the nodes of candidate pairs (unique)
   std::vector<char> node_mark_;       // per global DOF, scratch for cand_nodes_
-  Vec q_cand_;                        // configuration the candidates were built at
+  geometry::NodeSnapshot x_cand_;     // node positions the candidates were built at
   double margin_ = 0;                 // m, candidate margin of this step
   double pattern_band_ = 0;  // candidates with a gap below delta + this are in the Jacobian's pattern
 

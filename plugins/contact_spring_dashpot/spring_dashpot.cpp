@@ -1,5 +1,7 @@
 #include "spring_dashpot.h"
 
+#include "pair_kernel.h"
+
 #include <rodsim/geometry/segment_segment_distance.h>
 
 #include <algorithm>
@@ -64,56 +66,43 @@ void SpringDashpotContact::bind(World& world) {
     throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
                                   "element); use imc, ipc or alart-curnier for [[obstacle]] contact");
   rods_ = resolveRods(world, rod_names_, "rods");
-  edges_.clear();
-  node_dofs_.clear();
-  double r_max = 0;
-  for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
-    Rod& rod = *rods_[ri];
-    const std::vector<double> arc = restArcLengths(rod);
-    for (int i = 0; i < rod.numNodes(); ++i) node_dofs_.push_back(rod.globalPositionDof(i));
-    for (int e = 0; e < rod.numEdges(); ++e) {
-      EdgeRef E;
-      E.x0 = rod.globalPositionDof(e);
-      E.x1 = rod.globalPositionDof(e + 1);
-      E.rod = ri;
-      E.index = e;
-      E.radius = rod.radius(e);
-      E.s0 = arc[e];
-      E.s1 = arc[e + 1];
-      if (!(E.radius > 0))
-        throw ParamError("rods", "rod '" + rod.name() + "' has a non-positive radius on element " + std::to_string(e) +
-                                     "; spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
-      r_max = std::max(r_max, E.radius);
-      edges_.push_back(E);
-    }
-  }
-  margin_ = margin_param_ ? *margin_param_ : 0.25 * r_max;
-  r_min_ = r_max;
-  for (const EdgeRef& E : edges_) r_min_ = std::min(r_min_, E.radius);
+  table_.bind(rods_, "element", "spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
+  margin_ = margin_param_ ? *margin_param_ : 0.25 * table_.maxRadius();
+  near_margin_ = margin_ / 16;
+  r_min_ = table_.minRadius();
   swept_.bind(rods_, {});
   cand_.clear();
-  x_cand_.resize(0);
-  x_eval_.resize(0);
+  x_cand_.clear();
+  x_near_.clear();
+  x_eval_.clear();
   stats_ = {};
 }
 
 // The candidate list: boxes grown by r + margin/2 overlap for every pair closer than
 // r_a + r_b + margin, so the sweep and prune misses none; the exact distance then keeps those.
 void SpringDashpotContact::buildCandidates(const Vec& q) {
-  boxes_.resize(edges_.size());
-  const double pad = 0.5 * margin_;
-  for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
-  sap_.query(boxes_, overlaps_);
   cand_.clear();
-  for (const auto& ab : overlaps_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    if (excludedPair(A, B)) continue;
-    const double d = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
-    if (d < A.radius + B.radius + margin_) cand_.push_back(ab);
+  table_.closePairs(
+      q, 0.5 * margin_, [this](const EdgeRef& A, const EdgeRef& B) { return excludedPair(A, B); },
+      [this](int a, int b, double d) {
+        if (d < edges_[a].radius + edges_[b].radius + margin_) cand_.emplace_back(a, b);
+      });
+  const std::size_t nc = cand_.size();
+  cand_a0_.resize(nc);
+  cand_a1_.resize(nc);
+  cand_b0_.resize(nc);
+  cand_b1_.resize(nc);
+  cand_rsum_.resize(nc);
+  for (std::size_t j = 0; j < nc; ++j) {
+    const EdgeRef &A = edges_[cand_[j].first], &B = edges_[cand_[j].second];
+    cand_a0_[j] = A.n0;
+    cand_a1_[j] = A.n1;
+    cand_b0_[j] = B.n0;
+    cand_b1_[j] = B.n1;
+    cand_rsum_[j] = A.radius + B.radius;
   }
-  x_cand_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_cand_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+  x_cand_.take(q, node_dofs_);
+  x_near_.clear();  // the near list is made again from these candidates
   ++builds_;
 }
 
@@ -121,81 +110,239 @@ void SpringDashpotContact::buildCandidates(const Vec& q) {
 // then) is still at d >= r_a + r_b (moving each node by at most delta moves every point of a segment by
 // at most delta), so it cannot be in contact and the list is exact, not an approximation.
 void SpringDashpotContact::maybeRefresh(const Vec& q) {
-  if (x_cand_.size() != 3 * static_cast<Eigen::Index>(node_dofs_.size())) {
-    buildCandidates(q);
-    return;
-  }
-  const double lim2 = 0.25 * margin_ * margin_;
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    if ((q.segment<3>(node_dofs_[i]) - x_cand_.segment<3>(3 * i)).squaredNorm() > lim2) {
-      buildCandidates(q);
-      return;
-    }
+  if (x_cand_.empty() || x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) buildCandidates(q);
 }
 
 void SpringDashpotContact::beginStep(const EvalContext& ctx) { maybeRefresh(*ctx.q); }
 
-// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
-double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
-                                            const SegmentNormal& sn) const {
-  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-  const Vec& q = *ctx.q;
-  const Vec& q0 = *ctx.q_start;
-  Vec3 dx = Vec3::Zero();
-  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
-  return sn.n.dot(dx) / ctx.dt;
+void SpringDashpotContact::keepEvaluationNodes(const Vec& q) { x_eval_.take(q, node_dofs_); }
+
+// Node positions (and displacements q - q_start when given) into the arrays pair_kernel reads.
+void SpringDashpotContact::gatherNodes(const Vec& q, const Vec* q_start) {
+  const std::size_t nn = node_dofs_.size();
+  for (int c = 0; c < 3; ++c) {
+    nx_[c].resize(nn);
+    nu_[c].resize(nn);
+  }
+  for (std::size_t i = 0; i < nn; ++i)
+    for (int c = 0; c < 3; ++c) nx_[c][i] = q[node_dofs_[i] + c];
+  if (q_start)
+    for (std::size_t i = 0; i < nn; ++i)
+      for (int c = 0; c < 3; ++c) nu_[c][i] = q[node_dofs_[i] + c] - (*q_start)[node_dofs_[i] + c];
 }
 
-// Eq. 37: the force on element i is H(eps) [-k eps - gamma (v_i - v_j) . n] n with n from i to j;
-// (v_i - v_j) . n = -dD/dt, so the generalized force on the 12 node coordinates is
-// f_n dD/dx with f_n = k eps - gamma dD/dt (dD/dx_k = w_k n, rodsim/geometry/segment_normal.h): the
-// spring is -dE/dx of E = k eps^2 / 2, the dashpot dissipates -gamma (dD/dt)^2 <= 0.
+// The near list valid at q (and the candidates: maybeRefresh): made again, from the exact distances
+// of all candidates, when a node has moved more than near_margin_/2 since it was made. A candidate
+// left out was at D >= r_a + r_b + near_margin_, and moving every node by at most near_margin_/2
+// changes D by at most near_margin_ (as for the candidate list), so it is still at D >= r_a + r_b: not
+// in contact. On the coiled plectoneme the list holds 786 candidates (margin r/4), the near list 283
+// (reach margin/16) and 263 pairs are in contact; its nodes move so little that the near list is made
+// again every ~2000 steps. Reach margin/4 (409 pairs) was 1.0 us per step slower, margin/32 0.3 us
+// faster in the coiled state and no faster over the whole run (benchmarks/README.md).
+void SpringDashpotContact::ensureNear(const Vec& q) {
+  if (!x_near_.empty() && !x_cand_.empty() && cand_.empty()) {
+    // No candidates (a rod not yet near itself): the near list stays empty until they change.
+    if (!x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) return;
+    buildCandidates(q);
+  } else if (!x_near_.empty() && !x_cand_.empty()) {
+    // maybeRefresh's test and the near list's in one pass over the nodes
+    const double lim2 = 0.25 * margin_ * margin_, near2 = 0.25 * near_margin_ * near_margin_;
+    bool moved = false, moved_far = false;
+    for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+      const Vec3 x = q.segment<3>(node_dofs_[i]);
+      moved |= (x - x_near_.node(i)).squaredNorm() > near2;
+      moved_far |= (x - x_cand_.node(i)).squaredNorm() > lim2;
+    }
+    if (moved_far) buildCandidates(q);
+    else if (!moved) return;
+  } else {
+    maybeRefresh(q);
+  }
+  const std::size_t nc = cand_.size();
+  for (int c = 0; c < 3; ++c) pn_[c].resize(nc);
+  pD_.resize(nc);
+  ps_.resize(nc);
+  pt_.resize(nc);
+  pfn_.resize(nc);
+  gatherNodes(q, nullptr);
+  near_results_ = false;
+  const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nullptr, nullptr, nullptr};
+  const PairArrays all{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
+                       static_cast<int>(nc)};
+  pairKernel(nodes, all, false, k_, 0.0, 1.0, 1e-8,
+             {pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(), pfn_.data()});
+  near_.clear();
+  near_a0_.clear();
+  near_a1_.clear();
+  near_b0_.clear();
+  near_b1_.clear();
+  near_rsum_.clear();
+  for (std::size_t j = 0; j < nc; ++j) {
+    if (!(pD_[j] < cand_rsum_[j] + near_margin_)) continue;
+    near_.push_back(static_cast<int>(j));
+    near_a0_.push_back(cand_a0_[j]);
+    near_a1_.push_back(cand_a1_[j]);
+    near_b0_.push_back(cand_b0_[j]);
+    near_b1_.push_back(cand_b1_[j]);
+    near_rsum_.push_back(cand_rsum_[j]);
+  }
+  x_near_.take(q, node_dofs_);
+  ++near_builds_;
+}
+
+// Eq. 37 (addForceReference, spring_dashpot_reference.cpp, says it pair by pair): the nodes
+// gathered into arrays, then closest points, normal and f_n = k eps - gamma dD/dt of every pair of the
+// near list in one vectorized pass (pair_kernel.cpp), then f_n dD/dx (dD/dx_k = w_k n) added to the
+// four nodes of each pair in contact, in list order (the near list is in candidate order: the sums,
+// and the result, are bitwise the reference's).
 void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_contact*/, Vec& f) {
   const Vec& q = *ctx.q;
-  maybeRefresh(q);
+  ensureNear(q);
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
-  stats_ = {};
-  SegmentNormal sn;
-  // Pairs not in the list are at d >= r_a + r_b here (maybeRefresh): clearance >= (r_a + r_b)/2.
-  double clearance = r_min_;
-  for (const auto& ab : cand_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    pairNormal(q, A, B, sn);
-    const double eps = A.radius + B.radius - sn.D;  // Eq. 37's overlap (Eq. 36: d_min)
-    stats_.min_gap = std::min(stats_.min_gap, -eps);
-    clearance = std::min(clearance, sn.D - 0.5 * (A.radius + B.radius));
-    if (!(eps > 0)) continue;  // H(eps)
-    ++stats_.active;
-    double fn = k_ * eps;
-    if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
-    const Vec3 F = fn * sn.n;
-    f.segment<3>(A.x0) += sn.w[0] * F;
-    f.segment<3>(A.x1) += sn.w[1] * F;
-    f.segment<3>(B.x0) += sn.w[2] * F;
-    f.segment<3>(B.x1) += sn.w[3] * F;
+  const std::size_t nc = near_.size();
+  for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
+  pD_.resize(std::max(nc, pD_.size()));
+  ps_.resize(pD_.size());
+  pt_.resize(pD_.size());
+  pfn_.resize(pD_.size());
+  if (nc > 0) {  // (without pairs, e.g. a straight rod, not even the nodes are gathered)
+    gatherNodes(q, damp ? ctx.q_start : nullptr);
+    const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(),
+                           nu_[0].data(), nu_[1].data(), nu_[2].data()};
+    const PairArrays pairs{near_a0_.data(), near_a1_.data(), near_b0_.data(), near_b1_.data(), near_rsum_.data(),
+                           static_cast<int>(nc)};
+    const PairResults res{pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(),
+                          pfn_.data()};
+    // geometry::segmentNormal's default parallel tolerance
+    pairKernel(nodes, pairs, damp, k_, gamma_, ctx.dt, 1e-8, res);
   }
+  near_results_ = true;
+
+  // Stats, and the pairs in contact listed without a branch (some 260 of 283 on the coiled
+  // plectoneme, in no predictable pattern), then their forces.
+  stats_ = {};
+  // Pairs not in the near list are at d >= r_a + r_b here (ensureNear): clearance >= (r_a + r_b)/2.
+  double clearance = r_min_;
+  active_.resize(std::max(nc, active_.size()));
+  int na = 0;
+  for (std::size_t j = 0; j < nc; ++j) {
+    const double D = pD_[j];
+    const double eps = near_rsum_[j] - D;  // Eq. 37's overlap (Eq. 36: d_min)
+    stats_.min_gap = std::min(stats_.min_gap, -eps);
+    clearance = std::min(clearance, D - 0.5 * near_rsum_[j]);
+    active_[na] = static_cast<int>(j);
+    na += eps > 0;  // H(eps)
+  }
+  stats_.active = na;
+  // The list is sorted by the first element a, and consecutive pairs share it: its two nodes'
+  // forces are carried in registers through each run of one a (stored when a changes) instead of
+  // going through memory at every pair, which chained every pair's adds to the previous one's
+  // stores. Each f entry still receives its terms in list order (the second element's nodes are
+  // never the first's: adjacent elements are excluded), so the sums are bitwise the reference's.
+  int run_a = -1;
+  Vec3 fa0 = Vec3::Zero(), fa1 = Vec3::Zero();
+  const EdgeRef* RA = nullptr;
+  for (int i = 0; i < na; ++i) {
+    const int j = active_[i];
+    const double D = pD_[j];
+    const int a = cand_[near_[j]].first;
+    const EdgeRef &A = edges_[a], &B = edges_[cand_[near_[j]].second];
+    if (a != run_a) {
+      if (RA) {
+        f.segment<3>(RA->x0) = fa0;
+        f.segment<3>(RA->x1) = fa1;
+      }
+      run_a = a;
+      RA = &A;
+      fa0 = f.segment<3>(A.x0);
+      fa1 = f.segment<3>(A.x1);
+    }
+    if (!(D > 0)) {
+      // Centre lines that meet: the normal of segmentNormal's fallback (rare; pair by pair).
+      const double eps = near_rsum_[j] - D;
+      SegmentNormal sn;
+      pairNormal(q, A, B, sn);
+      double fn = k_ * eps;
+      if (damp) fn -= gamma_ * normalVelocity(ctx, A, B, sn);
+      const Vec3 F = fn * sn.n;
+      fa0 += sn.w[0] * F;
+      fa1 += sn.w[1] * F;
+      f.segment<3>(B.x0) += sn.w[2] * F;
+      f.segment<3>(B.x1) += sn.w[3] * F;
+      continue;
+    }
+    const double fn = pfn_[j], s = ps_[j], t = pt_[j];
+    const Vec3 F(fn * pn_[0][j], fn * pn_[1][j], fn * pn_[2][j]);
+    fa0 += -(1 - s) * F;
+    fa1 += -s * F;
+    f.segment<3>(B.x0) += (1 - t) * F;
+    f.segment<3>(B.x1) += t * F;
+  }
+  if (RA) {
+    f.segment<3>(RA->x0) = fa0;
+    f.segment<3>(RA->x1) = fa1;
+  }
+  // The smallest gap of the candidates (ContactStats): an active pair's when there is one (all are
+  // in the near list); else that of all candidates, as the reference reports it.
+  if (stats_.active == 0 && nc < cand_.size()) stats_.min_gap = candidateMinGap(q);
   clearance_eval_ = clearance;
-  x_eval_.resize(3 * static_cast<Eigen::Index>(node_dofs_.size()));
-  for (std::size_t i = 0; i < node_dofs_.size(); ++i) x_eval_.segment<3>(3 * i) = q.segment<3>(node_dofs_[i]);
+  keepEvaluationNodes(q);
 }
 
-// F = f_n g with g = dD/dx, f_n = k (R - D) - gamma g . v and v = (q - q_start)/dt, so
-// dF/dq = -g (k g + gamma (H v + g/dt))^T + f_n H and K = -dF/dq =
-// (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H (H = d2D/dx2, segmentDistanceHessian). Not symmetric with
-// damping (the implicit solvers then factorize with LU); the explicit solvers bound their step
-// with its Gershgorin row sums.
+// min over the candidates of D - (r_a + r_b) at q.
+double SpringDashpotContact::candidateMinGap(const Vec& q) {
+  near_results_ = false;  // pD_ and the rest now hold all candidates
+  gatherNodes(q, nullptr);
+  const std::size_t nc = cand_.size();
+  for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
+  pD_.resize(std::max(nc, pD_.size()));
+  ps_.resize(pD_.size());
+  pt_.resize(pD_.size());
+  pfn_.resize(pD_.size());
+  const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nullptr, nullptr, nullptr};
+  const PairArrays all{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
+                       static_cast<int>(nc)};
+  pairKernel(nodes, all, false, k_, 0.0, 1.0, 1e-8,
+             {pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(), pfn_.data()});
+  double g = ContactStats{}.min_gap;
+  for (std::size_t j = 0; j < nc; ++j) g = std::min(g, -(cand_rsum_[j] - pD_[j]));
+  return g;
+}
+
+// K = -dF/dq as addStiffnessReference (spring_dashpot_reference.cpp: the formula and why), bitwise:
+// the same blocks in the same order, over the near list (the only pairs that can be in contact) and,
+// when q is the configuration of the last addForce (the explicit solvers' stability bound asks right
+// after the force), with the closest points, distance and normal that addForce computed
+// (pair_kernel.cpp, bitwise segmentNormal's; an end parameter is one at 0 or 1, as lumelsky flags it).
 void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   const Vec& q = *ctx.q;
-  maybeRefresh(q);
+  ensureNear(q);
+  bool reuse = near_results_ && !x_eval_.empty();
+  for (std::size_t i = 0; reuse && i < node_dofs_.size(); ++i)
+    reuse = (q.segment<3>(node_dofs_[i]).array() == x_eval_.node(i).array()).all();
   const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
-  geometry::Mat12 block, hess;
-  geometry::Vec12 v, g;
+  geometry::Mat12 hess;
+  geometry::Vec12 v, g, hv, ag, dg;
   int dofs[12];
-  for (const auto& ab : cand_) {
-    const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
-    pairNormal(q, A, B, sn);
+  for (std::size_t j = 0; j < near_.size(); ++j) {
+    const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
+    if (reuse && pD_[j] > 0) {
+      const double s = ps_[j], t = pt_[j];
+      sn.D = pD_[j];
+      sn.s = s;
+      sn.t = t;
+      sn.n = Vec3(pn_[0][j], pn_[1][j], pn_[2][j]);
+      sn.w[0] = -(1 - s);
+      sn.w[1] = -s;
+      sn.w[2] = 1 - t;
+      sn.w[3] = t;
+      sn.s_free = !(s <= 0.0 || s >= 1.0);
+      sn.t_free = !(t <= 0.0 || t >= 1.0);
+    } else {
+      pairNormal(q, A, B, sn);
+    }
     const double eps = A.radius + B.radius - sn.D;
     if (!(eps > 0)) continue;
     const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
@@ -206,18 +353,23 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       }
     for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
     const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
-    block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
-    // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
-    // lines meet (D = 0: no Hessian).
-    if (sn.D > 1e-12 * (A.radius + B.radius)) {
+    // The block (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H written entry by entry as it is
+    // emitted, with the reference's operations in its order (Eigen's outer products multiply the
+    // evaluated left factor (k + gamma/dt) g_r, resp. gamma g_r, by the right one), instead of three
+    // passes over a 12 x 12 block.
+    const bool curved = sn.D > 1e-12 * (A.radius + B.radius);
+    if (curved) {
+      // the distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the
+      // centre lines meet (D = 0: no Hessian)
       geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
-      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
-      block.noalias() -= fn * hess;
+      if (damp) hv.noalias() = hess * v;
     }
-    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
-    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
-    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
-    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
+    const double sgg = k_ + gamma_ * vd;
+    for (int i = 0; i < 12; ++i) {
+      ag[i] = sgg * g[i];
+      dg[i] = gamma_ * g[i];
+    }
+    // Only the nodes the pair's distance depends on (addStiffnessReference: why the others are zero).
     bool on[4];
     for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
     for (int l = 0; l < 4; ++l) {
@@ -225,7 +377,15 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       for (int k = 0; k < 4; ++k) {
         if (!on[k]) continue;
         for (int c = 0; c < 3; ++c)
-          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+          for (int r = 0; r < 3; ++r) {
+            const int R = 3 * k + r, C = 3 * l + c;
+            double x = g[C] * ag[R];
+            if (curved) {
+              if (damp) x += hv[C] * dg[R];
+              x -= fn * hess(R, C);
+            }
+            K.add(dofs[R], dofs[C], x);
+          }
       }
     }
   }
@@ -291,10 +451,10 @@ void SpringDashpotContact::findOverlaps(const Vec& q, std::vector<Overlap>& out)
 // check (swept boxes, sweep and prune, CCD) is skipped. Otherwise it runs.
 bool SpringDashpotContact::findCrossing(const Vec& q_start, const Vec& q_end, Crossing& out) {
   if (!swept_on_) return false;
-  if (x_eval_.size() == 3 * static_cast<Eigen::Index>(node_dofs_.size()) && clearance_eval_ > 0) {
+  if (!x_eval_.empty() && clearance_eval_ > 0) {
     double d2 = 0;
     for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
-      const Vec3 xe = x_eval_.segment<3>(3 * i);
+      const Vec3 xe = x_eval_.node(i);
       d2 = std::max(d2, (q_start.segment<3>(node_dofs_[i]) - xe).squaredNorm());
       d2 = std::max(d2, (q_end.segment<3>(node_dofs_[i]) - xe).squaredNorm());
     }

@@ -6,7 +6,7 @@
 
 #include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
-#include <rodsim/geometry/broad_phase.h>
+#include <rodsim/geometry/rod_edges.h>
 #include <rodsim/geometry/segment_normal.h>
 #include <rodsim/geometry/swept_check.h>
 #include <rodsim/rod.h>
@@ -26,11 +26,18 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
 
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
-  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i).
+  // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i): the near list's
+  // pairs at once (pair_kernel.cpp), then the forces of those in contact added in list order.
   void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
+  // The same, pair by pair in the plain form (spring_dashpot_reference.cpp; the tests check that
+  // addForce gives bitwise this).
+  void addForceReference(const EvalContext& ctx, const Vec& non_contact, Vec& f);
   // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
   // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact.
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
+  // The same pair by pair over all candidates (spring_dashpot_reference.cpp; addStiffness emits
+  // bitwise these entries in this order).
+  void addStiffnessReference(const EvalContext& ctx, StiffnessSink& K);
   // The spring's energy sum k eps^2 / 2 (the dashpot has none).
   double energy(const EvalContext& ctx) const override;
   ContactStats stats() const override { return stats_; }
@@ -43,6 +50,9 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   int numCandidates() const { return static_cast<int>(cand_.size()); }
   int numEdges() const { return static_cast<int>(edges_.size()); }
   long long builds() const { return builds_; }
+  // Pairs in the near list (the candidates within near reach, README.md "Broad phase") and its builds.
+  int numNear() const { return static_cast<int>(near_.size()); }
+  long long nearBuilds() const { return near_builds_; }
   double margin() const { return margin_; }
   // Swept checks done in full (sweep and prune, CCD) and skipped by the clearance bound.
   long long sweptFull() const { return swept_full_; }
@@ -55,23 +65,17 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   bool excluded(int a, int b) const { return excludedPair(edges_[a], edges_[b]); }
 
  private:
-  struct EdgeRef {
-    int x0 = 0, x1 = 0;     // global x DOF of the two nodes
-    int rod = 0;            // index into the selected rods
-    int index = 0;          // edge index on its rod
-    double radius = 0;      // m
-    double s0 = 0, s1 = 0;  // rest arc length of the two nodes along the rod (m)
-  };
+  using EdgeRef = geometry::RodEdge;
   // Neighbour exclusion by arc length: edges of one rod whose rest arc-length gap is at most
   // exclusion x (r_a + r_b) never interact (README.md, "Neighbours"); adjacent edges (gap 0, they
   // share a node) whatever the exclusion.
   bool excludedPair(const EdgeRef& A, const EdgeRef& B) const {
-    if (A.rod != B.rod) return false;
-    const double arc_gap = A.s0 < B.s0 ? B.s0 - A.s1 : A.s0 - B.s1;
-    return arc_gap <= exclusion_ * (A.radius + B.radius);
+    return A.rod == B.rod && geometry::arcGap(A, B) <= exclusion_ * (A.radius + B.radius);
   }
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   void buildCandidates(const Vec& q);
+  // x_eval_ = the nodes of q (the swept check's fast path).
+  void keepEvaluationNodes(const Vec& q);
   void maybeRefresh(const Vec& q);
   void pairNormal(const Vec& q, const EdgeRef& A, const EdgeRef& B, geometry::SegmentNormal& sn) const {
     geometry::segmentNormal(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn);
@@ -87,24 +91,44 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
 
   std::vector<Rod*> rods_;
-  std::vector<EdgeRef> edges_;
-  std::vector<int> node_dofs_;  // x DOF of every node of the selected rods
+  geometry::RodEdges table_;  // the edges and nodes of the selected rods, and the broad phase
+  const std::vector<EdgeRef>& edges_ = table_.edges();
+  const std::vector<int>& node_dofs_ = table_.nodeDofs();  // x DOF of every node of the selected rods
   double margin_ = 0;           // m, Verlet-list margin
   geometry::SweptCrossingCheck swept_;
 
   // candidates (a Verlet list): pairs closer than r_a + r_b + margin when built, rebuilt when a
   // node has moved more than margin/2 since (then no other pair can be in contact).
-  std::vector<geometry::Aabb> boxes_;
-  geometry::SweepAndPrune sap_;
-  std::vector<std::pair<int, int>> overlaps_;
   std::vector<std::pair<int, int>> cand_;
-  Vec x_cand_;  // node positions (3 per node, node_dofs_ order) the candidates were built at
+  geometry::NodeSnapshot x_cand_;  // node positions the candidates were built at
+  // The list as structure of arrays for pair_kernel.cpp: node indexes of the two elements, r_a + r_b.
+  std::vector<int> cand_a0_, cand_a1_, cand_b0_, cand_b1_;
+  std::vector<double> cand_rsum_;
+  // The near list, a Verlet list within the candidates: the candidates closer than r_a + r_b +
+  // near_margin_ when it was made (indexes into cand_, ascending), valid while no node has moved more
+  // than near_margin_/2 since (x_near_, node_dofs_ order); made again from the candidates otherwise
+  // (makeNear). Only its pairs can be in contact, so the force is evaluated on it alone.
+  std::vector<int> near_;
+  std::vector<int> near_a0_, near_a1_, near_b0_, near_b1_;
+  std::vector<double> near_rsum_;
+  geometry::NodeSnapshot x_near_;
+  double near_margin_ = 0;
+  long long near_builds_ = 0;
+  bool near_results_ = false;
+  std::vector<int> active_;  // per evaluation: the near list's pairs in contact  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
+  void ensureNear(const Vec& q);
+  double candidateMinGap(const Vec& q);
+  void gatherNodes(const Vec& q, const Vec* q_start);
+  // Per evaluation: node positions and displacements q - q_start (node_dofs_ order), and per pair
+  // D, s, t, n, f_n (pair_kernel.h).
+  std::vector<double> nx_[3], nu_[3];
+  std::vector<double> pD_, ps_, pt_, pn_[3], pfn_;
   long long builds_ = 0;
 
   // The swept check's fast path (findCrossing): the node positions of the last addForce and the
   // smallest clearance to the crossing distance there, min over pairs of d - (r_a + r_b)/2 (a lower
   // bound for the pairs not in the list).
-  Vec x_eval_;
+  geometry::NodeSnapshot x_eval_;
   double clearance_eval_ = 0;
   double r_min_ = 0;
   long long swept_full_ = 0, swept_fast_ = 0;

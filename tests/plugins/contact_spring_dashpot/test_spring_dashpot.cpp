@@ -228,12 +228,16 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
     const Vec v0 = Vec::Zero(q.size());
     EvalContext ctx = startStep(w, q, v0, 1e-4);
     (void)contactForce(c, ctx, q);
-    for (double amp : {0.1, 0.45, 2.0}) {
+    // amp 0.02: no node moves beyond margin/50, so the near list (reach margin/16, made again beyond
+    // margin/32) is reused too
+    for (double amp : {0.02, 0.1, 0.45, 2.0}) {
       Vec y = q;
       for (int i = 0; i < y.size(); ++i) y[i] += amp * c.margin() / std::sqrt(3.0) * std::tanh(step(rng));
-      const long long builds = c.builds();
+      const long long builds = c.builds(), near_builds = c.nearBuilds();
       const Vec f = contactForce(c, ctx, y);
       if (amp < 0.5) CHECK(c.builds() == builds);  // no node moved beyond margin/2: the list is reused
+      if (amp < 0.05) CHECK(c.nearBuilds() == near_builds);
+      CHECK(c.numNear() <= c.numCandidates());
       FakeWorld w2;
       for (int rod = 0; rod < 3; ++rod) {
         SpringChain::Options o;
@@ -252,6 +256,106 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
       CHECK((f - f2).norm() == 0.0);
       CHECK(c2.contactPairs(y) == c2.contactPairsAllPairs(y));
     }
+  }
+}
+
+TEST_CASE("fast = reference: addForce (pair_kernel.cpp) gives addForceReference's force and stats bit for bit") {
+  // Crumpled random walks (hundreds of pairs, in contact, near contact, point-point, point-edge and
+  // edge-edge closest points) plus a pair of parallel segments and a pair whose centre lines meet
+  // (D = 0: segmentNormal's fallback normal), with and without the dashpot, at random velocities.
+  std::mt19937 rng(11);
+  std::normal_distribution<double> step(0, 1);
+  for (int trial = 0; trial < 10; ++trial) {
+    CAPTURE(trial);
+    FakeWorld w;
+    for (int rod = 0; rod < 3; ++rod) {
+      SpringChain::Options o;
+      Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
+      Vec3 dir(step(rng), step(rng), step(rng));
+      for (int i = 0; i <= 40; ++i) {
+        o.points.push_back(p);
+        dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
+        p += 0.5 * r * dir;
+      }
+      o.radius = r * (0.7 + 0.1 * rod);
+      w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
+    }
+    SpringChain::Options par1, par2, cross1, cross2;
+    par1.points = line(3, Vec3(1, 0, 0), Vec3(1 + L, 0, 0));
+    par2.points = line(3, Vec3(1 + 0.3 * L, 0.5 * r, 0), Vec3(1 + 1.3 * L, 0.5 * r, 0));
+    cross1.points = line(3, Vec3(2 - L, 0, 0), Vec3(2 + L, 0, 0));
+    cross2.points = line(3, Vec3(2 - 0.5 * L, -L, 0), Vec3(2 + 0.5 * L, L, 0));  // meets cross1 at (2, 0, 0)
+    for (auto* o : {&par1, &par2, &cross1, &cross2}) o->radius = r;
+    w.addRod<SpringChain>("par1", par1);
+    w.addRod<SpringChain>("par2", par2);
+    w.addRod<SpringChain>("cross1", cross1);
+    w.addRod<SpringChain>("cross2", cross2);
+    const double gamma = trial % 2 ? 0.0 : 10.0;
+    auto& c = w.addContact<SpringDashpotContact>(makeParams(
+        SpringDashpotContact::schema(), {{"stiffness", 1e4}, {"damping", gamma}, {"allow_initial_overlap", true}}));
+    w.finalize();
+    const Vec q0 = w.q();
+    Vec v0 = Vec::Zero(q0.size());
+    for (int i = 0; i < v0.size(); ++i) v0[i] = 0.1 * step(rng);
+    for (int rod : {5, 6}) v0.segment(w.rod(rod).dofOffset(), w.rod(rod).numDofs()).setZero();  // keep D = 0
+    const double dt = 1e-4;
+    Vec q = q0 + dt * v0;
+    EvalContext ctx = startStep(w, q0, v0, dt);
+    ctx.q = &q;
+    const Vec no_other_force = Vec::Zero(q.size());
+    Vec f_ref = Vec::Random(q.size()), f_fast = f_ref;  // both add to the same nonzero force
+    c.addForceReference(ctx, no_other_force, f_ref);
+    const ContactStats s_ref = c.stats();
+    c.addForce(ctx, no_other_force, f_fast);
+    const ContactStats s_fast = c.stats();
+    CHECK(s_ref.active > 0);
+    CHECK(s_fast.active == s_ref.active);
+    CHECK(s_fast.min_gap == s_ref.min_gap);
+    CHECK((f_fast.array() == f_ref.array()).all());
+    // K: right after addForce (its closest points reused) and at another configuration (computed)
+    for (int at = 0; at < 2; ++at) {
+      CAPTURE(at);
+      Vec y = q;
+      if (at == 1) {
+        for (int i = 0; i < y.size(); ++i) y[i] += 0.3 * c.margin() * std::tanh(step(rng));
+        ctx.q = &y;
+      }
+      StiffnessSink K_ref, K_fast;
+      c.addStiffnessReference(ctx, K_ref);
+      c.addStiffness(ctx, K_fast);
+      REQUIRE(K_fast.entries().size() == K_ref.entries().size());
+      CHECK(!K_ref.entries().empty());
+      bool same = true;
+      for (std::size_t e = 0; e < K_ref.entries().size(); ++e) {
+        const auto &a = K_ref.entries()[e], &b = K_fast.entries()[e];
+        same = same && a.row() == b.row() && a.col() == b.col() && a.value() == b.value();
+      }
+      CHECK(same);
+    }
+  }
+}
+
+TEST_CASE("no contact: the smallest gap is that of all candidates, also those beyond the near list") {
+  for (double gap_in_margins : {0.1, 0.5, 0.9}) {
+    CAPTURE(gap_in_margins);
+    FakeWorld w;
+    const double margin = 0.25 * r;  // the default
+    addCrossing(w, 2 * r + gap_in_margins * margin);
+    auto& c = addModel(w, 1e4, 10.0);
+    w.finalize();
+    const Vec q = w.q(), v0 = Vec::Zero(q.size());
+    EvalContext ctx = startStep(w, q, v0, 1e-4);
+    ctx.q = &q;
+    const Vec none = Vec::Zero(q.size());
+    Vec f1 = Vec::Zero(q.size()), f2 = f1;
+    c.addForceReference(ctx, none, f1);
+    const double g_ref = c.stats().min_gap;
+    c.addForce(ctx, none, f2);
+    CHECK(c.numCandidates() > 0);
+    CHECK(c.stats().active == 0);
+    CHECK(c.stats().min_gap == g_ref);
+    CHECK(g_ref > 0);
+    CHECK(f2.norm() == 0.0);
   }
 }
 
