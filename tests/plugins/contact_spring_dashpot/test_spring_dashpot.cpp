@@ -196,25 +196,35 @@ TEST_CASE("neighbour exclusion by arc length: a folded rod touches itself only b
   }
 }
 
+namespace {
+
+// Three random walks of 40 edges (edge ~ r/2) in a box of a few radii, radii 0.7 r, 0.8 r, 0.9 r:
+// many contacts of every kind (edge-edge, point-edge, point-point).
+void addCrumpledRods(FakeWorld& w, std::mt19937& rng) {
+  std::normal_distribution<double> step(0, 1);
+  for (int rod = 0; rod < 3; ++rod) {
+    SpringChain::Options o;
+    Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
+    Vec3 dir(step(rng), step(rng), step(rng));
+    for (int i = 0; i <= 40; ++i) {
+      o.points.push_back(p);
+      dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
+      p += 0.5 * r * dir;
+    }
+    o.radius = r * (0.7 + 0.1 * rod);
+    w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list gives the all-pairs force") {
   std::mt19937 rng(3);
   std::normal_distribution<double> step(0, 1);
   for (int trial = 0; trial < 20; ++trial) {
     CAPTURE(trial);
     FakeWorld w;
-    // three random walks of 40 edges (edge ~ r/2) in a box of a few radii: many contacts
-    for (int rod = 0; rod < 3; ++rod) {
-      SpringChain::Options o;
-      Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
-      Vec3 dir(step(rng), step(rng), step(rng));
-      for (int i = 0; i <= 40; ++i) {
-        o.points.push_back(p);
-        dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
-        p += 0.5 * r * dir;
-      }
-      o.radius = r * (0.7 + 0.1 * rod);
-      w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
-    }
+    addCrumpledRods(w, rng);
     auto& c = w.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
                                                             {{"stiffness", 1e4}, {"damping", 0.0},
                                                              {"allow_initial_overlap", true}}));
@@ -268,18 +278,7 @@ TEST_CASE("fast = reference: addForce (pair_kernel.cpp) gives addForceReference'
   for (int trial = 0; trial < 10; ++trial) {
     CAPTURE(trial);
     FakeWorld w;
-    for (int rod = 0; rod < 3; ++rod) {
-      SpringChain::Options o;
-      Vec3 p(step(rng) * r, step(rng) * r, step(rng) * r);
-      Vec3 dir(step(rng), step(rng), step(rng));
-      for (int i = 0; i <= 40; ++i) {
-        o.points.push_back(p);
-        dir = (dir.normalized() + 0.6 * Vec3(step(rng), step(rng), step(rng))).normalized();
-        p += 0.5 * r * dir;
-      }
-      o.radius = r * (0.7 + 0.1 * rod);
-      w.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
-    }
+    addCrumpledRods(w, rng);
     SpringChain::Options par1, par2, cross1, cross2;
     par1.points = line(3, Vec3(1, 0, 0), Vec3(1 + L, 0, 0));
     par2.points = line(3, Vec3(1 + 0.3 * L, 0.5 * r, 0), Vec3(1 + 1.3 * L, 0.5 * r, 0));
