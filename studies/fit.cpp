@@ -26,7 +26,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -367,7 +366,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = jobsOrCores(o.jobs);
 
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   const std::size_t n = f.parameters.size();

@@ -37,7 +37,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -264,7 +263,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = jobsOrCores(o.jobs);
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   RunCache cache(f, dir, executable, jobs, true, "rodsim optimize");
   auto ev = std::make_shared<Evaluator>();

@@ -30,7 +30,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -713,7 +712,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       writeFileAtomic((dir / "table.csv").string(), tableCsv(s));
       writeFileAtomic((dir / "commands.txt").string(), commandsText(s, dir, executable));
     }
-    const int jobs = o.jobs > 0 ? o.jobs : mpi ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = mpi && o.jobs <= 0 ? 1 : jobsOrCores(o.jobs);
     if (!o.quiet && rank == 0)
       std::printf("rodsim sweep: %zu row(s), %zu finished before, %zu to run on %s -> %s\n", s.rows.size(), done,
                   todo.size(), mpi ? fmt::format("{} MPI ranks x {} job(s)", size, jobs).c_str() : fmt::format("{} job(s)", jobs).c_str(),
