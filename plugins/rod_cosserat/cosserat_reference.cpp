@@ -45,6 +45,7 @@ RodConstants constantsOf(const CosseratRod& rod, const Params& p) {
   c.J = p.real("density") * Vec3(I, I, 2.0 * I) * p.real("inertia_ratio");  // lambda = 2 J / (m r^2), Appendix F
   c.gamma_r = p.real("rotational_damping");
   c.seed_force_law = p.string("force_law") == "seed";
+  c.bend_twist_rescaling = p.boolean("bend_twist_rescaling");
   c.sigma0.assign(ne, Vec3::Zero());
   c.theta0.assign(nn, Vec3::Zero());
   if (p.string("rest_shape") == "initial") {
@@ -129,9 +130,9 @@ double voronoiDilatation(const RodConstants& rod, const Configuration& c, int i)
 
 // τ_L = B (κ_L - κ°_L) (Eq. 8) with B = B̂/E², κ = κ̂/E (Eq. 10, the Voronoi dilatation E of Eq. 20),
 // integrated over the Voronoi length D = E D̂ and written for θ = D̂ κ̂: m = ∂U_i/∂θ_i =
-// B̂ (θ - θ°) / (D̂ E³).
+// B̂ (θ - θ°) / (D̂ E³). Without the rescaling (bend_twist_rescaling = false), B̂ (θ - θ°) / D̂.
 Vec3 bendingCouple(const RodConstants& rod, const Configuration& c, int i) {
-  const double E = voronoiDilatation(rod, c, i);
+  const double E = rod.bend_twist_rescaling ? voronoiDilatation(rod, c, i) : 1.0;
   const Vec3 u = curvatureRotation(rod, c, i) - rod.theta0[i];
   return rod.B.cwiseProduct(u) / (rod.rest_voronoi[i] * E * E * E);
 }
@@ -223,7 +224,8 @@ GeneralizedForce elasticForces(const RodConstants& rod, const Configuration& c) 
   addShearStretchForces(rod, c, f);
   addShearStretchCouples(rod, c, f);
   addBendTwistCouples(rod, c, f);
-  if (!rod.seed_force_law) addBendingLengthForces(rod, c, f);  // absent from the seed's Eq. 23
+  // Absent from the seed's Eq. 23, and zero without the rescaling (no dependence on the lengths).
+  if (!rod.seed_force_law && rod.bend_twist_rescaling) addBendingLengthForces(rod, c, f);
   return f;
 }
 

@@ -37,6 +37,7 @@ struct RodConstants {
   Vec3 J = Vec3::Zero();             // ρ Î per unit length, kg m: an element's inertia is Ĵ_e = J ℓ̂_e
   double gamma_r = 0;                // rotational friction γ_r of Eq. 32, N s
   bool seed_force_law = false;       // force_law = "seed": Eq. 23 as written (Qᵀ n / e, no dE/dℓ forces)
+  bool bend_twist_rescaling = true;  // Eq. 10's 1/E³ on the bend/twist couples and energy
   std::vector<Vec3> sigma0;          // rest shear/stretch strain σ°_e per element
   std::vector<Vec3> theta0;          // rest curvature rotation D̂_i κ̂°_i per node
 

@@ -63,6 +63,13 @@ Schema CosseratRod::schema() {
                      "energy. It is not the gradient of any energy: a freely vibrating bent rod gains energy under it "
                      "(docs/validation/cosserat.md). For comparisons with codes that integrate Eq. 23 as written.")
       .choices({"energy", "seed"});
+  s.add<bool>("bend_twist_rescaling", true,
+              "The stretch dependence of bend and twist (Eq. 10): the incompressible section thins as the rod "
+              "stretches, B = B^/E^2 and kappa = kappa^/E, so the bend/twist couples are B^ kappa^ / E^3 (E: the "
+              "Voronoi dilatation). false: couples B^ kappa^ at every stretch (the linear law in the rest arc "
+              "length): no twist-stretch coupling, and with force_law = energy the forces stay the exact gradient "
+              "of an energy (a twisted, stretched rod then settles where the seed's equations keep pumping energy "
+              "in: the solenoid of Fig. 9, docs/validation/cosserat.md).");
   s.add<double>("initial_twist", 0.0,
                 "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
                 "the element centre, from the first element) after parallel transport along the centreline. The rest "
@@ -112,6 +119,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   if (!(gamma_r_ >= 0)) throw ParamError("rotational_damping", "'rotational_damping' must be >= 0");
   v_init_ = p.vec3("initial_velocity");
   seed_force_law_ = p.string("force_law") == "seed";
+  bend_twist_rescaling_ = p.boolean("bend_twist_rescaling");
 
   const double pi = std::numbers::pi;
   const double A = pi * r_ * r_, I = pi * std::pow(r_, 4) / 4.0;
@@ -627,6 +635,7 @@ void CosseratRod::computeStrains() const {
                 Ebend_.data(), Jp_.data(), Jn_.data(), g_.data());
     }
   }
+  if (!bend_twist_rescaling_) removeBendTwistRescaling();
   if (seed_force_law_) applySeedForceLaw();
   frames_ok_ = strains_ok_ = true;
 }
@@ -641,6 +650,19 @@ void CosseratRod::applySeedForceLaw() const {
     const double inv_e = 1.0 / e_[e];
     for (int k = 0; k < 3; ++k) Nf_[3 * e + k] *= inv_e;
     cn_[e] *= inv_e;
+  }
+  std::fill(g_.begin(), g_.end(), 0.0);
+}
+
+// bend_twist_rescaling = false: the couple m = B̂ (θ - θ°) / D̂ at every stretch instead of Eq. 10's
+// B̂ (θ - θ°) / (D̂ E³). nodeTerms' outputs are linear in m (the energy ½ (θ - θ°)ᵀ m, the couples
+// J⁻¹ m), so multiplying them by E³ gives the unrescaled ones; the energy then does not depend on
+// the lengths, so g = 0. After the vectorized passes, like applySeedForceLaw.
+void CosseratRod::removeBendTwistRescaling() const {
+  for (int i = closed_ ? 0 : 1; i < ne_; ++i) {  // the nodes with a curvature
+    const double E = 0.5 * (l_[i == 0 ? ne_ - 1 : i - 1] + l_[i]) / Dhat_[i], E3 = E * E * E;
+    Ebend_[i] *= E3;
+    for (int k = 0; k < 3; ++k) Jp_[3 * i + k] *= E3, Jn_[3 * i + k] *= E3;
   }
   std::fill(g_.begin(), g_.end(), 0.0);
 }

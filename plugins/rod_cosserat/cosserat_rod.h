@@ -117,6 +117,7 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   void computeStrains() const;  // frames first (their own pass) if they are stale
   void shearOf(int e, Vec3& sigma, Vec3& n) const;  // σ_L and n_L of element e (energy, shearStrain)
   void closeStrains() const;    // a ring's closing element n-1 and junction node 0 (computeStrains)
+  void removeBendTwistRescaling() const;  // bend_twist_rescaling = false (computeStrains): B̂κ̂ instead of B̂κ̂/E³
   void applySeedForceLaw() const;  // force_law = "seed" (computeStrains): Eq. 23's Qᵀn/e, no dE/dℓ forces
   // The node after node e along element e: e + 1, or 0 for the closing element of a ring.
   int next(int e) const { return closed_ && e + 1 == nn_ ? 0 : e + 1; }
@@ -126,6 +127,7 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   std::size_t ns_ = 0;  // stride of the structure-of-arrays frames: ne_ rounded up to a multiple of 8 (gather)
   bool closed_ = false;  // a ring: ne_ = nn_, element nn_-1 joins node nn_-1 to node 0
   bool seed_force_law_ = false;  // force_law = "seed": Eq. 23 as written instead of the energy gradient
+  bool bend_twist_rescaling_ = true;  // Eq. 10's B̂κ̂/E³ (false: B̂κ̂ at every stretch)
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
   Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length
   std::vector<Vec3> x_init_;

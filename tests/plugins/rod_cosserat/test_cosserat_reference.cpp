@@ -118,9 +118,19 @@ Params seedLawHelix() {
   return p;
 }
 
+// The helix of openHelix with bend/twist couples B̂κ̂ at every stretch (no 1/E³ of Eq. 10).
+Params unrescaledHelix(const std::string& law) {
+  Params p = openHelix("initial", 0.02, 4.0);
+  p.set("bend_twist_rescaling", false);
+  p.set("force_law", law);
+  return p;
+}
+
 std::vector<Case> cases() {
   return {{"open helix, straight rest shape", openHelix("straight", 0.0, 0.0)},
           {"open helix, force_law = seed", seedLawHelix()},
+          {"open helix, bend_twist_rescaling = false", unrescaledHelix("energy")},
+          {"open helix, force_law = seed, bend_twist_rescaling = false", unrescaledHelix("seed")},
           {"open helix, initial rest shape, twisted, rotational damping", openHelix("initial", 0.02, 4.0)},
           {"ring, straight rest shape, one turn of twist", ring("straight", 1.0)},
           {"ring, initial rest shape, two turns", ring("initial", 2.0)},
@@ -355,4 +365,48 @@ TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, the se
   CHECK(f_energy[energy_rod.positionDof(0) + 2] == doctest::Approx(-pull).epsilon(1e-12));
   CHECK(f_seed.head(r0).lpNorm<Eigen::Infinity>() <= 1e-12 * pull);
   CHECK(relDiff(f_seed, f_energy, r0, n) <= 1e-15);
+}
+
+// bend_twist_rescaling = false: the twisted rod of the test above, stretched uniformly by 10 %. The
+// twist couple on the interior elements is B̂₃ τ at any stretch (with Eq. 10's rescaling it is
+// B̂₃ τ / E³), and the energy law pulls no node: without the 1/E³ the energy does not depend on
+// the lengths, so there is no twist-stretch coupling. The stretch force is that of the stretch alone.
+TEST_CASE("bend_twist_rescaling = false: the twist couple does not soften with the stretch, no twist-stretch pull") {
+  const double tau = 3.0, stretch = 1.1;
+  auto twisted = [&](bool rescaling) {
+    Params p = makeParams(CosseratRod::schema(), {{"nodes", 11},
+                                                  {"radius", 0.01},
+                                                  {"youngs_modulus", 1e6},
+                                                  {"initial_twist", tau},
+                                                  {"geometry.shape", std::string("straight")},
+                                                  {"geometry.start", toValue(Vec3(0, 0, 0))},
+                                                  {"geometry.end", toValue(Vec3(0, 0, 1))},
+                                                  {"rest_shape", std::string("straight")}},
+                          "rod");
+    p.set("bend_twist_rescaling", rescaling);
+    return p;
+  };
+  CosseratRod rescaled(twisted(true)), plain(twisted(false));
+  Vec q(plain.numDofs());
+  plain.initialDofs(q);
+  for (int i = 0; i < plain.numNodes(); ++i) q[plain.positionDof(i) + 2] *= stretch;
+  const int n = plain.numDofs(), last = plain.numNodes() - 1, mid = plain.numElements() / 2;
+  Vec f_rescaled = Vec::Zero(n), f_plain = Vec::Zero(n);
+  rescaled.setConfiguration(q);
+  rescaled.addElasticForce(f_rescaled);
+  plain.setConfiguration(q);
+  plain.addElasticForce(f_plain);
+
+  const double B3 = plain.bendStiffness()[2];
+  // An interior element sits between two nodes twisted by θ₃ = τ D̂: couples ∓B̂₃ τ from each, so the
+  // net couple is zero; the end element takes one of them.
+  const double end_couple = f_plain[plain.rotationDof(plain.numElements() - 1) + 2];
+  CHECK(std::abs(end_couple) == doctest::Approx(B3 * tau).epsilon(1e-12));
+  CHECK(std::abs(f_rescaled[rescaled.rotationDof(plain.numElements() - 1) + 2]) ==
+        doctest::Approx(B3 * tau / (stretch * stretch * stretch)).epsilon(1e-12));
+  CHECK(std::abs(f_plain[plain.rotationDof(mid) + 2]) <= 1e-12 * B3 * tau);
+  // The end node: the stretch force E Â (e - 1) alone (the rod is unsheared), no twist-stretch pull.
+  const double EA = plain.shearStiffness()[2];
+  CHECK(f_plain[plain.positionDof(last) + 2] == doctest::Approx(-EA * (stretch - 1.0)).epsilon(1e-12));
+  CHECK(f_rescaled[rescaled.positionDof(last) + 2] + EA * (stretch - 1.0) > 0.1 * B3 * tau * tau);
 }
