@@ -138,6 +138,28 @@ std::vector<Case> cases() {
           {"straight rod, large bends", straightRod()}};
 }
 
+// A straight rod along z, 1 m, 10 elements, its frames twisted uniformly by tau (rad/m) about a
+// straight, untwisted rest shape.
+Params twistedStraightRod(double tau) {
+  return makeParams(CosseratRod::schema(), {{"nodes", 11},
+                                            {"radius", 0.01},
+                                            {"youngs_modulus", 1e6},
+                                            {"initial_twist", tau},
+                                            {"geometry.shape", std::string("straight")},
+                                            {"geometry.start", toValue(Vec3(0, 0, 0))},
+                                            {"geometry.end", toValue(Vec3(0, 0, 1))},
+                                            {"rest_shape", std::string("straight")}},
+                    "rod");
+}
+
+// The elastic generalized force of `rod` at DOFs q.
+Vec elasticForceAt(CosseratRod& rod, const Vec& q) {
+  Vec f = Vec::Zero(rod.numDofs());
+  rod.setConfiguration(q);
+  rod.addElasticForce(f);
+  return f;
+}
+
 // A configuration with non-uniform strains: node positions moved by a few per cent of an element
 // (stretch 1e-3 .. 1e-1, shear) and rotation vectors of amplitude `amp` varying along the rod.
 Vec deformed(const CosseratRod& rod, double amp, double phase) {
@@ -337,15 +359,7 @@ TEST_CASE("reference velocity couples: each term on its own") {
 TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, the seed's Eq. 23 does not") {
   const double tau = 3.0;  // rad/m
   auto twisted = [&](const std::string& law) {
-    Params p = makeParams(CosseratRod::schema(), {{"nodes", 11},
-                                                  {"radius", 0.01},
-                                                  {"youngs_modulus", 1e6},
-                                                  {"initial_twist", tau},
-                                                  {"geometry.shape", std::string("straight")},
-                                                  {"geometry.start", toValue(Vec3(0, 0, 0))},
-                                                  {"geometry.end", toValue(Vec3(0, 0, 1))},
-                                                  {"rest_shape", std::string("straight")}},
-                          "rod");
+    Params p = twistedStraightRod(tau);
     p.set("force_law", law);
     return p;
   };
@@ -353,11 +367,7 @@ TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, the se
   Vec q(energy_rod.numDofs());
   energy_rod.initialDofs(q);
   const int n = energy_rod.numDofs(), r0 = energy_rod.rotationDof(0), last = energy_rod.numNodes() - 1;
-  Vec f_energy = Vec::Zero(n), f_seed = Vec::Zero(n);
-  energy_rod.setConfiguration(q);
-  energy_rod.addElasticForce(f_energy);
-  seed_rod.setConfiguration(q);
-  seed_rod.addElasticForce(f_seed);
+  const Vec f_energy = elasticForceAt(energy_rod, q), f_seed = elasticForceAt(seed_rod, q);
 
   const double B3 = energy_rod.bendStiffness()[2];
   const double pull = 0.75 * B3 * tau * tau;
@@ -374,15 +384,7 @@ TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, the se
 TEST_CASE("bend_twist_rescaling = false: the twist couple does not soften with the stretch, no twist-stretch pull") {
   const double tau = 3.0, stretch = 1.1;
   auto twisted = [&](bool rescaling) {
-    Params p = makeParams(CosseratRod::schema(), {{"nodes", 11},
-                                                  {"radius", 0.01},
-                                                  {"youngs_modulus", 1e6},
-                                                  {"initial_twist", tau},
-                                                  {"geometry.shape", std::string("straight")},
-                                                  {"geometry.start", toValue(Vec3(0, 0, 0))},
-                                                  {"geometry.end", toValue(Vec3(0, 0, 1))},
-                                                  {"rest_shape", std::string("straight")}},
-                          "rod");
+    Params p = twistedStraightRod(tau);
     p.set("bend_twist_rescaling", rescaling);
     return p;
   };
@@ -390,12 +392,8 @@ TEST_CASE("bend_twist_rescaling = false: the twist couple does not soften with t
   Vec q(plain.numDofs());
   plain.initialDofs(q);
   for (int i = 0; i < plain.numNodes(); ++i) q[plain.positionDof(i) + 2] *= stretch;
-  const int n = plain.numDofs(), last = plain.numNodes() - 1, mid = plain.numElements() / 2;
-  Vec f_rescaled = Vec::Zero(n), f_plain = Vec::Zero(n);
-  rescaled.setConfiguration(q);
-  rescaled.addElasticForce(f_rescaled);
-  plain.setConfiguration(q);
-  plain.addElasticForce(f_plain);
+  const int last = plain.numNodes() - 1, mid = plain.numElements() / 2;
+  const Vec f_rescaled = elasticForceAt(rescaled, q), f_plain = elasticForceAt(plain, q);
 
   const double B3 = plain.bendStiffness()[2];
   // An interior element sits between two nodes twisted by θ₃ = τ D̂: couples ∓B̂₃ τ from each, so the

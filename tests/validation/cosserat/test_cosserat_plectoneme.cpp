@@ -59,6 +59,30 @@ std::filesystem::path lastFrame(const std::filesystem::path& dir) {
   return best;
 }
 
+// A Fig. 9 scene run with `sets`, its summary.json, deepest overlap and final topology.
+struct Figure9Run {
+  std::filesystem::path dir;
+  std::string summary;
+  double min_gap = 0;
+  Topology topology;
+};
+
+Figure9Run runFigure9(const std::string& scene, const std::string& name, const std::string& sets) {
+  Figure9Run r;
+  r.dir = scratchDir(name);
+  const CommandResult run = runRodsim("run scenes/cosserat/" + scene + " --quiet --output " + r.dir.string() + sets);
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  r.summary = readText(r.dir / "summary.json");
+  r.min_gap = jsonNumber(r.summary, "min_gap");
+  MESSAGE("deepest overlap over the run: ", -r.min_gap / kR * 100, " % of r");
+  r.topology = topology(lastFrame(r.dir), 1.0);
+  const Topology& t = r.topology;
+  MESSAGE("Tw = ", t.tw, ", Wr = ", t.wr, ", L/L^ = ", t.stretch, ", end-to-end z = ", t.end_z,
+          " m, largest distance from the axis ", t.max_lateral, " m");
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("plectoneme (Fig. 9b, F = 0, R = 4), n = 50: it coils, Lk = Tw + Wr = R, no overlap beyond 1 % of r") {
@@ -68,24 +92,16 @@ TEST_CASE("plectoneme (Fig. 9b, F = 0, R = 4), n = 50: it coils, Lk = Tw + Wr = 
   // snap overlaps 1.8 % of r at 5e5 and 1.1 % at 1.5e6 (measured with the energy law; 0.19 % at 3e6
   // with the scene's seed law); dt = 3e-5 s keeps 3e6 N/m inside the explicit
   // stability limit (4.3e-5 s at the worst node, as the solver reports at 5e-5 s).
-  const auto dir = scratchDir("plectoneme-n50");
-  const CommandResult run = runRodsim(
-      "run scenes/cosserat/plectoneme.toml --quiet --output " + dir.string() +
+  const Figure9Run r = runFigure9(
+      "plectoneme.toml", "plectoneme-n50",
       " --set rod.rod.nodes=51 --set force.kick.node=25 --set contact.stiffness=3e6 --set simulation.dt=3e-5"
       " --set 'constraint.twisted_end.angular_velocity=[0, 0, 1.2566370614359172]' --set constraint.twisted_end.stop=20"
       " --set simulation.duration=25 --set output.every=5");
-  INFO(run.output);
-  REQUIRE(run.status == 0);
-  const std::string summary = readText(dir / "summary.json");
-  INFO(summary);
+  INFO(r.summary);
   // deepest overlap over every step: below 1 % of the radius
-  const double min_gap = jsonNumber(summary, "min_gap");
-  MESSAGE("deepest overlap over the run: ", -min_gap / kR * 100, " % of r");
-  CHECK(min_gap > -0.01 * kR);
-  CHECK(jsonNumber(summary, "steps_with_contact") > 10000);
-  const Topology t = topology(lastFrame(dir), 1.0);
-  MESSAGE("Tw = ", t.tw, ", Wr = ", t.wr, ", L/L^ = ", t.stretch, ", end-to-end z = ", t.end_z,
-          " m, largest distance from the axis ", t.max_lateral, " m");
+  CHECK(r.min_gap > -0.01 * kR);
+  CHECK(jsonNumber(r.summary, "steps_with_contact") > 10000);
+  const Topology& t = r.topology;
   // Calugareanu-White: the link is the 4 turns imposed (the writhe's closure along z costs O(1e-3))
   CHECK(std::abs(t.tw + t.wr - 4.0) < 0.01);
   // a plectoneme: most of the link in writhe (measured 2.40 at n = 50, 2.41 at n = 100), the ends
@@ -98,7 +114,7 @@ TEST_CASE("plectoneme (Fig. 9b, F = 0, R = 4), n = 50: it coils, Lk = Tw + Wr = 
   CHECK(t.stretch > 1.0);
   CHECK(t.stretch < 1.05);
   // at rest at the end
-  CHECK(lastRow(dir / "timeseries.csv", "kinetic_energy") < 1e-4);
+  CHECK(lastRow(r.dir / "timeseries.csv", "kinetic_energy") < 1e-4);
 }
 
 TEST_CASE("solenoid (Fig. 9c, F = 300 N, R = 13), n = 70: it coils along the axis, Lk = R, and comes to rest") {
@@ -107,23 +123,15 @@ TEST_CASE("solenoid (Fig. 9c, F = 300 N, R = 13), n = 70: it coils along the axi
   // coil is that of the scene at n = 100 (Tw 8.79, Wr 4.21, ends 0.402 m apart, 1.89 r from the axis;
   // the same with its 75 s twist). At n = 50 the link drops by 2 twice in the snap, where neighbouring
   // frames turn by more than 2 rad (docs/validation/cosserat.md): not a resolution to test at.
-  const auto dir = scratchDir("solenoid-n70");
-  const CommandResult run = runRodsim(
-      "run scenes/cosserat/solenoid.toml --quiet --output " + dir.string() +
+  const Figure9Run r = runFigure9(
+      "solenoid.toml", "solenoid-n70",
       " --set rod.rod.nodes=71 --set force.kick.node=35 --set contact.stiffness=1e6"
       " --set 'constraint.twisted_end.angular_velocity=[0, 0, 2.722713633111154]' --set constraint.twisted_end.stop=40"
       " --set simulation.duration=45 --set output.every=5");
-  INFO(run.output);
-  REQUIRE(run.status == 0);
-  const std::string summary = readText(dir / "summary.json");
-  INFO(summary);
+  INFO(r.summary);
   // the snap's deepest overlap (measured 1.2 % of r)
-  const double min_gap = jsonNumber(summary, "min_gap");
-  MESSAGE("deepest overlap over the run: ", -min_gap / kR * 100, " % of r");
-  CHECK(min_gap > -0.03 * kR);
-  const Topology t = topology(lastFrame(dir), 1.0);
-  MESSAGE("Tw = ", t.tw, ", Wr = ", t.wr, ", L/L^ = ", t.stretch, ", end-to-end z = ", t.end_z,
-          " m, largest distance from the axis ", t.max_lateral, " m");
+  CHECK(r.min_gap > -0.03 * kR);
+  const Topology& t = r.topology;
   // the 13 turns are all there: no strand passed through another (measured 13.000: Tw 8.84, Wr 4.16)
   CHECK(std::abs(t.tw + t.wr - 13.0) < 0.01);
   CHECK(t.wr > 3.5);
@@ -135,5 +143,5 @@ TEST_CASE("solenoid (Fig. 9c, F = 300 N, R = 13), n = 70: it coils along the axi
   CHECK(t.stretch > 1.05);
   CHECK(t.stretch < 1.12);
   // at rest 5 s after the twisting stops (measured 1.5e-10 J)
-  CHECK(lastRow(dir / "timeseries.csv", "kinetic_energy") < 1e-6);
+  CHECK(lastRow(r.dir / "timeseries.csv", "kinetic_energy") < 1e-6);
 }
