@@ -121,8 +121,8 @@ TEST_CASE("solenoid (Fig. 9c, F = 300 N, R = 13), n = 70: it coils along the axi
   // n = 70 and the 13 turns in 30 s (then 5 s at rest); k_sc = 1e6 N/m for the fewer pairs that share
   // the coil's contact load. The scene's model: energy law, bend_twist_rescaling = false. The final
   // coil is that of the scene at n = 100 (Tw 8.79, Wr 4.21, ends 0.402 m apart, 1.89 r from the axis;
-  // the same with its 75 s twist). At n = 50 the link drops by 2 twice in the snap, where neighbouring
-  // frames turn by more than 2 rad (docs/validation/cosserat.md): not a resolution to test at.
+  // the same with its 75 s twist). At n = 50 a kink passes through itself inside the default neighbour
+  // exclusion (3 elements there) unless `exclusion` is lowered (docs/validation/cosserat.md).
   const Figure9Run r = runFigure9(
       "solenoid.toml", "solenoid-n70",
       " --set rod.rod.nodes=71 --set force.kick.node=35 --set contact.stiffness=1e6"
