@@ -427,6 +427,43 @@ constexpr int kEnvelopeMaxWidth = 64;
 // set-up.
 constexpr int kSupernodalMinRows = 2000;
 
+}  // namespace rodsim::newton
+
+// The OpenMP runtime that CHOLMOD and UMFPACK bring in (Debian's are built with it); weak, so that
+// the plugin does not link a runtime of its own (that of a clang build would not be CHOLMOD's).
+extern "C" {
+int omp_get_max_active_levels() __attribute__((weak));
+void omp_set_max_active_levels(int) __attribute__((weak));
+}
+
+namespace rodsim::newton {
+namespace {
+
+// Runs the factorizations and solves with OpenMP's parallel regions inactive (max-active-levels
+// 0: a team of one). Debian's CHOLMOD has `num_threads(4)` compiled into many small loops of its
+// supernodal factorization: four threads whatever the machine, forked per supernode. On this
+// 2-core machine that made an ipc step at 3042 contacts 1.85x slower in wall time (424 against
+// 231 ms), and two threads no faster than one (benchmarks/README.md, "Contacts that scale").
+class SerialOpenMp {
+ public:
+  SerialOpenMp() {
+    if (omp_get_max_active_levels && omp_set_max_active_levels) {
+      saved_ = omp_get_max_active_levels();
+      omp_set_max_active_levels(0);
+    }
+  }
+  ~SerialOpenMp() {
+    if (saved_ >= 0) omp_set_max_active_levels(saved_);
+  }
+  SerialOpenMp(const SerialOpenMp&) = delete;
+  SerialOpenMp& operator=(const SerialOpenMp&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+}  // namespace
+
 struct LinearSolver::Impl {
   Eigen::UmfPackLU<SpMat> umfpack;
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
@@ -510,6 +547,7 @@ bool isNumericallySymmetric(const SpMat& A) {
 }
 
 bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
+  const SerialOpenMp serial;
   bool& analyzed = impl_->analyzed[static_cast<int>(kind) - 1];
   switch (kind) {
     case Kind::UmfPack:
@@ -571,6 +609,7 @@ bool LinearSolver::factorize(const SpMat& A, bool symmetric) {
 }
 
 bool LinearSolver::solve(const Vec& b, Vec& x) {
+  const SerialOpenMp serial;
   switch (active_) {
     case Kind::UmfPack:
       x = impl_->umfpack.solve(b);
