@@ -17,6 +17,7 @@
 // step, contacts, groups, nu, and the ratio 19.1 s / (our s per step).
 //
 // Usage: bench_alart_curnier [--rods 8,20,40,76] [--nodes 22] [--steps 3] [--scene FILE --skip N]
+#include "process_memory.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -122,6 +123,7 @@ void bench(const kernel::TypeRegistry& registry, const std::string& text, const 
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   std::vector<int> rods{8, 20, 40, 76};
   int nodes = 22, steps = 3, skip = 2;
   std::string scene_file;

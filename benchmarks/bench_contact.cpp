@@ -21,6 +21,7 @@
 //
 // Usage: bench_contact [--mats M1,M2,...] [--nodes N] [--steps S]
 #include <rodsim/testing/fake_world.h>
+#include "process_memory.h"
 #include "imc_contact.h"
 #include "registry.h"
 #include "scene.h"
@@ -144,6 +145,7 @@ void corePart(int M, int N, int steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   std::vector<int> mats{1, 4, 10, 20};
   int N = 21, steps = 10;
   for (int i = 1; i + 1 < argc; i += 2) {

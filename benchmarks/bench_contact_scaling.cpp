@@ -14,6 +14,7 @@
 //
 // Usage: bench_contact_scaling [--skip 2] [--blocks 3] [--steps 2] SCENE.toml...
 // benchmarks/bench_contact_scaling.sh writes the piles and runs the sweep.
+#include "process_memory.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -125,6 +126,7 @@ Result bench(const kernel::TypeRegistry& registry, const std::string& path, int 
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   int skip = 2, blocks = 3, steps = 2;
   std::vector<std::string> scenes;
   for (int i = 1; i < argc; ++i) {

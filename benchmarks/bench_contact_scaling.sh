@@ -4,9 +4,8 @@
 # runs bench_contact_scaling on them, one model at a time, printing each model's ratio
 # cost-per-contact(largest) / cost-per-contact(smallest).
 #
-# One thread: CHOLMOD (the supernodal Cholesky of solver_newton) is built with OpenMP and 4 threads
-# compiled in; on a loaded 2-core machine they spin and double the CPU time. OMP_THREAD_LIMIT=1
-# here, as for every single-thread figure of benchmarks/README.md.
+# One thread: solver_newton runs CHOLMOD and UMFPACK with OpenMP's parallel regions inactive, and
+# the rest of the step is single-threaded, so no environment variable is needed.
 #
 # Usage: benchmarks/bench_contact_scaling.sh [build dir] [contacts ...]   (default: build 100 1000 10000)
 #        MODELS="imc ipc" BENCH_ARGS="--skip 3 --blocks 3 --steps 1" benchmarks/bench_contact_scaling.sh
@@ -19,7 +18,6 @@ models=${MODELS:-imc ipc alart-curnier}
 args=${BENCH_ARGS:---skip 3 --blocks 3 --steps 1}
 dir=$(mktemp -d /tmp/rod_piles.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-export OMP_THREAD_LIMIT=1
 for m in $models; do
   scenes=()
   for c in $sizes; do

@@ -11,6 +11,7 @@
 // (benchmarks/bench_vs_pyelastica.sh), never against a figure from another day.
 //
 // Usage: bench_cosserat [--steps S] [--blocks B] [--scene FILE] [--set KEY=VALUE]...
+#include "process_memory.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -81,6 +82,7 @@ int timeScene(TypeRegistry& registry, const std::string& file, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   int steps = 20000, blocks = 7;
   std::string scene_file = RODSIM_BENCH_SCENES "/pyelastica_timoshenko.toml";
   std::vector<std::string> overrides;

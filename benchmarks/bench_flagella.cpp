@@ -12,6 +12,7 @@
 // CPU time per step by default, medians over the timed steps, so that other processes on a shared
 // machine disturb the figures less; `--clock wall` for runs that use both cores (the rss force's
 // `threads`, default 1), where CPU time adds up the threads. `--set` as for `rodsim run`.
+#include "process_memory.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -150,6 +151,7 @@ Row run(const TypeRegistry& registry, const Case& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   try {
     std::vector<Case> cases = {
         {"scenes/flagella/m2_close.toml", {}, 50, 450},  // contact from step 54

@@ -16,6 +16,7 @@
 //
 // Usage: bench_plectoneme [--scene FILE] [--steps S] [--blocks B] [--advance T] [--phase start|coiled|both]
 //                         [--restart DIR] [--set KEY=VALUE]...
+#include "process_memory.h"
 #include "checkpoint.h"
 #include "registry.h"
 #include "scene.h"
@@ -88,6 +89,7 @@ void phase(KernelWorld& world, double dt, int steps, int blocks, int elements, c
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   std::string scene_file = "scenes/cosserat/plectoneme_pyelastica.toml", which = "both", restart;
   int steps = 5000, blocks = 5;
   double advance = 20.0;

@@ -18,6 +18,7 @@
 //
 // Usage: bench_der_newton [--steps S] [--warmup W] [--sizes N1,N2,...] [--dt DT] [--tolerance TOL]
 // Not a test: run it by hand from the build tree (it finds the plugins in <build>/plugins).
+#include "process_memory.h"
 #include "registry.h"
 #include "scene.h"
 #include "world.h"
@@ -189,6 +190,7 @@ double interpolate(const std::vector<Result>& rs, double nodes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rodsim::keepFreedMemoryInProcess();  // as the rodsim command does
   try {
     Options opt = parseArgs(argc, argv);
     std::sort(opt.sizes.begin(), opt.sizes.end());

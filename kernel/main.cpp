@@ -3,6 +3,7 @@
 #include "checkpoint.h"
 #include "compare.h"
 #include "describe.h"
+#include "process_memory.h"
 #include "fit.h"
 #include "optimize.h"
 #include "scene.h"
@@ -149,6 +150,7 @@ std::string selfExecutable(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keepFreedMemoryInProcess();
   try {
     const std::string executable = selfExecutable(argv[0]);
     if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0)  // parses its own options
