@@ -19,7 +19,6 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -303,10 +302,6 @@ double lastTime(const fs::path& file) {
 }
 
 // ---------------------------------------------------------------- child processes
-
-int jobsOrCores(int jobs) {
-  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 std::filesystem::path defaultStudyDir(const std::string& file) {
   std::string stem = std::filesystem::path(file).stem().string();  // "a.sweep" of "a.sweep.toml"

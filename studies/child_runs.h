@@ -139,9 +139,6 @@ bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildR
 // optimize c.toml` (out/c).
 std::filesystem::path defaultStudyDir(const std::string& file);
 
-// The children a study runs at once: `jobs` when given (--jobs N > 0), else one per core.
-int jobsOrCores(int jobs);
-
 // `argv` as one shell command line (commands.txt).
 std::string shellCommand(const std::vector<std::string>& argv);
 std::string shellQuote(const std::string& s);

@@ -15,6 +15,7 @@
 
 #include <ceres/ceres.h>
 #include <Eigen/Dense>
+#include <rodsim/process/spawn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -366,7 +367,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = jobsOrCores(o.jobs);
+  const int jobs = process::jobsOrCores(o.jobs);
 
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   const std::size_t n = f.parameters.size();

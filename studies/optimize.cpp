@@ -23,6 +23,7 @@
 #include "output.h"
 #include "scene.h"
 
+#include <rodsim/process/spawn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <pagmo/algorithms/cmaes.hpp>
@@ -263,7 +264,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = jobsOrCores(o.jobs);
+  const int jobs = process::jobsOrCores(o.jobs);
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   RunCache cache(f, dir, executable, jobs, true, "rodsim optimize");
   auto ev = std::make_shared<Evaluator>();

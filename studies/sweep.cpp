@@ -14,6 +14,7 @@
 #include "scene.h"
 #include "simulation.h"
 
+#include <rodsim/process/spawn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
@@ -712,7 +713,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       writeFileAtomic((dir / "table.csv").string(), tableCsv(s));
       writeFileAtomic((dir / "commands.txt").string(), commandsText(s, dir, executable));
     }
-    const int jobs = mpi && o.jobs <= 0 ? 1 : jobsOrCores(o.jobs);
+    const int jobs = mpi && o.jobs <= 0 ? 1 : process::jobsOrCores(o.jobs);
     if (!o.quiet && rank == 0)
       std::printf("rodsim sweep: %zu row(s), %zu finished before, %zu to run on %s -> %s\n", s.rows.size(), done,
                   todo.size(), mpi ? fmt::format("{} MPI ranks x {} job(s)", size, jobs).c_str() : fmt::format("{} job(s)", jobs).c_str(),

@@ -21,7 +21,6 @@
 #include <limits>
 #include <numbers>
 #include <sstream>
-#include <thread>
 
 #include <unistd.h>
 
@@ -618,7 +617,7 @@ int runRender(const RenderOptions& o) {
     jobs.push_back(job);
     targets.push_back(single && !o.output.empty() ? fs::path(o.output) : images / (stem + ".png"));
   }
-  const int parallel = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const int parallel = process::jobsOrCores(o.jobs);
   const auto failed = runJobs(jobs, parallel, o.quiet ? "" : "render: frame");
   if (failed) {
     std::fprintf(stderr, "rodsim render: povray failed on %s (log: %s):\n%s\n", jobs[*failed].argv[1].c_str() + 2,

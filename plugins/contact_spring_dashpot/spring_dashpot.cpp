@@ -158,19 +158,8 @@ void SpringDashpotContact::ensureNear(const Vec& q) {
   } else {
     maybeRefresh(q);
   }
+  candidateDistances(q);
   const std::size_t nc = cand_.size();
-  for (int c = 0; c < 3; ++c) pn_[c].resize(nc);
-  pD_.resize(nc);
-  ps_.resize(nc);
-  pt_.resize(nc);
-  pfn_.resize(nc);
-  gatherNodes(q, nullptr);
-  near_results_ = false;
-  const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nullptr, nullptr, nullptr};
-  const PairArrays all{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
-                       static_cast<int>(nc)};
-  pairKernel(nodes, all, false, k_, 0.0, 1.0, 1e-8,
-             {pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(), pfn_.data()});
   near_.clear();
   near_a0_.clear();
   near_a1_.clear();
@@ -198,13 +187,9 @@ void SpringDashpotContact::ensureNear(const Vec& q) {
 void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_contact*/, Vec& f) {
   const Vec& q = *ctx.q;
   ensureNear(q);
-  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const bool damp = dashpotOn(ctx);
   const std::size_t nc = near_.size();
-  for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
-  pD_.resize(std::max(nc, pD_.size()));
-  ps_.resize(pD_.size());
-  pt_.resize(pD_.size());
-  pfn_.resize(pD_.size());
+  growPairResults(nc);
   if (nc > 0) {  // (without pairs, e.g. a straight rod, not even the nodes are gathered)
     gatherNodes(q, damp ? ctx.q_start : nullptr);
     const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(),
@@ -289,24 +274,61 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   keepEvaluationNodes(q);
 }
 
-// min over the candidates of D - (r_a + r_b) at q.
-double SpringDashpotContact::candidateMinGap(const Vec& q) {
-  near_results_ = false;  // pD_ and the rest now hold all candidates
-  gatherNodes(q, nullptr);
-  const std::size_t nc = cand_.size();
-  for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(nc, pn_[c].size()));
-  pD_.resize(std::max(nc, pD_.size()));
+void SpringDashpotContact::growPairResults(std::size_t n) {
+  for (int c = 0; c < 3; ++c) pn_[c].resize(std::max(n, pn_[c].size()));
+  pD_.resize(std::max(n, pD_.size()));
   ps_.resize(pD_.size());
   pt_.resize(pD_.size());
   pfn_.resize(pD_.size());
+}
+
+void SpringDashpotContact::candidateDistances(const Vec& q) {
+  near_results_ = false;  // pD_ and the rest now hold all candidates
+  gatherNodes(q, nullptr);
+  const std::size_t nc = cand_.size();
+  growPairResults(nc);
   const NodeArrays nodes{nx_[0].data(), nx_[1].data(), nx_[2].data(), nullptr, nullptr, nullptr};
   const PairArrays all{cand_a0_.data(), cand_a1_.data(), cand_b0_.data(), cand_b1_.data(), cand_rsum_.data(),
                        static_cast<int>(nc)};
+  // geometry::segmentNormal's default parallel tolerance
   pairKernel(nodes, all, false, k_, 0.0, 1.0, 1e-8,
              {pD_.data(), ps_.data(), pt_.data(), pn_[0].data(), pn_[1].data(), pn_[2].data(), pfn_.data()});
+}
+
+// min over the candidates of D - (r_a + r_b) at q.
+double SpringDashpotContact::candidateMinGap(const Vec& q) {
+  candidateDistances(q);
   double g = ContactStats{}.min_gap;
-  for (std::size_t j = 0; j < nc; ++j) g = std::min(g, -(cand_rsum_[j] - pD_[j]));
+  for (std::size_t j = 0; j < cand_.size(); ++j) g = std::min(g, -(cand_rsum_[j] - pD_[j]));
   return g;
+}
+
+// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
+double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
+                                            const SegmentNormal& sn) const {
+  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+  const Vec& q = *ctx.q;
+  const Vec& q0 = *ctx.q_start;
+  Vec3 dx = Vec3::Zero();
+  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
+  return sn.n.dot(dx) / ctx.dt;
+}
+
+// A node with w_k = 0 (a clamped or pinned closest point at the other end of its element:
+// point-edge, point-point) has zero rows and columns in g g^T and in H, unless its element's
+// parameter is interior (then the Schur term of H reaches both nodes of the element): on[k] false,
+// and the stiffness forms emit the same K with up to 4x fewer entries.
+void SpringDashpotContact::pairTerms(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B,
+                                     const SegmentNormal& sn, double eps, PairTerms& p) const {
+  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+  for (int k = 0; k < 4; ++k)
+    for (int c = 0; c < 3; ++c) {
+      p.dofs[3 * k + c] = xs[k] + c;
+      p.v[3 * k + c] = damp ? ctx.velocity(xs[k] + c) : 0.0;
+    }
+  for (int k = 0; k < 4; ++k) p.g.segment<3>(3 * k) = sn.w[k] * sn.n;
+  p.fn = k_ * eps - (damp ? gamma_ * p.g.dot(p.v) : 0.0);
+  for (int k = 0; k < 4; ++k) p.on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
 }
 
 // K = -dF/dq as addStiffnessReference (spring_dashpot_reference.cpp: the formula and why), bitwise:
@@ -320,12 +342,12 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
   bool reuse = near_results_ && !x_eval_.empty();
   for (std::size_t i = 0; reuse && i < node_dofs_.size(); ++i)
     reuse = (q.segment<3>(node_dofs_[i]).array() == x_eval_.node(i).array()).all();
-  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const bool damp = dashpotOn(ctx);
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
+  PairTerms p;
   geometry::Mat12 hess;
-  geometry::Vec12 v, g, hv, ag, dg;
-  int dofs[12];
+  geometry::Vec12 hv, ag, dg;
   for (std::size_t j = 0; j < near_.size(); ++j) {
     const EdgeRef &A = edges_[cand_[near_[j]].first], &B = edges_[cand_[near_[j]].second];
     if (reuse && pD_[j] > 0) {
@@ -345,14 +367,8 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
     }
     const double eps = A.radius + B.radius - sn.D;
     if (!(eps > 0)) continue;
-    const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-    for (int k = 0; k < 4; ++k)
-      for (int c = 0; c < 3; ++c) {
-        dofs[3 * k + c] = xs[k] + c;
-        v[3 * k + c] = damp ? ctx.velocity(xs[k] + c) : 0.0;
-      }
-    for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
-    const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
+    pairTerms(ctx, damp, A, B, sn, eps, p);
+    const geometry::Vec12& g = p.g;
     // The block (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H written entry by entry as it is
     // emitted, with the reference's operations in its order (Eigen's outer products multiply the
     // evaluated left factor (k + gamma/dt) g_r, resp. gamma g_r, by the right one), instead of three
@@ -362,29 +378,27 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       // the distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the
       // centre lines meet (D = 0: no Hessian)
       geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
-      if (damp) hv.noalias() = hess * v;
+      if (damp) hv.noalias() = hess * p.v;
     }
     const double sgg = k_ + gamma_ * vd;
     for (int i = 0; i < 12; ++i) {
       ag[i] = sgg * g[i];
       dg[i] = gamma_ * g[i];
     }
-    // Only the nodes the pair's distance depends on (addStiffnessReference: why the others are zero).
-    bool on[4];
-    for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
+    // Only the nodes the pair's distance depends on (pairTerms).
     for (int l = 0; l < 4; ++l) {
-      if (!on[l]) continue;
+      if (!p.on[l]) continue;
       for (int k = 0; k < 4; ++k) {
-        if (!on[k]) continue;
+        if (!p.on[k]) continue;
         for (int c = 0; c < 3; ++c)
           for (int r = 0; r < 3; ++r) {
             const int R = 3 * k + r, C = 3 * l + c;
             double x = g[C] * ag[R];
             if (curved) {
               if (damp) x += hv[C] * dg[R];
-              x -= fn * hess(R, C);
+              x -= p.fn * hess(R, C);
             }
-            K.add(dofs[R], dofs[C], x);
+            K.add(p.dofs[R], p.dofs[C], x);
           }
       }
     }

@@ -83,6 +83,19 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // Normal velocity dD/dt of a pair: sum_k w_k n . v_k (0 in quasi-static solves).
   double normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
                         const geometry::SegmentNormal& sn) const;
+  // Whether the dashpot acts in this evaluation (a damping, a step with a start and a dt).
+  bool dashpotOn(const EvalContext& ctx) const { return gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0; }
+  // What the stiffness block of a pair in contact (overlap eps > 0, closest points sn) is made of, in
+  // both forms of addStiffness: the 12 DOFs of its four nodes, their velocities v (0 without the
+  // dashpot), g = dD/dx, f_n = k eps - gamma g . v (Eq. 37), and which nodes D depends on at all.
+  struct PairTerms {
+    int dofs[12];
+    geometry::Vec12 v, g;
+    double fn = 0;
+    bool on[4];
+  };
+  void pairTerms(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B,
+                 const geometry::SegmentNormal& sn, double eps, PairTerms& p) const;
 
   // parameters
   double k_, gamma_, exclusion_;
@@ -114,11 +127,15 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   geometry::NodeSnapshot x_near_;
   double near_margin_ = 0;
   long long near_builds_ = 0;
-  bool near_results_ = false;
-  std::vector<int> active_;  // per evaluation: the near list's pairs in contact  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
+  bool near_results_ = false;  // pD_, ps_, pt_, pn_ hold the near list's pairs at x_eval_
+  std::vector<int> active_;    // per evaluation: the near list's pairs in contact
   void ensureNear(const Vec& q);
   double candidateMinGap(const Vec& q);
   void gatherNodes(const Vec& q, const Vec* q_start);
+  // pD_, ps_, pt_, pn_, pfn_ large enough for n pairs (they only grow).
+  void growPairResults(std::size_t n);
+  // pair_kernel on all candidates at q, without the dashpot: their D, s, t, n in pD_ and the rest.
+  void candidateDistances(const Vec& q);
   // Per evaluation: node positions and displacements q - q_start (node_dofs_ order), and per pair
   // D, s, t, n, f_n (pair_kernel.h).
   std::vector<double> nx_[3], nu_[3];

@@ -13,17 +13,6 @@ namespace rodsim::spring_dashpot {
 
 using geometry::SegmentNormal;
 
-// sum_k w_k n . v_k with v = (q - q_start)/dt (EvalContext::velocity), one division per pair.
-double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
-                                            const SegmentNormal& sn) const {
-  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-  const Vec& q = *ctx.q;
-  const Vec& q0 = *ctx.q_start;
-  Vec3 dx = Vec3::Zero();
-  for (int k = 0; k < 4; ++k) dx += sn.w[k] * (q.segment<3>(xs[k]) - q0.segment<3>(xs[k]));
-  return sn.n.dot(dx) / ctx.dt;
-}
-
 // Eq. 37: the force on element i is H(eps) [-k eps - gamma (v_i - v_j) . n] n with n from i to j;
 // (v_i - v_j) . n = -dD/dt, so the generalized force on the 12 node coordinates is
 // f_n dD/dx with f_n = k eps - gamma dD/dt (dD/dx_k = w_k n, rodsim/geometry/segment_normal.h): the
@@ -31,7 +20,7 @@ double SpringDashpotContact::normalVelocity(const EvalContext& ctx, const EdgeRe
 void SpringDashpotContact::addForceReference(const EvalContext& ctx, const Vec& /*non_contact*/, Vec& f) {
   const Vec& q = *ctx.q;
   maybeRefresh(q);
-  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const bool damp = dashpotOn(ctx);
   stats_ = {};
   SegmentNormal sn;
   // Pairs not in the list are at d >= r_a + r_b here (maybeRefresh): clearance >= (r_a + r_b)/2.
@@ -64,45 +53,32 @@ void SpringDashpotContact::addForceReference(const EvalContext& ctx, const Vec& 
 void SpringDashpotContact::addStiffnessReference(const EvalContext& ctx, StiffnessSink& K) {
   const Vec& q = *ctx.q;
   maybeRefresh(q);
-  const bool damp = gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0;
+  const bool damp = dashpotOn(ctx);
   const double vd = damp ? ctx.velocityDerivative() : 0.0;
   SegmentNormal sn;
+  PairTerms p;
   geometry::Mat12 block, hess;
-  geometry::Vec12 v, g;
-  int dofs[12];
   for (const auto& ab : cand_) {
     const EdgeRef &A = edges_[ab.first], &B = edges_[ab.second];
     pairNormal(q, A, B, sn);
     const double eps = A.radius + B.radius - sn.D;
     if (!(eps > 0)) continue;
-    const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
-    for (int k = 0; k < 4; ++k)
-      for (int c = 0; c < 3; ++c) {
-        dofs[3 * k + c] = xs[k] + c;
-        v[3 * k + c] = damp ? ctx.velocity(xs[k] + c) : 0.0;
-      }
-    for (int k = 0; k < 4; ++k) g.segment<3>(3 * k) = sn.w[k] * sn.n;
-    const double fn = k_ * eps - (damp ? gamma_ * g.dot(v) : 0.0);
-    block.noalias() = (k_ + gamma_ * vd) * g * g.transpose();
+    pairTerms(ctx, damp, A, B, sn, eps, p);
+    block.noalias() = (k_ + gamma_ * vd) * p.g * p.g.transpose();
     // The distance's curvature (closed form, rodsim/geometry/segment_normal.h); none where the centre
     // lines meet (D = 0: no Hessian).
     if (sn.D > 1e-12 * (A.radius + B.radius)) {
       geometry::segmentDistanceHessian(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), sn, hess);
-      if (damp) block.noalias() += gamma_ * g * (hess * v).transpose();
-      block.noalias() -= fn * hess;
+      if (damp) block.noalias() += gamma_ * p.g * (hess * p.v).transpose();
+      block.noalias() -= p.fn * hess;
     }
-    // Only the nodes the pair's distance depends on: a node with w_k = 0 (a clamped or pinned closest
-    // point at the other end of its element: point-edge, point-point) has zero rows and columns in
-    // g g^T and in H, unless its element's parameter is interior (then the Schur term of H reaches both
-    // nodes of the element). Skipping them emits the same K with up to 4x fewer entries.
-    bool on[4];
-    for (int k = 0; k < 4; ++k) on[k] = sn.w[k] != 0.0 || (k < 2 ? sn.s_free : sn.t_free);
+    // Only the nodes the pair's distance depends on (pairTerms: why the others have no entries).
     for (int l = 0; l < 4; ++l) {
-      if (!on[l]) continue;
+      if (!p.on[l]) continue;
       for (int k = 0; k < 4; ++k) {
-        if (!on[k]) continue;
+        if (!p.on[k]) continue;
         for (int c = 0; c < 3; ++c)
-          for (int r = 0; r < 3; ++r) K.add(dofs[3 * k + r], dofs[3 * l + c], block(3 * k + r, 3 * l + c));
+          for (int r = 0; r < 3; ++r) K.add(p.dofs[3 * k + r], p.dofs[3 * l + c], block(3 * k + r, 3 * l + c));
       }
     }
   }

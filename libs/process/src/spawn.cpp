@@ -4,9 +4,11 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 extern char** environ;
 
@@ -42,6 +44,10 @@ pid_t spawnLogged(const std::vector<std::string>& argv, const fs::path& log, con
   posix_spawn_file_actions_destroy(&actions);
   if (error) *error = err;
   return err == 0 ? pid : -1;
+}
+
+int jobsOrCores(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::string findProgram(const std::string& program) {

@@ -216,6 +216,12 @@ void addCrumpledRods(FakeWorld& w, std::mt19937& rng) {
   }
 }
 
+// k = 1e4 N/m, the given dashpot, the crumpled rods' initial overlaps allowed.
+SpringDashpotContact& addCrumpledContact(FakeWorld& w, double damping) {
+  return w.addContact<SpringDashpotContact>(makeParams(
+      SpringDashpotContact::schema(), {{"stiffness", 1e4}, {"damping", damping}, {"allow_initial_overlap", true}}));
+}
+
 }  // namespace
 
 TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list gives the all-pairs force") {
@@ -225,9 +231,7 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
     CAPTURE(trial);
     FakeWorld w;
     addCrumpledRods(w, rng);
-    auto& c = w.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
-                                                            {{"stiffness", 1e4}, {"damping", 0.0},
-                                                             {"allow_initial_overlap", true}}));
+    auto& c = addCrumpledContact(w, 0.0);
     w.finalize();
     Vec q = w.q();
     const auto pairs = c.contactPairs(q);
@@ -257,9 +261,7 @@ TEST_CASE("broad phase = all pairs on random crumpled rods; the Verlet list give
         o.radius = R.radius(0);
         w2.addRod<SpringChain>(std::string("rod") + std::to_string(rod), o);
       }
-      auto& c2 = w2.addContact<SpringDashpotContact>(makeParams(SpringDashpotContact::schema(),
-                                                                {{"stiffness", 1e4}, {"damping", 0.0},
-                                                                 {"allow_initial_overlap", true}}));
+      auto& c2 = addCrumpledContact(w2, 0.0);
       w2.finalize();
       EvalContext ctx2 = startStep(w2, y, v0, 1e-4);
       const Vec f2 = contactForce(c2, ctx2, y);
@@ -290,8 +292,7 @@ TEST_CASE("fast = reference: addForce (pair_kernel.cpp) gives addForceReference'
     w.addRod<SpringChain>("cross1", cross1);
     w.addRod<SpringChain>("cross2", cross2);
     const double gamma = trial % 2 ? 0.0 : 10.0;
-    auto& c = w.addContact<SpringDashpotContact>(makeParams(
-        SpringDashpotContact::schema(), {{"stiffness", 1e4}, {"damping", gamma}, {"allow_initial_overlap", true}}));
+    auto& c = addCrumpledContact(w, gamma);
     w.finalize();
     const Vec q0 = w.q();
     Vec v0 = Vec::Zero(q0.size());

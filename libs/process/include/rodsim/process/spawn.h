@@ -22,6 +22,10 @@ namespace rodsim::process {
 pid_t spawnLogged(const std::vector<std::string>& argv, const std::filesystem::path& log,
                   const std::filesystem::path& directory = {}, int* error = nullptr);
 
+// How many children to run at once: `jobs` when it is positive (a --jobs option), else the number
+// of hardware threads (at least 1).
+int jobsOrCores(int jobs);
+
 // The full path of `program` on PATH (a name with a '/' is checked as it is), empty when it is not
 // there or not executable.
 std::string findProgram(const std::string& program);
