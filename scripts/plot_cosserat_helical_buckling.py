@@ -166,8 +166,12 @@ def run(build, n, out, extra=()):
     subprocess.run(cmd, check=True, cwd=root)
     rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
     head, rows = rows[0], np.array([[float(v) if v else np.nan for v in r] for r in rows[1:]])
-    x = np.array([[float(v) for v in r[2:5]] for r in list(csv.reader(open(os.path.join(out, "final.csv"))))[1:]])
-    return head, rows, x
+    return head, rows, final_positions(out)
+
+
+def final_positions(out):
+    """The node positions of a run's final.csv (columns x, y, z after rod and node)."""
+    return np.array([[float(v) for v in r[2:5]] for r in list(csv.reader(open(os.path.join(out, "final.csv"))))[1:]])
 
 
 an = semi_finite()

@@ -14,7 +14,7 @@ onto the coarser one's element centres; at second order the differences fall 4x 
 Eq. 25 the errors stop falling once the discretization error is below the difference between the
 model (a finite rod with S = 1e5 N) and Eq. 25 (the inextensible, unshearable semi-finite solution).
 """
-import csv, json, os, sys, tempfile, time
+import json, os, sys, tempfile, time
 
 import numpy as np
 
@@ -32,14 +32,10 @@ def dt_fine(n):
     return min(5.5e-4, 0.8 * (H.L / (n - 1)) / (1e5 / 1.0) ** 0.5)
 
 
-def final_positions(out):
-    return np.array([[float(v) for v in r[2:5]] for r in list(csv.reader(open(os.path.join(out, "final.csv"))))[1:]])
-
-
 def self_convergence(json_file):
     from scipy.interpolate import CubicSpline
     runs = sorted(json.load(open(json_file)), key=lambda r: r["n"])
-    envelopes = {r["n"]: H.envelope(final_positions(r["out"])) for r in runs}
+    envelopes = {r["n"]: H.envelope(H.final_positions(r["out"])) for r in runs}
     print("| n against 2n | L_inf | L_1 | L_2 | ratio L_inf / L_1 / L_2 |")
     print("|---|---|---|---|---|")
     previous = None
