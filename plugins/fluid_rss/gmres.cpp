@@ -27,20 +27,10 @@ void matVec(const float* __restrict A, int rows, int n, const double* __restrict
 }  // namespace
 
 void Gmres::resize(int n, int restart, std::vector<int> blocks) {
-  n_ = n;
   blocks_ = std::move(blocks);
   block_inverse_.resize(blocks_.size() - 1);
   has_preconditioner_ = false;
-  m_ = restart;
-  V_.resize(n, m_ + 1);
-  H_.resize(m_ + 1, m_);
-  cs_.resize(m_);
-  sn_.resize(m_);
-  g_.resize(m_ + 1);
-  y_.resize(m_);
-  r_.resize(n);
-  w_.resize(n);
-  z_.resize(n);
+  gmres_.resize(n, restart);
 }
 
 void Gmres::refreshPreconditioner(const LinearOperator& A) {
@@ -55,14 +45,14 @@ void Gmres::refreshPreconditioner(const LinearOperator& A) {
   has_preconditioner_ = true;
 }
 
-void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
+void Gmres::applyPreconditioner(const double* in, double* out) {
   // Rows [begin, end) of every block: all of them, or one half per thread of the team.
   auto rows = [&](int part, int parts) {
     for (std::size_t b = 0; b + 1 < blocks_.size(); ++b) {
       const int first = blocks_[b], size = blocks_[b + 1] - blocks_[b];
       const int begin = part * size / parts, end = (part + 1) * size / parts;
       matVec(block_inverse_[b].data() + static_cast<std::ptrdiff_t>(begin) * size, end - begin, size,
-             in.data() + first, out.data() + first + begin);
+             in + first, out + first + begin);
     }
   };
   if (team_)
@@ -73,64 +63,9 @@ void Gmres::applyPreconditioner(const Vec& in, Vec& out) {
 
 GmresResult Gmres::solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations) {
   if (!has_preconditioner_) refreshPreconditioner(A);
-  GmresResult result;
-  const double bnorm = b.norm();
-  if (bnorm == 0) {
-    x.setZero();
-    result.converged = true;
-    return result;
-  }
-  while (true) {
-    A.apply(x.data(), r_.data());
-    r_ = b - r_;
-    double beta = r_.norm();
-    result.relative_residual = beta / bnorm;
-    if (result.relative_residual <= tol) {
-      result.converged = true;
-      return result;
-    }
-    if (result.iterations >= max_iterations) return result;
-    V_.col(0) = r_ / beta;
-    g_.setZero();
-    g_[0] = beta;
-    int k = 0;
-    for (; k < m_ && result.iterations < max_iterations; ++k) {
-      ++result.iterations;
-      applyPreconditioner(V_.col(k), z_);
-      A.apply(z_.data(), w_.data());
-      for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-        H_(i, k) = V_.col(i).dot(w_);
-        w_ -= H_(i, k) * V_.col(i);
-      }
-      H_(k + 1, k) = w_.norm();
-      if (H_(k + 1, k) > 0) V_.col(k + 1) = w_ / H_(k + 1, k);
-      for (int i = 0; i < k; ++i) {  // previous Givens rotations
-        const double t = cs_[i] * H_(i, k) + sn_[i] * H_(i + 1, k);
-        H_(i + 1, k) = -sn_[i] * H_(i, k) + cs_[i] * H_(i + 1, k);
-        H_(i, k) = t;
-      }
-      const double rho = std::hypot(H_(k, k), H_(k + 1, k));
-      cs_[k] = H_(k, k) / rho;
-      sn_[k] = H_(k + 1, k) / rho;
-      H_(k, k) = rho;
-      H_(k + 1, k) = 0;
-      g_[k + 1] = -sn_[k] * g_[k];
-      g_[k] = cs_[k] * g_[k];
-      if (std::abs(g_[k + 1]) <= tol * bnorm) {
-        ++k;
-        break;
-      }
-    }
-    // y = H⁻¹ g (upper triangular k x k), x += P⁻¹ V y.
-    for (int i = k - 1; i >= 0; --i) {
-      double s = g_[i];
-      for (int j = i + 1; j < k; ++j) s -= H_(i, j) * y_[j];
-      y_[i] = s / H_(i, i);
-    }
-    w_.noalias() = V_.leftCols(k) * y_.head(k);
-    applyPreconditioner(w_, z_);
-    x += z_;
-  }
+  return gmres_.solve([&](const double* in, double* out) { A.apply(in, out); },
+                      [&](const double* in, double* out) { applyPreconditioner(in, out); }, b, x, tol,
+                      max_iterations);
 }
 
 }  // namespace rodsim::rss

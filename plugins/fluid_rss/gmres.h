@@ -1,4 +1,4 @@
-// Restarted GMRES (Saad and Schultz) for the dense RSS system, right-preconditioned by a
+// GMRES for the dense RSS system (libs/krylov), right-preconditioned by a
 // block-diagonal preconditioner: the inverse of each rod's self-interaction block (the diagonal
 // block of A over that rod's nodes), computed from the operator of some earlier step.
 // Between refreshes the factors are stale; GMRES still meets its residual test exactly, it only
@@ -9,6 +9,7 @@
 
 #include "two_thread_team.h"
 
+#include <rodsim/krylov/gmres.h>
 #include <rodsim/linalg.h>
 
 #include <Eigen/Dense>
@@ -27,11 +28,7 @@ class LinearOperator {
   virtual void diagonalBlock(int first, int size, Eigen::MatrixXd& out) const = 0;
 };
 
-struct GmresResult {
-  int iterations = 0;            // Arnoldi steps (matrix-vector products)
-  double relative_residual = 0;  // |b - A x| / |b| at the end
-  bool converged = false;
-};
+using krylov::GmresResult;
 
 class Gmres {
  public:
@@ -50,16 +47,13 @@ class Gmres {
   GmresResult solve(const LinearOperator& A, const Vec& b, Vec& x, double tol, int max_iterations);
 
  private:
-  void applyPreconditioner(const Vec& in, Vec& out);
-  int n_ = 0, m_ = 0;
+  void applyPreconditioner(const double* in, double* out);
   std::vector<int> blocks_;
   std::vector<RowMatrix> block_inverse_;  // of each diagonal block
   Eigen::MatrixXd block_;                 // scratch for a diagonal block
   bool has_preconditioner_ = false;
   TwoThreadTeam* team_ = nullptr;
-  Eigen::MatrixXd V_;  // Krylov basis, n x (m + 1)
-  Eigen::MatrixXd H_;  // Hessenberg, (m + 1) x m
-  Vec cs_, sn_, g_, y_, r_, w_, z_;
+  krylov::Gmres gmres_;
 };
 
 }  // namespace rodsim::rss

@@ -5,6 +5,7 @@
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
 #include <Eigen/UmfPackSupport>
+#include <rodsim/krylov/gmres.h>
 
 #include <algorithm>
 #include <cmath>
@@ -462,6 +463,97 @@ class SerialOpenMp {
   int saved_ = -1;
 };
 
+// An unsymmetric J on a wide pattern (implicit friction on a pile of crossing rods): GMRES on J,
+// right-preconditioned by the supernodal Cholesky factor of its symmetric part S = (J + Jᵀ)/2. The
+// friction's unsymmetric part is small beside the mass, elastic and contact terms, so a few GMRES
+// steps reach round-off, and the Cholesky of S costs half an LU of J with less fill (UMFPACK's
+// unsymmetric factorization was about 60 % of an imc step at 10,000 contacts: benchmarks/README.md,
+// "Contacts that scale"). When S is not positive definite or GMRES stalls, the caller takes
+// UMFPACK for the rest of this pattern.
+class SymmetricPartGmres {
+ public:
+  SymmetricPartGmres() {
+    chol_.cholmod().print = 0;
+    chol_.cholmod().nmethods = 1;
+    chol_.cholmod().method[0].ordering = CHOLMOD_METIS;
+  }
+  // Forget the pattern (SparseAssembler rebuilt it): the next factorize() analyses it again.
+  void reset() { analyzed_ = false, usable_ = true; }
+  bool usable() const { return usable_; }
+  void giveUp() { usable_ = false; }
+
+  // Assembles S's lower triangle from A and factorizes it; false (and not usable for this pattern)
+  // when S is not positive definite.
+  bool factorize(const SpMat& A) {
+    if (!analyzed_) analyze(A);
+    if (!usable_) return false;
+    double* s = S_.valuePtr();
+    std::fill(s, s + S_.nonZeros(), 0.0);
+    const double* a = A.valuePtr();
+    for (std::size_t k = 0; k < slot_.size(); ++k) s[slot_[k]] += weight_[k] * a[k];
+    chol_.factorize(S_);
+    usable_ = chol_.info() == Eigen::Success;
+    A_ = &A;
+    return usable_;
+  }
+
+  // x = A⁻¹ b to a relative residual of 1e-12 (round-off for the Newton step, far inside
+  // LinearStep's backward-error test); false when GMRES does not get there.
+  bool solve(const Vec& b, Vec& x) {
+    x.setZero(b.size());
+    const SpMat& A = *A_;
+    const auto result = gmres_.solve(
+        [&](const double* in, double* out) {
+          Eigen::Map<Vec>(out, A.rows()).noalias() = A * Eigen::Map<const Vec>(in, A.cols());
+        },
+        [&](const double* in, double* out) {
+          Eigen::Map<Vec>(out, A.rows()) = chol_.solve(Eigen::Map<const Vec>(in, A.cols()));
+        },
+        b, x, kTolerance, kMaxIterations);
+    return result.converged && x.allFinite();
+  }
+  const SpMat& matrix() const { return *A_; }
+
+ private:
+  static constexpr double kTolerance = 1e-12;
+  static constexpr int kMaxIterations = 30;
+
+  // S's pattern: lower(A) ∪ upper(A)ᵀ; every stored entry of A adds half its value to S(i, j) and
+  // S(j, i) (the lower one of the two), its whole value on the diagonal.
+  void analyze(const SpMat& A) {
+    const int n = static_cast<int>(A.rows());
+    std::vector<Eigen::Triplet<double>> lower;
+    lower.reserve(A.nonZeros());
+    for (int j = 0; j < n; ++j)
+      for (SpMat::InnerIterator it(A, j); it; ++it)
+        lower.emplace_back(std::max(int(it.row()), j), std::min(int(it.row()), j), 0.0);
+    S_.resize(n, n);
+    S_.setFromTriplets(lower.begin(), lower.end());
+    S_.makeCompressed();
+    slot_.resize(A.nonZeros());
+    weight_.resize(A.nonZeros());
+    for (std::size_t k = 0; k < lower.size(); ++k) {
+      const int row = lower[k].row(), col = lower[k].col();
+      const int* begin = S_.innerIndexPtr() + S_.outerIndexPtr()[col];
+      const int* end = S_.innerIndexPtr() + S_.outerIndexPtr()[col + 1];
+      slot_[k] = static_cast<int>(std::lower_bound(begin, end, row) - S_.innerIndexPtr());
+      weight_[k] = row == col ? 1.0 : 0.5;
+    }
+    chol_.analyzePattern(S_);
+    usable_ = chol_.cholmod().status >= 0;  // no METIS, out of memory: no factor to give
+    gmres_.resize(n, kMaxIterations);
+    analyzed_ = true;
+  }
+
+  Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> chol_;
+  SpMat S_;
+  std::vector<int> slot_;        // stored entry of A -> slot of S_'s values
+  std::vector<double> weight_;   // 1 on the diagonal, 1/2 off it
+  krylov::Gmres gmres_;
+  const SpMat* A_ = nullptr;     // the matrix of the last factorize()
+  bool analyzed_ = false, usable_ = true;
+};
+
 }  // namespace
 
 struct LinearSolver::Impl {
@@ -473,6 +565,7 @@ struct LinearSolver::Impl {
   bool supernodal_analyzed = false, supernodal_ok = false;  // for the current pattern / factorization
   BandedLdlt ldlt_banded;
   EnvelopeLdlt ldlt_envelope;
+  SymmetricPartGmres symmetric_part;
   LinearSolver::LdltMethod method = LinearSolver::LdltMethod::Simplicial;  // for the current pattern
   bool analyzed[3] = {false, false, false};  // per concrete kind, for the current pattern
 };
@@ -510,6 +603,7 @@ void LinearSolver::analyzePattern(const SpMat& A) {
   ++analyses_;
   for (bool& a : impl_->analyzed) a = false;
   impl_->supernodal_analyzed = false;
+  impl_->symmetric_part.reset();
   int bandwidth = 0;
   for (int j = 0; j < A.outerSize(); ++j)
     for (SpMat::InnerIterator it(A, j); it; ++it) bandwidth = std::max(bandwidth, std::abs(int(it.row()) - j));
@@ -590,7 +684,8 @@ bool LinearSolver::factorizeWith(Kind kind, const SpMat& A) {
         if (!(std::abs(d[i]) > 1e-14 * scale)) return false;
       return true;
     }
-    case Kind::Auto: break;
+    case Kind::Auto:
+    case Kind::SymmetricPartGmres: break;
   }
   return false;
 }
@@ -605,12 +700,22 @@ bool LinearSolver::factorize(const SpMat& A, bool symmetric) {
   // half the work of an LU on them (benchmarks/README.md, "solver_newton"); anything else, or a
   // failed LDLT: UMFPACK.
   if (symmetric && factorizeWith(active_ = Kind::LDLT, A)) return true;
+  if (!symmetric && impl_->method == LdltMethod::Supernodal && impl_->symmetric_part.usable()) {
+    const SerialOpenMp serial;
+    if (impl_->symmetric_part.factorize(A)) return active_ = Kind::SymmetricPartGmres, true;
+  }
   return factorizeWith(active_ = Kind::UmfPack, A);
 }
 
 bool LinearSolver::solve(const Vec& b, Vec& x) {
   const SerialOpenMp serial;
   switch (active_) {
+    case Kind::SymmetricPartGmres:
+      if (impl_->symmetric_part.solve(b, x)) return true;
+      // GMRES stalled (a large unsymmetric part): the LU of J, for the rest of this pattern.
+      impl_->symmetric_part.giveUp();
+      if (!factorizeWith(active_ = Kind::UmfPack, impl_->symmetric_part.matrix())) return false;
+      return solve(b, x);
     case Kind::UmfPack:
       x = impl_->umfpack.solve(b);
       return impl_->umfpack.info() == Eigen::Success && x.allFinite();

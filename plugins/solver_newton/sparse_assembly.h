@@ -91,7 +91,9 @@ class SparseAssembler {
 // AMD otherwise, or CHOLMOD's supernodal Cholesky from 2000 rows (piles of crossing rods).
 class LinearSolver {
  public:
-  enum class Kind { Auto, UmfPack, SparseLU, LDLT };
+  // SymmetricPartGmres: only chosen by `auto` (GMRES on J preconditioned by the Cholesky factor
+  // of (J + Jᵀ)/2, for unsymmetric J on wide patterns of 2000 rows or more).
+  enum class Kind { Auto, UmfPack, SparseLU, LDLT, SymmetricPartGmres };
   // What LDLT uses on the analysed pattern. Supernodal: CHOLMOD's supernodal LLT for wide patterns
   // of 2000 rows or more, SimplicialLDLT when J is not positive definite.
   enum class LdltMethod { Band, Envelope, Simplicial, Supernodal };

@@ -680,13 +680,9 @@ TEST_CASE("ldlt: the dense band, the RCM envelope and AMD SimplicialLDLT agree w
   }
 }
 
-TEST_CASE("ldlt: CHOLMOD supernodal on large wide patterns, SimplicialLDLT when not positive definite") {
-  // A 2100-row band of half-width 12 plus a hub row (a pattern no envelope fits): positive
-  // definite, then with one large negative diagonal entry (indefinite, nonsingular). Both agree
-  // with UMFPACK; the first takes CHOLMOD's supernodal Cholesky, the second falls back on the
-  // simplicial LDLT of the same pattern.
-  using Method = LinearSolver::LdltMethod;
-  const int n = 2100, band = 12;
+// A symmetric 2100-row band of half-width 12 plus a hub row (a pattern no envelope fits, so LDLT
+// takes CHOLMOD's supernodal Cholesky), diagonally dominant: positive definite.
+std::vector<Eigen::Triplet<double>> wideSymmetricPattern(int n, int band) {
   unsigned state = 777u;
   auto rnd = [&] { return double((state = state * 1103515245u + 12345u) >> 8) / double(1u << 24) - 0.5; };
   std::vector<Eigen::Triplet<double>> t;
@@ -702,6 +698,16 @@ TEST_CASE("ldlt: CHOLMOD supernodal on large wide patterns, SimplicialLDLT when 
     t.emplace_back(i, n - 1, v);
   }
   for (int i = 0; i < n; ++i) t.emplace_back(i, i, 2.0 * band + (i == n - 1 ? 200.0 : 0.0));
+  return t;
+}
+
+TEST_CASE("ldlt: CHOLMOD supernodal on large wide patterns, SimplicialLDLT when not positive definite") {
+  // The wide pattern, positive definite, then with one large negative diagonal entry (indefinite,
+  // nonsingular). Both agree with UMFPACK; the first takes CHOLMOD's supernodal Cholesky, the
+  // second falls back on the simplicial LDLT of the same pattern.
+  using Method = LinearSolver::LdltMethod;
+  const int n = 2100, band = 12;
+  const auto t = wideSymmetricPattern(n, band);
   for (bool indefinite : {false, true}) {
     CAPTURE(indefinite);
     std::vector<Eigen::Triplet<double>> ti = t;
@@ -725,5 +731,54 @@ TEST_CASE("ldlt: CHOLMOD supernodal on large wide patterns, SimplicialLDLT when 
       CHECK((x_ldlt - x_lu).norm() < 1e-10 * x_lu.norm());
       CHECK((a.matrix() * x_ldlt - b).norm() < 1e-12 * b.norm());
     }
+  }
+}
+
+TEST_CASE("linear solver auto: an unsymmetric J on a wide pattern takes GMRES on the Cholesky of (J + Jᵀ)/2") {
+  // J = the wide positive definite pattern + a skew-symmetric coupling of DOFs i and i + 1 of size
+  // `skew` (friction-like: small beside the diagonal), so (J + Jᵀ)/2 is the positive definite
+  // pattern. Three cases against UMFPACK:
+  // - small coupling: GMRES with the symmetric part's Cholesky, to round-off;
+  // - the symmetric part made indefinite: UMFPACK at the factorization;
+  // - a coupling 40x the diagonal: GMRES stalls, the solve falls back on UMFPACK, and the next
+  //   factorization of the same pattern goes to UMFPACK directly.
+  using Kind = LinearSolver::Kind;
+  const int n = 2100, band = 12;
+  struct Case {
+    double skew, extra_diagonal;
+    Kind factorized, solved;
+  };
+  for (const Case& c : {Case{0.4, 0.0, Kind::SymmetricPartGmres, Kind::SymmetricPartGmres},
+                        Case{0.4, -60.0 * band, Kind::UmfPack, Kind::UmfPack},
+                        Case{40.0 * 2 * band, 0.0, Kind::SymmetricPartGmres, Kind::UmfPack}}) {
+    CAPTURE(c.skew);
+    CAPTURE(c.extra_diagonal);
+    auto t = wideSymmetricPattern(n, band);
+    for (int i = 0; i + 1 < n; ++i) {
+      const double v = c.skew * (i % 3 == 0 ? 1.0 : -0.5);
+      t.emplace_back(i, i + 1, v);
+      t.emplace_back(i + 1, i, -v);
+    }
+    t.emplace_back(n / 2, n / 2, c.extra_diagonal);
+    SparseAssembler a;
+    a.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+    Vec mass = Vec::Constant(n, 1.0);
+    a.assemble(t, &mass, 1.0);
+    REQUIRE_FALSE(a.isSymmetric());
+    LinearSolver lu(Kind::UmfPack), solver(Kind::Auto);
+    lu.analyzePattern(a.matrix());
+    solver.analyzePattern(a.matrix());
+    const Vec b = Vec::LinSpaced(n, -1.0, 2.0);
+    Vec x_lu(n), x(n);
+    REQUIRE(lu.factorize(a.matrix()));
+    REQUIRE(lu.solve(b, x_lu));
+    REQUIRE(solver.factorize(a.matrix(), false));
+    CHECK(solver.active() == c.factorized);
+    REQUIRE(solver.solve(b, x));
+    CHECK(solver.active() == c.solved);
+    CHECK((x - x_lu).norm() < 1e-10 * x_lu.norm());
+    CHECK((a.matrix() * x - b).norm() < 1e-11 * b.norm());
+    REQUIRE(solver.factorize(a.matrix(), false));  // the same pattern again
+    CHECK(solver.active() == c.solved);
   }
 }
