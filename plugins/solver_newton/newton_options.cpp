@@ -58,9 +58,11 @@ void NewtonOptions::declare(Schema& s) {
              "search there. 0: the plain line search at every iteration (SI Algorithm 1).")
       .range(0, 1e6);
   s.add<std::string>("linear_solver", "auto",
-                     "Sparse direct solver: auto (SimplicialLDLT while the Jacobian is symmetric, "
-                     "UMFPACK LU otherwise), umfpack (LU, unsymmetric-safe), sparselu (Eigen "
-                     "SparseLU), ldlt (SimplicialLDLT, symmetric Jacobians only).")
+                     "Linear solver: auto (LDLT while the Jacobian is symmetric: band, envelope, "
+                     "SimplicialLDLT or CHOLMOD supernodal by its pattern; otherwise UMFPACK LU, or "
+                     "on wide patterns of 2000+ rows GMRES on the Cholesky of its symmetric part), "
+                     "umfpack (LU, unsymmetric-safe), sparselu (Eigen SparseLU), ldlt (LDLT, "
+                     "symmetric Jacobians only).")
       .choices(LinearSolver::names());
   s.add<double>("levenberg_shift", 1e-8,
                 "First diagonal shift, relative to mean |diag J|, added when the Jacobian is "
