@@ -124,6 +124,12 @@ std::string describeText(const Schema& schema, const std::string& heading) {
   return out;
 }
 
+// A Markdown table cell: a '|' inside would end the cell ("one of auto | umfpack", "|d|").
+std::string tableCell(std::string text) {
+  for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.insert(at, "\\");
+  return text;
+}
+
 std::string referenceMarkdown(const TypeRegistry& registry) {
   auto table = [](const Schema& s) {
     std::string out = s.doc() + "\n\n";
@@ -131,8 +137,8 @@ std::string referenceMarkdown(const TypeRegistry& registry) {
     if (!capabilityLines(s).empty()) out += "\n";
     out += "| key | type | unit | default | allowed | description |\n|---|---|---|---|---|---|\n";
     for (const auto& p : s.params())
-      out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", p.name, typeName(p.type), p.unit, defaultText(p),
-                         allowedText(p), p.doc);
+      out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", p.name, typeName(p.type), tableCell(p.unit),
+                         tableCell(defaultText(p)), tableCell(allowedText(p)), tableCell(p.doc));
     return out + "\n";
   };
   std::string out =
