@@ -12,12 +12,7 @@
 // phase (energy, force, friction and 12x12 Jacobians of every candidate pair) per Newton
 // evaluation, per candidate pair.
 //
-// Comparison with /work/shared/anchors.md: the authors' code has no rod-bundle figure; the only
-// comparable number is their M = 2 flagella IMC step, 5.8 ms per contact step (measured there,
-// 2 x 68 nodes, RSS fluid included, MKL PARDISO) -- we print our ms per contact step for the
-// 2-rod crossing too (a much smaller contact set: the ratio is indicative only), and the
-// PyElastica rod-rod contact figure of 2.7 us per element-step for 2 x 50 elements (explicit,
-// brute force) against our ms per step / elements.
+// It prints no figure of another code: comparisons are runs side by side (benchmarks/README.md).
 //
 // Usage: bench_contact [--mats M1,M2,...] [--nodes N] [--steps S]
 #include <rodsim/testing/fake_world.h>
@@ -164,7 +159,5 @@ int main(int argc, char** argv) {
     kernelPart(registry, M, N, steps);
     corePart(M, N, steps);
   }
-  std::printf("anchors (/work/shared/anchors.md): authors' IMC, 2 flagella, 5.8 ms per contact step (incl. RSS);\n"
-              "PyElastica rod-rod contact 2.7 us per element-step (2 x 50 elements, explicit, brute force).\n");
   return 0;
 }

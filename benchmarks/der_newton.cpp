@@ -14,7 +14,7 @@
 //   ns/it/DOF      us/it divided by the number of DOFs (4N - 1 for DER)
 //   ratio          ns/it/DOF relative to the first N: ~1 means cost linear in N
 //
-// and, for context, ms/step against the seed anchors of /work/shared/anchors.md (see the end).
+// It prints no ratio against another code: those come from runs side by side (benchmarks/README.md).
 //
 // Usage: bench_der_newton [--steps S] [--warmup W] [--sizes N1,N2,...] [--dt DT] [--tolerance TOL]
 // Not a test: run it by hand from the build tree (it finds the plugins in <build>/plugins).
@@ -177,16 +177,6 @@ Options parseArgs(int argc, char** argv) {
   return o;
 }
 
-// CPU ms/step at `nodes`, interpolated log-log between the measured sizes (extrapolated at the ends).
-double interpolate(const std::vector<Result>& rs, double nodes) {
-  if (rs.size() == 1) return rs[0].cpuMsPerStep();
-  std::size_t i = 1;
-  while (i + 1 < rs.size() && rs[i].nodes < nodes) ++i;
-  const Result &a = rs[i - 1], &b = rs[i];
-  const double s = std::log(nodes / a.nodes) / std::log(double(b.nodes) / a.nodes);
-  return std::exp(std::log(a.cpuMsPerStep()) + s * (std::log(b.cpuMsPerStep()) - std::log(a.cpuMsPerStep())));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,25 +213,6 @@ int main(int argc, char** argv) {
                 "ratio: ns/it/DOF relative to N = %d (1.0 = cost per Newton iteration linear in the DOF count)\n",
                 results.front().nodes);
 
-    // Context only: the anchors are other codes on other scenes (see benchmarks/README.md).
-    struct Anchor {
-      const char* what;
-      double nodes, ms;
-    };
-    const Anchor anchors[] = {
-        {"dismech-rods, flagella M = 2, no contact, no fluid (measured here)", 136, 2.2},
-        {"IMC authors' code, flagella M = 10, no contact yet (measured here)", 680, 144.0},
-    };
-    std::printf("\nms/step against the seed anchors (/work/shared/anchors.md: wall time on an idle 2-vCPU machine,\n"
-                "single thread), with rodsim's CPU ms/step (= wall time on an idle core) interpolated log-log to\n"
-                "the anchor's node count. Different scenes (a cantilever sagging under gravity here, rotating\n"
-                "helical flagella there, same material, edge length and dt): read the ratio as an order of\n"
-                "magnitude, < 1 means rodsim is faster.\n");
-    for (const Anchor& a : anchors) {
-      const double ours = interpolate(results, a.nodes);
-      std::printf("  %s\n      %.1f ms/step at ~%.0f nodes; rodsim %.3f ms/step; ratio rodsim/anchor %.3f\n", a.what,
-                  a.ms, a.nodes, ours, ours / a.ms);
-    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_der_newton: %s\n", e.what());
