@@ -465,11 +465,12 @@ class SerialOpenMp {
 
 // An unsymmetric J on a wide pattern (implicit friction on a pile of crossing rods): GMRES on J,
 // right-preconditioned by the supernodal Cholesky factor of its symmetric part S = (J + Jᵀ)/2. The
-// friction's unsymmetric part is small beside the mass, elastic and contact terms, so a few GMRES
-// steps reach round-off, and the Cholesky of S costs half an LU of J with less fill (UMFPACK's
-// unsymmetric factorization was about 60 % of an imc step at 10,000 contacts: benchmarks/README.md,
-// "Contacts that scale"). When S is not positive definite or GMRES stalls, the caller takes
-// UMFPACK for the rest of this pattern.
+// friction's unsymmetric part is small beside the mass, elastic and contact terms, so GMRES reaches
+// round-off in 4-5 steps, and the factorization is CHOLMOD's supernodal one (dense BLAS-3 fronts)
+// instead of UMFPACK's unsymmetric LU, about 60 % of an imc step at 10,000 contacts before (a solve
+// there went from 37-38 to 24.5-25 us per contact: benchmarks/README.md, "Contacts that scale").
+// When S is not positive definite or GMRES stalls, the caller takes UMFPACK for the rest of this
+// pattern.
 class SymmetricPartGmres {
  public:
   SymmetricPartGmres() {
@@ -697,8 +698,9 @@ bool LinearSolver::factorize(const SpMat& A) {
 bool LinearSolver::factorize(const SpMat& A, bool symmetric) {
   if (kind_ != Kind::Auto) return factorizeWith(active_ = kind_, A);
   // Symmetric Jacobians (elasticity, damping, frictionless penalty contact): LDLT, which does about
-  // half the work of an LU on them (benchmarks/README.md, "solver_newton"); anything else, or a
-  // failed LDLT: UMFPACK.
+  // half the work of an LU on them (benchmarks/README.md, "solver_newton"); an unsymmetric J on a
+  // wide pattern: GMRES on the Cholesky of its symmetric part; anything else, or a failure of
+  // these: UMFPACK.
   if (symmetric && factorizeWith(active_ = Kind::LDLT, A)) return true;
   if (!symmetric && impl_->method == LdltMethod::Supernodal && impl_->symmetric_part.usable()) {
     const SerialOpenMp serial;

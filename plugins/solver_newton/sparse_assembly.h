@@ -83,7 +83,8 @@ class SparseAssembler {
 };
 
 // Sparse direct solver chosen by name: "auto" (default: LDLT when the matrix is numerically
-// symmetric, UMFPACK otherwise or when LDLT meets a zero pivot), "umfpack" (UmfPackLU;
+// symmetric; an unsymmetric one on a wide pattern of 2000 rows or more by GMRES preconditioned
+// with the Cholesky of its symmetric part; UMFPACK otherwise or when those fail), "umfpack" (UmfPackLU;
 // unsymmetric-safe), "sparselu" (Eigen SparseLU with COLAMD), "ldlt". LDLT is a dense band
 // factorization in the natural order when analyzePattern finds a half-bandwidth of at most 10
 // (DER rods without contacts between them), an envelope factorization in reverse Cuthill-McKee
