@@ -463,6 +463,46 @@ class SerialOpenMp {
   int saved_ = -1;
 };
 
+// CHOLMOD's supernodal Cholesky (LLᵀ of the lower triangle, METIS order) whose solves reuse their
+// workspace (cholmod_solve2): Eigen's solve() allocates the solution and CHOLMOD's workspace, n
+// doubles each, at every call, and GMRES solves once per step. The same CHOLMOD_A solve, so the
+// same numbers as Eigen's.
+class SupernodalCholesky : public Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> {
+ public:
+  SupernodalCholesky() {
+    // A J that is not positive definite is expected (the callers fall back): no CHOLMOD warning.
+    cholmod().print = 0;
+    // Nested dissection (METIS): on crossing-rod piles it does 1.5x less work than CHOLMOD's
+    // default AMD at 3000 contacts and ~10 % less at 1000 (the crossings couple the rods like a 2D
+    // mesh, where dissection's fill grows slowest).
+    cholmod().nmethods = 1;
+    cholmod().method[0].ordering = CHOLMOD_METIS;
+  }
+  ~SupernodalCholesky() {
+    for (cholmod_dense** d : {&x_, &y_, &e_})
+      if (*d) cholmod_free_dense(d, &cholmod());
+  }
+  SupernodalCholesky(const SupernodalCholesky&) = delete;
+  SupernodalCholesky& operator=(const SupernodalCholesky&) = delete;
+
+  // out = A⁻¹ in (n values each) with the last factorization; false when CHOLMOD fails.
+  bool solveInto(const double* in, double* out) {
+    const std::size_t n = m_cholmodFactor->n;
+    cholmod_dense b{};
+    b.nrow = b.nzmax = b.d = n;
+    b.ncol = 1;
+    b.x = const_cast<double*>(in);  // read only (CHOLMOD's API is not const-qualified)
+    b.xtype = CHOLMOD_REAL;
+    b.dtype = CHOLMOD_DOUBLE;
+    if (!cholmod_solve2(CHOLMOD_A, m_cholmodFactor, &b, nullptr, &x_, nullptr, &y_, &e_, &cholmod())) return false;
+    std::copy_n(static_cast<const double*>(x_->x), n, out);
+    return true;
+  }
+
+ private:
+  cholmod_dense *x_ = nullptr, *y_ = nullptr, *e_ = nullptr;  // solution and workspace, kept
+};
+
 // An unsymmetric J on a wide pattern (implicit friction on a pile of crossing rods): GMRES on J,
 // right-preconditioned by the supernodal Cholesky factor of its symmetric part S = (J + Jᵀ)/2. The
 // friction's unsymmetric part is small beside the mass, elastic and contact terms, so GMRES reaches
@@ -473,11 +513,6 @@ class SerialOpenMp {
 // pattern.
 class SymmetricPartGmres {
  public:
-  SymmetricPartGmres() {
-    chol_.cholmod().print = 0;
-    chol_.cholmod().nmethods = 1;
-    chol_.cholmod().method[0].ordering = CHOLMOD_METIS;
-  }
   // Forget the pattern (SparseAssembler rebuilt it): the next factorize() analyses it again.
   void reset() { analyzed_ = false, usable_ = true; }
   bool usable() const { return usable_; }
@@ -508,7 +543,7 @@ class SymmetricPartGmres {
           Eigen::Map<Vec>(out, A.rows()).noalias() = A * Eigen::Map<const Vec>(in, A.cols());
         },
         [&](const double* in, double* out) {
-          Eigen::Map<Vec>(out, A.rows()) = chol_.solve(Eigen::Map<const Vec>(in, A.cols()));
+          if (!chol_.solveInto(in, out)) std::fill_n(out, A.rows(), std::numeric_limits<double>::quiet_NaN());
         },
         b, x, kTolerance, kMaxIterations);
     return result.converged && x.allFinite();
@@ -546,7 +581,7 @@ class SymmetricPartGmres {
     analyzed_ = true;
   }
 
-  Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> chol_;
+  SupernodalCholesky chol_;
   SpMat S_;
   std::vector<int> slot_;        // stored entry of A -> slot of S_'s values
   std::vector<double> weight_;   // 1 on the diagonal, 1/2 off it
@@ -562,7 +597,7 @@ struct LinearSolver::Impl {
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> sparselu;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt;
   // LLT: positive definite J only (a failed one falls back on `ldlt`, which takes indefinite J).
-  Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> supernodal;
+  SupernodalCholesky supernodal;
   bool supernodal_analyzed = false, supernodal_ok = false;  // for the current pattern / factorization
   BandedLdlt ldlt_banded;
   EnvelopeLdlt ldlt_envelope;
@@ -585,13 +620,6 @@ LinearSolver::Kind LinearSolver::parse(const std::string& name) {
 }
 
 LinearSolver::LinearSolver(Kind kind) : kind_(kind), active_(kind), impl_(std::make_unique<Impl>()) {
-  // A J that is not positive definite is expected (the LDLT fallback takes it): no CHOLMOD warning.
-  impl_->supernodal.cholmod().print = 0;
-  // Nested dissection (METIS) for the supernodal Cholesky: on crossing-rod piles it does 1.5x less
-  // work than CHOLMOD's default AMD at 3000 contacts and ~10 % less at 1000 (the crossings couple
-  // the rods like a 2D mesh, where dissection's fill grows slowest).
-  impl_->supernodal.cholmod().nmethods = 1;
-  impl_->supernodal.cholmod().method[0].ordering = CHOLMOD_METIS;
   // No iterative refinement: LU with partial pivoting is backward stable, and LinearStep checks
   // the backward error of every solve (a refinement step was two more triangular solves and a
   // residual per Newton iteration).
@@ -734,8 +762,8 @@ bool LinearSolver::solve(const Vec& b, Vec& x) {
         return x.allFinite();
       }
       if (impl_->method == LdltMethod::Supernodal && impl_->supernodal_ok) {
-        x = impl_->supernodal.solve(b);
-        return impl_->supernodal.info() == Eigen::Success && x.allFinite();
+        x.resize(b.size());
+        return impl_->supernodal.solveInto(b.data(), x.data()) && x.allFinite();
       }
       x = impl_->ldlt.solve(b);
       return impl_->ldlt.info() == Eigen::Success && x.allFinite();
