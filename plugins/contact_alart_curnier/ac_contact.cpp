@@ -103,6 +103,7 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
 void AlartCurnierContact::bind(World& world) {
   world_ = &world;
   rods_ = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods_, "rods", "the alart-curnier contact model");
   obstacles_ = resolveObstacles(world, obstacle_names_, "obstacles");
   std::vector<const Obstacle*> obstacles;
   for (int i : obstacles_) obstacles.push_back(&world.obstacle(i));

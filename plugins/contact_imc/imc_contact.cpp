@@ -72,6 +72,7 @@ void ImcContact::bind(World& world) {
   node_radius_.clear();
   obstacles_.clear();
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods, "rods", "the imc contact model");
   table_.bind(rods, "edge", "imc needs the cross-section radius as the contact thickness");
   h_max_ = table_.maxRadius();
   for (Rod* rod : rods)

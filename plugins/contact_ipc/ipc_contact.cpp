@@ -105,6 +105,7 @@ void IpcContact::bind(World& world) {
   node_radius_.clear();
   obstacles_.clear();
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods, "rods", "the ipc contact model");
   h_max_ = 0;
   double r_min = std::numeric_limits<double>::infinity();
   for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {

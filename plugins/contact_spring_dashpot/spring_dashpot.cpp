@@ -66,6 +66,7 @@ void SpringDashpotContact::bind(World& world) {
     throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
                                   "element); use imc, ipc or alart-curnier for [[obstacle]] contact");
   rods_ = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods_, "rods", "the spring-dashpot contact model");
   table_.bind(rods_, "element", "spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
   margin_ = margin_param_ ? *margin_param_ : 0.25 * table_.maxRadius();
   near_margin_ = margin_ / 16;

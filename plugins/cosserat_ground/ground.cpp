@@ -4,6 +4,8 @@
 // (the tangent projected on the plane).
 #include "cosserat_ground.h"
 
+#include <rodsim/capabilities.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -149,6 +151,7 @@ Ground::Ground(const Params& p)
 void Ground::bind(World& world) {
   world_ = &world;
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods, "rods", "the ground force");
   elements_.clear();
   runs_.clear();
   int voff = 0;

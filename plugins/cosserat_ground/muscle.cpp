@@ -3,6 +3,8 @@
 // the cubic B-spline envelope).
 #include "cosserat_ground.h"
 
+#include <rodsim/capabilities.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -76,6 +78,7 @@ double MuscleTorque::bspline(const std::vector<double>& c, double u) {
 
 void MuscleTorque::bind(World& world) {
   rod_ = &resolveRod(world, rod_name_, "rod");
+  refuseClosedRods({rod_}, "rod", "the muscle-torque force");
   const int nn = rod_->numNodes();
   // Rest arc length of each node from the initial centreline (the rest lengths of a Cosserat rod).
   Vec q0(rod_->numDofs());

@@ -1,5 +1,6 @@
 #include "rss_force.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/rod.h>
 
 #include <algorithm>
@@ -202,6 +203,7 @@ void RssForce::beginStep(const EvalContext& ctx) {
 
 void RssForce::bind(World& world) {
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods, "rods", "the rss fluid force");
   std::vector<Segment> segments;
   std::vector<double> blob;
   node_dof_.clear();

@@ -84,7 +84,8 @@ Schema CosseratRod::schema() {
               "that they close at the junction: initial_twist * L (L the rest length of the ring) is taken as a whole "
               "number k of turns 2 pi k (it must be within 0.05 turn of one), and the twist density is (2 pi k - "
               "holonomy)/L, the holonomy of the parallel transport round the centreline (0 for a plane ring). Used for "
-              "Mitchell's twisted ring (Appendix E.2, Eq. E3).");
+              "Mitchell's twisted ring (Appendix E.2, Eq. E3). Contact models, rss, slender-body-drag, ground and "
+              "muscle-torque walk a rod's edges as an open chain and refuse a closed rod.");
   geometry::declareCenterlineParams(s);
   return s;
 }

@@ -28,8 +28,8 @@ using Doubles = std::vector<double, CacheLineAllocator<double>>;
 using Vec3s = std::vector<Vec3, CacheLineAllocator<Vec3>>;
 }  // namespace cosserat
 
-class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVectors {
-  RODSIM_INTERFACES(CosseratRod, RodVelocityForces, RodRotationVectors)
+class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVectors, public RodClosedCenterline {
+  RODSIM_INTERFACES(CosseratRod, RodVelocityForces, RodRotationVectors, RodClosedCenterline)
 
  public:
   static Schema schema();
@@ -88,6 +88,7 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   Vec3 shearStrain(int e) const;  // σ_L = Q(e t - d3)
   Vec3 curvature(int node) const;  // κ̂_L at an interior node (every node of a ring), 1/m
   bool closed() const { return closed_; }
+  bool closedCenterline() const override { return closed_; }
   bool seedForceLaw() const { return seed_force_law_; }
   double restLength(int e) const { return lhat_[e]; }
   const Vec3& shearStiffness() const { return S_; }  // diag Ŝ, N

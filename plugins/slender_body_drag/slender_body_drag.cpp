@@ -14,6 +14,8 @@
 // function R = sum_e (c l / 2) v_e^T (I - t t^T / 2) v_e, so the drag dissipates exactly 2 R.
 #include "slender_body_drag.h"
 
+#include <rodsim/capabilities.h>
+
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -53,7 +55,9 @@ SlenderBodyDrag::SlenderBodyDrag(const Params& p)
 void SlenderBodyDrag::bind(World& world) {
   edges_.clear();
   c_.clear();
-  for (Rod* rod : resolveRods(world, rod_names_, "rods")) {
+  const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
+  refuseClosedRods(rods, "rods", "slender-body drag");
+  for (Rod* rod : rods) {
     // L: the `length` parameter, else the rod's rest length (the sum of its rest edge lengths).
     const double L = length_ ? *length_ : restArcLengths(*rod).back();
     for (int e = 0; e < rod->numEdges(); ++e) {

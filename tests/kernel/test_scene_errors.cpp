@@ -151,3 +151,30 @@ type = "alart-curnier"
 )";
   auto r = expectInputError("two-impulse", scene, "6:1", "contacts 'a' and 'b' both solve contact impulses");
 }
+
+TEST_CASE("components that walk a rod's edges as an open chain refuse a closed rod (composition)") {
+  // A cosserat ring (closed = true) with spring-dashpot self-contact: the contact model would miss
+  // the element that closes the ring. Refused when it binds, naming the ring (line 17: [[contact]]).
+  const std::string scene = R"([simulation]
+duration = 0.01
+dt = 1e-5
+
+[solver]
+type = "position-verlet"
+
+[[rod]]
+name = "ring"
+model = "cosserat"
+closed = true
+nodes = 24
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "circle", circle_radius = 0.2 }
+[[contact]]
+name = "self"
+type = "spring-dashpot"
+)";
+  expectInputError("closed-contact", scene, "17:1",
+                   "rod 'ring' is closed into a ring: the spring-dashpot contact model treats a rod as an open chain");
+}

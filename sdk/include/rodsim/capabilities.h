@@ -176,6 +176,37 @@ class AdjustableParameters {
   virtual void setParameter(const std::string& key, const std::vector<double>& value, double t) = 0;
 };
 
+// ---------------------------------------------------------------------------- SDK 1.4: rods
+
+// Capability: a rod whose centre line may be closed into a ring. A closed rod has one element more
+// than the open chain that numEdges() counts (element numNodes() - 1 joins the last node to node 0),
+// and restArcLengths(), which assumes two free ends, does not describe it. A component that walks a
+// rod's edges (a contact model, a fluid, a drag or ground force) and does not handle that element
+// refuses closed rods when it binds (refuseClosedRods below) rather than miss it silently.
+class RodClosedCenterline {
+ public:
+  static constexpr const char* kInterfaceId = "rod-closed-centerline";
+  virtual ~RodClosedCenterline() = default;
+  // Fixed when the rod is built.
+  virtual bool closedCenterline() const = 0;
+};
+
+// True when `rod` is closed into a ring.
+inline bool isClosedRod(const Rod& rod) {
+  const RodClosedCenterline* c = rod.as<RodClosedCenterline>();
+  return c && c->closedCenterline();
+}
+
+// ParamError(key, ...) naming the first closed rod of `rods`, for a component (`what`, e.g. "the ipc
+// contact model") that treats every rod as an open chain of numEdges() edges.
+inline void refuseClosedRods(const std::vector<Rod*>& rods, const std::string& key, const std::string& what) {
+  for (const Rod* rod : rods)
+    if (isClosedRod(*rod))
+      throw ParamError(key, "rod '" + rod->name() + "' is closed into a ring: " + what +
+                                " treats a rod as an open chain of edges and would miss the element that closes "
+                                "it; closed rods are not supported there");
+}
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
@@ -194,6 +225,7 @@ template <class T> std::vector<std::string> providedInterfaces() {
   probe(static_cast<VelocityImpulseContact*>(nullptr));
   probe(static_cast<SweptContactCheck*>(nullptr));
   probe(static_cast<AdjustableParameters*>(nullptr));
+  probe(static_cast<RodClosedCenterline*>(nullptr));
   return ids;
 }
 

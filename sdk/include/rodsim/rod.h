@@ -17,7 +17,8 @@ namespace rodsim {
 //   RodStiffness        the Hessian of the elastic energy (implicit and static solvers require it);
 //   RodVelocityForces   velocity-dependent forces of the model itself (Cosserat gyroscopic terms);
 //   RodRotationVectors  DOFs that are rotation vectors relative to committed frames (Cosserat):
-//                       rebased after every commit, composed on SO(3) by explicit drifts.
+//                       rebased after every commit, composed on SO(3) by explicit drifts;
+//   RodClosedCenterline a centre line closed into a ring (SDK 1.4): one element more than numEdges().
 class Rod : public Component {
  public:
   using Component::Component;

@@ -86,6 +86,11 @@ TEST_CASE("closed rod: n nodes and n elements, Voronoi lengths and masses wrap a
   const int n = 12;
   CosseratRod rod(ringParams(n, 2));
   CHECK(rod.closed());
+  // Components that walk edges ask through the SDK (RodClosedCenterline); an open rod answers no.
+  CHECK(rodsim::isClosedRod(rod));
+  Params open = ringParams(n, 2);
+  open.set("closed", false);
+  CHECK_FALSE(rodsim::isClosedRod(CosseratRod(open)));
   CHECK(rod.numNodes() == n);
   CHECK(rod.numElements() == n);
   CHECK(rod.numDofs() == 6 * n);
