@@ -1,6 +1,5 @@
 #include "gmres.h"
 
-#include <cmath>
 #include <cstddef>
 
 namespace rodsim::rss {
