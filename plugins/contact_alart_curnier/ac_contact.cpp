@@ -480,12 +480,16 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     Ag.setFromTriplets(ta.begin(), ta.end());
     Gg.resize(3 * ng, m);
     Gg.setFromTriplets(tg.begin(), tg.end());
-    // diag(W), W_ii = G_i A^-1 G_i^T, needs A^-1 only on the DOFs of contact i's nodes: from the
-    // inverse of each dense component (2 n^3 flops per rod; an estimate with diag(A) made rho poor
-    // enough to double the Newton iterations, ~45 ms each at 2280 contacts), and from 3 solves per
-    // contact on sparse (long-rod) components.
-    for (int cp : comps)
-      if (comps_[cp]->isDense()) comps_[cp]->inverse = comps_[cp]->dlu.inverse();
+    // diag(W), W_ii = G_i A^-1 G_i^T, needs A^-1 only on the DOFs of contact i's nodes, which lie
+    // within a rod's band: from the entries of A_c^-1 inside A_c's band (O(n b^2) per rod, b = 11
+    // for DER; an estimate with diag(A) made rho poor enough to double the Newton iterations, ~45
+    // ms each at 2280 contacts). Where a contact's entries leave the band (other rod models), from
+    // a small component's dense inverse (2 n^3 flops) or one sparse solve per direction.
+    for (int cp : comps) {
+      Component& c = *comps_[cp];
+      c.band_inverse_ok = c.band_inverse.compute(c.A, kMaxBandInverse);
+      c.inverse.resize(0, 0);  // the dense inverse only where a contact's entries leave the band
+    }
     wdiag.setZero(3 * ng);
     for (int a = 0; a < ng; ++a) {
       std::array<int, 12> comp{}, dof{};
@@ -496,11 +500,21 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
         dof[ne] = local;
         h[ne++] = hc / dt;
       });
+      // every pair of the contact's entries on one banded component inside its band
+      auto inBand = [&](const Component& cx, int x) {
+        for (int y = 0; y < ne; ++y)
+          if (comp[y] == comp[x] && !cx.band_inverse.inBand(dof[x], dof[y])) return false;
+        return true;
+      };
       for (int k = 0; k < 3; ++k) {
         double w = 0;
         for (int x = 0; x < ne; ++x) {
           Component& cx = *comps_[comp[x]];
-          if (cx.isDense()) {
+          if (cx.band_inverse_ok && inBand(cx, x)) {
+            for (int y = 0; y < ne; ++y)
+              if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.band_inverse(dof[x], dof[y]);
+          } else if (cx.isDense()) {
+            if (cx.inverse.rows() == 0) cx.inverse = cx.dlu.inverse();
             for (int y = 0; y < ne; ++y)
               if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.inverse(dof[x], dof[y]);
           } else if (std::find(comp.begin(), comp.begin() + x, comp[x]) == comp.begin() + x) {
@@ -532,7 +546,7 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
     polish.max_iterations = 1;
     polish.proximal = false;
     polish.rho_retries = false;
-    polish.refactorize = false;  // an unreduced system polishes only with the LU it has
+    polish.refactorize = false;  // an unreduced system polishes with the factorization it has
     solver.options() = polish;  // same problem: W (or A and G), q and rho stay
     for (int k = 0; k < 4; ++k) {
       Vec r_keep = r;

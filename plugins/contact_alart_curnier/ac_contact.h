@@ -3,6 +3,7 @@
 // mapping from the solver's linearized system to the local problem u = W r + q).
 #pragma once
 
+#include "ac_band_inverse.h"
 #include "ac_solver.h"
 
 #include <rodsim/geometry/swept_check.h>
@@ -184,11 +185,15 @@ class AlartCurnierContact final : public Contact,
     bool isDense() const { return dofs.size() <= kDenseComponent; }
     std::vector<int> contacts;         // this solve: contacts touching the component
     Eigen::MatrixXd X;                 // this solve: A_c^-1 H_c^T (3 columns per contact)
-    Eigen::MatrixXd inverse;           // this solve, dense components of unreduced groups: A_c^-1
+    BandInverse band_inverse;          // this solve, unreduced groups: A_c^-1 inside A_c's band
+    bool band_inverse_ok = false;
+    Eigen::MatrixXd inverse;           // this solve, dense components, if needed beyond the band: A_c^-1
   };
   // A rod of up to ~60 nodes: a dense LU (n^3/3 flops) and dense multi-column solves beat a sparse
   // LU's per-call overhead (UMFPACK's symbolic bookkeeping and iterative refinement per column).
   static constexpr std::size_t kDenseComponent = 256;
+  // Wider bands (not a rod's) take one sparse solve per contact and direction for diag(W).
+  static constexpr int kMaxBandInverse = 64;
   std::vector<std::unique_ptr<Component>> comps_;
   std::vector<int> comp_of_, local_of_;  // per global DOF: component and local index (-1: fixed)
   std::vector<char> fixed_cache_;

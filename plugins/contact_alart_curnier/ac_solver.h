@@ -67,8 +67,10 @@ struct Options {
   double rho = 0;             // > 0: rho_N = rho_T = rho for every contact; 0: 1 / (trace(W_ii)/3)
   bool rho_retries = true;    // automatic rho: a solve short of tolerance is retried from its best
                               // iterate with rho x 10, then x 0.1 (same solutions, other stalls)
-  bool refactorize = true;    // unreduced systems: false = directions only from the LU of an
-                              // earlier iteration (GMRES), none when that does not converge
+  bool refactorize = true;    // unreduced systems: false = directions only from the factorization
+                              // of an earlier iteration (GMRES), none when that does not converge
+  bool primal_preconditioner = true;  // unreduced systems: GMRES preconditioned by a Cholesky on
+                                      // the rods' DOFs; false (or when that fails): K's LU
 };
 
 struct Result {
@@ -102,10 +104,11 @@ class Solver {
   // LDL^T of A, and Newton directions solve the unreduced system of seed Eq. 7,
   //   [ A         -G^T          ] [y]   [ 0 ]
   //   [ F_u G  F_r + eta F_u    ] [d] = [-F ],
-  // whose Schur complement on d is J = F_u (W + eta I) + F_r: the same direction, but its sparse LU
-  // (nested dissection by METIS) fills in along the rods and the contact graph, where J's fills in
-  // through W's dense block of every rod (seed Sec. 4.2 leaves the choice open: "probably
-  // problem-dependent"). wdiag = diag(W) (for rho and the proximal scale; with diag(A)^-1 in place
+  // whose Schur complement on d is J = F_u (W + eta I) + F_r: the same direction, found by GMRES on
+  // J preconditioned by a sparse factorization that fills in along the rods and the contact graph,
+  // where J's fills in through W's dense block of every rod (seed Sec. 4.2 leaves the choice open:
+  // "probably problem-dependent"). The factorization is a Cholesky on the rods' DOFs of J's
+  // proximal neighbour (Options::primal_preconditioner), or the LU of K. wdiag = diag(W) (for rho and the proximal scale; with diag(A)^-1 in place
   // of A^-1 rho was off enough to double the Newton iterations). Throws if A is singular.
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
@@ -118,12 +121,14 @@ class Solver {
     applyW(r, u);
     return u + q_;
   }
-  // Unreduced mode: LU factorizations of K and GMRES iterations (= solves with them) so far.
+  // Unreduced mode: factorizations (primal Cholesky or LU of K) and GMRES iterations (= solves
+  // with them) so far.
   int factorizations() const { return factorizations_; }
   int gmresIterations() const { return gmres_iterations_; }
 
  private:
   struct Lu;
+  struct Primal;
   Result solveWithRho(Vec& r);  // one solve with the current rho (solve() adds the rho retries)
   void setContacts(const Vec& q, const Vec& mu);
   void computeRho();  // from wdiag_
@@ -135,8 +140,13 @@ class Solver {
   bool assembleAndFactorize(double shift);
   bool assembleAndFactorizeUnreduced(double shift);
   void applyJ(const Vec& x, Vec& out, double shift) const;  // (F_u (W + eta I) + F_r - shift I) x
-  bool gmresDirection(double shift, int max_iterations);     // d_ from the LU in klu
+  // d_ by GMRES, preconditioned by the primal factorization or by the LU in klu.
+  bool gmresDirection(double shift, int max_iterations, bool primal);
   bool unreducedDirection(double shift);
+  void buildK();
+  void buildPrimalPattern();
+  bool assembleAndFactorizePrimal(double shift);
+  void applyPrimal(const double* b, double* d);  // d = (J's proximal neighbour)^-1 b
   // Newton on the current (eta, rk) problem until tol (natural map of that problem) or
   // `budget` iterations. Returns true when converged.
   bool newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& res, bool stall_exit);
@@ -151,6 +161,9 @@ class Solver {
   std::vector<int> diag_pos_;  // J_ value index of the (c, c) diagonal entry of each column
   double eta_ = 0;
   std::unique_ptr<Lu> lu_;
+  std::unique_ptr<Primal> primal_;
+  bool primal_failed_ = false;  // this problem: K's LU preconditions (primal off, or it failed)
+  bool k_built_ = false;        // K_ holds this problem's pattern
   bool need_analysis_ = true;
   // Unreduced mode (setProblem(A, G, ...)): K's pattern is fixed; F_u G and the diagonal blocks
   // F_r + eta F_u are rewritten in place. Each F_u G triple (rows m+3i..m+3i+2 of a y column j)

@@ -6,6 +6,7 @@
 #include <Eigen/SparseLU>
 #include <Eigen/UmfPackSupport>
 #include <rodsim/krylov/gmres.h>
+#include <rodsim/sparse_direct/supernodal_cholesky.h>
 
 #include <algorithm>
 #include <cmath>
@@ -428,80 +429,10 @@ constexpr int kEnvelopeMaxWidth = 64;
 // set-up.
 constexpr int kSupernodalMinRows = 2000;
 
-}  // namespace rodsim::newton
-
-// The OpenMP runtime that CHOLMOD and UMFPACK bring in (Debian's are built with it); weak, so that
-// the plugin does not link a runtime of its own (that of a clang build would not be CHOLMOD's).
-extern "C" {
-int omp_get_max_active_levels() __attribute__((weak));
-void omp_set_max_active_levels(int) __attribute__((weak));
-}
-
-namespace rodsim::newton {
 namespace {
 
-// Runs the factorizations and solves with OpenMP's parallel regions inactive (max-active-levels
-// 0: a team of one). Debian's CHOLMOD has `num_threads(4)` compiled into many small loops of its
-// supernodal factorization: four threads whatever the machine, forked per supernode. On this
-// 2-core machine that made an ipc step at 3042 contacts 1.85x slower in wall time (424 against
-// 231 ms), and two threads no faster than one (benchmarks/README.md, "Contacts that scale").
-class SerialOpenMp {
- public:
-  SerialOpenMp() {
-    if (omp_get_max_active_levels && omp_set_max_active_levels) {
-      saved_ = omp_get_max_active_levels();
-      omp_set_max_active_levels(0);
-    }
-  }
-  ~SerialOpenMp() {
-    if (saved_ >= 0) omp_set_max_active_levels(saved_);
-  }
-  SerialOpenMp(const SerialOpenMp&) = delete;
-  SerialOpenMp& operator=(const SerialOpenMp&) = delete;
-
- private:
-  int saved_ = -1;
-};
-
-// CHOLMOD's supernodal Cholesky (LLᵀ of the lower triangle, METIS order) whose solves reuse their
-// workspace (cholmod_solve2): Eigen's solve() allocates the solution and CHOLMOD's workspace, n
-// doubles each, at every call, and GMRES solves once per step. The same CHOLMOD_A solve, so the
-// same numbers as Eigen's.
-class SupernodalCholesky : public Eigen::CholmodSupernodalLLT<SpMat, Eigen::Lower> {
- public:
-  SupernodalCholesky() {
-    // A J that is not positive definite is expected (the callers fall back): no CHOLMOD warning.
-    cholmod().print = 0;
-    // Nested dissection (METIS): on crossing-rod piles it does 1.5x less work than CHOLMOD's
-    // default AMD at 3000 contacts and ~10 % less at 1000 (the crossings couple the rods like a 2D
-    // mesh, where dissection's fill grows slowest).
-    cholmod().nmethods = 1;
-    cholmod().method[0].ordering = CHOLMOD_METIS;
-  }
-  ~SupernodalCholesky() {
-    for (cholmod_dense** d : {&x_, &y_, &e_})
-      if (*d) cholmod_free_dense(d, &cholmod());
-  }
-  SupernodalCholesky(const SupernodalCholesky&) = delete;
-  SupernodalCholesky& operator=(const SupernodalCholesky&) = delete;
-
-  // out = A⁻¹ in (n values each) with the last factorization; false when CHOLMOD fails.
-  bool solveInto(const double* in, double* out) {
-    const std::size_t n = m_cholmodFactor->n;
-    cholmod_dense b{};
-    b.nrow = b.nzmax = b.d = n;
-    b.ncol = 1;
-    b.x = const_cast<double*>(in);  // read only (CHOLMOD's API is not const-qualified)
-    b.xtype = CHOLMOD_REAL;
-    b.dtype = CHOLMOD_DOUBLE;
-    if (!cholmod_solve2(CHOLMOD_A, m_cholmodFactor, &b, nullptr, &x_, nullptr, &y_, &e_, &cholmod())) return false;
-    std::copy_n(static_cast<const double*>(x_->x), n, out);
-    return true;
-  }
-
- private:
-  cholmod_dense *x_ = nullptr, *y_ = nullptr, *e_ = nullptr;  // solution and workspace, kept
-};
+using sparse_direct::SerialOpenMp;
+using sparse_direct::SupernodalCholesky;
 
 // An unsymmetric J on a wide pattern (implicit friction on a pile of crossing rods): GMRES on J,
 // right-preconditioned by the supernodal Cholesky factor of its symmetric part S = (J + Jᵀ)/2. The
