@@ -367,7 +367,7 @@ void Solver::buildPrimalPattern() {
 // semidefinite. So the coupling is left out of D_i here, A + G^T P G is symmetric positive
 // definite (for A so), and CHOLMOD's supernodal Cholesky factorizes it. GMRES on the exact J removes
 // the coupling and the regularization: 2-4 iterations per direction on rod piles of 3000 and
-// 10,000 contacts, up to 18 on a test problem where 35 of 60 contacts slide. The gain is the
+// 10,000 contacts, about 15 on a test problem where 36 of 60 contacts slide. The gain is the
 // factorization: a Cholesky of an m x m matrix with A's and the contacts' pattern, against
 // UMFPACK's LU of the (m + 3n) x (m + 3n) K (its solves alone were half of a 10,000-contact step).
 constexpr double kPrimalRegularization = 1e-6;
