@@ -18,6 +18,9 @@ constexpr double kGmresTolerance = 1e-10;  // relative residual of an unreduced 
 constexpr int kStaleGmresIterations = 8, kFreshGmresIterations = 4;
 // GMRES iterations allowed with the primal preconditioner (2-4 taken on rod piles).
 constexpr int kPrimalGmresIterations = 30;
+// Problems solved with K's LU after the primal preconditioner failed one (a safety net: on rod
+// piles and mats with 3n < m it has not failed).
+constexpr int kLuProblemsAfterFallback = 16;
 }  // namespace
 
 // ------------------------------------------------------------------ one contact
@@ -222,7 +225,11 @@ void Solver::setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const 
   gm_g_.setZero(kmax + 1);
   gm_c_.setZero(kmax);
   gm_s_.setZero(kmax);
-  primal_failed_ = !opt_.primal_preconditioner;
+  // With more contact rows than DOFs (3n >= m) W = G A^-1 G^T is singular: its null directions
+  // are where the primal preconditioner, 1e-6 W_ii away from J, is furthest off (GMRES takes 5-30
+  // iterations on the 76 x 22 spaghetti mat, 3n = 6840 against m = 6612, and fails some).
+  primal_failed_ = !opt_.primal_preconditioner || n3 >= m || lu_problems_left_ > 0;
+  if (lu_problems_left_ > 0) --lu_problems_left_;
   k_built_ = false;
   if (!primal_failed_) buildPrimalPattern();
 }
@@ -602,7 +609,10 @@ bool Solver::unreducedDirection(double shift) {
       if (!primal_->factored) return false;
       if (gmresDirection(shift, kPrimalGmresIterations, true)) return true;
       if (!fresh) return false;
-      primal_failed_ = true;  // a fresh factorization that GMRES cannot use: K's LU from now on
+      // A fresh factorization that GMRES cannot use (J nearly singular, or many contacts sliding
+      // where their coupling matters): K's LU for this problem and the next kLuProblemsAfterFallback.
+      primal_failed_ = true;
+      lu_problems_left_ = kLuProblemsAfterFallback;
     }
   }
   if (!k_built_) buildK();

@@ -163,6 +163,7 @@ class Solver {
   std::unique_ptr<Lu> lu_;
   std::unique_ptr<Primal> primal_;
   bool primal_failed_ = false;  // this problem: K's LU preconditions (primal off, or it failed)
+  int lu_problems_left_ = 0;    // problems still to precondition by K's LU after a primal failure
   bool k_built_ = false;        // K_ holds this problem's pattern
   bool need_analysis_ = true;
   // Unreduced mode (setProblem(A, G, ...)): K's pattern is fixed; F_u G and the diagonal blocks
