@@ -113,7 +113,7 @@ void bench(const kernel::TypeRegistry& registry, const std::string& text, const 
   double wall_sum = 0;
   for (double w : wall) wall_sum += w;
   std::printf("%-28s %6.0f contacts, nu %.2f, %4.1f groups | %8.3f s/step cpu (wall %8.3f), contact model %3.0f%% | "
-              "%4.1f solves, %5.1f AC iterations (%4.1f LUs of K, %5.1f GMRES) per step | seed 19.1 s / ours = %6.1f "
+              "%4.1f solves, %5.1f AC iterations (%4.1f factorizations, %5.1f GMRES) per step | seed 19.1 s / ours = %6.1f "
               "(target 0.2 s: %s)\n",
               label.c_str(), contacts / steps, nu / steps, groups / steps, s_cpu, median(wall),
               100.0 * contact_ms / 1e3 / std::max(1e-12, wall_sum), solves / steps,
