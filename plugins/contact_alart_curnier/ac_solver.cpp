@@ -1,6 +1,6 @@
 #include "ac_solver.h"
 
-#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <Eigen/UmfPackSupport>
 #include <rodsim/sparse_direct/supernodal_cholesky.h>
 
@@ -115,7 +115,7 @@ struct Solver::Primal {
   // columns (pos[pair_first[i] + a k + b], -1 above the diagonal).
   std::vector<int> first, cols, pair_first, pos;
   std::vector<double> g, pg;  // pg: P_i G_i, 3 x k (scratch)
-  std::vector<Mat3> dinv;     // (F_r + (eta + eps_i) F_u - shift I)^-1 per contact
+  std::vector<Mat3> dinv;     // D_i^-1 per contact (assembleAndFactorizePrimal)
   sparse_direct::SupernodalCholesky chol;
   bool analyzed = false, factored = false;
   Vec ry, y, gy;  // work vectors of applyPrimal

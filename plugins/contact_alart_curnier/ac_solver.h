@@ -108,8 +108,9 @@ class Solver {
   // J preconditioned by a sparse factorization that fills in along the rods and the contact graph,
   // where J's fills in through W's dense block of every rod (seed Sec. 4.2 leaves the choice open:
   // "probably problem-dependent"). The factorization is a Cholesky on the rods' DOFs of J's
-  // proximal neighbour (Options::primal_preconditioner), or the LU of K. wdiag = diag(W) (for rho and the proximal scale; with diag(A)^-1 in place
-  // of A^-1 rho was off enough to double the Newton iterations). Throws if A is singular.
+  // proximal neighbour (Options::primal_preconditioner), or the LU of K. wdiag = diag(W) (for rho
+  // and the proximal scale; with diag(A)^-1 in place of A^-1 rho was off enough to double the
+  // Newton iterations). Throws if A is singular.
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
   Result solve(Vec& r);
