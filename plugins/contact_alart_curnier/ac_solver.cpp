@@ -18,8 +18,8 @@ constexpr double kGmresTolerance = 1e-10;  // relative residual of an unreduced 
 constexpr int kStaleGmresIterations = 8, kFreshGmresIterations = 4;
 // GMRES iterations allowed with the primal preconditioner (2-4 taken on rod piles).
 constexpr int kPrimalGmresIterations = 30;
-// Problems solved with K's LU after the primal preconditioner failed one (a safety net: on rod
-// piles and mats with 3n < m it has not failed).
+// Problems solved with K's LU after the primal preconditioner failed one (A not positive definite,
+// or GMRES short of the tolerance: a safety net; on rod piles and mats with 3n < m it has not failed).
 constexpr int kLuProblemsAfterFallback = 16;
 }  // namespace
 
@@ -600,10 +600,12 @@ bool Solver::unreducedDirection(double shift) {
     // The primal preconditioner, fresh at every iteration (refactorize) or the one there is.
     const bool fresh = opt_.refactorize;
     if (fresh) {
-      if (assembleAndFactorizePrimal(shift))
+      if (assembleAndFactorizePrimal(shift)) {
         ++factorizations_;
-      else
-        primal_failed_ = true;  // A + G^T P G not positive definite (A is not): K's LU from now on
+      } else {  // A + G^T P G not positive definite (A is not): K's LU, here and for a while
+        primal_failed_ = true;
+        lu_problems_left_ = kLuProblemsAfterFallback;
+      }
     }
     if (!primal_failed_) {
       if (!primal_->factored) return false;
