@@ -67,6 +67,14 @@ Schema AlartCurnierContact::schema() {
                      "contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts "
                      "with at least 15 per rod on average.")
       .choices({"auto", "reduced", "unreduced"});
+  s.add<std::string>("unreduced_preconditioner", "auto",
+                     "Preconditioner of GMRES on the unreduced systems: 'cholesky' factorizes A + G^T P G "
+                     "on the rods' DOFs (J's proximal neighbour, eta + 1e-6/rho, without the sliding "
+                     "contacts' slip-normal coupling; CHOLMOD supernodal); 'lu' the LU of the whole "
+                     "unreduced matrix (UMFPACK); 'auto' the Cholesky where the group has fewer contact "
+                     "rows than DOFs (3n < m), the LU otherwise. A Cholesky that fails or leaves GMRES "
+                     "short of its tolerance gives way to the LU for that problem and the group's next 16.")
+      .choices({"auto", "cholesky", "lu"});
   s.add<bool>("partition", true,
               "Solve each group of coupled contacts (sharing a rod, or rods joined by constraints) as "
               "its own problem (seed Sec. 4.5); false: one problem for all contacts.");
@@ -98,6 +106,10 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
   newton_system_ = system == "reduced" ? NewtonSystem::Reduced
                   : system == "unreduced" ? NewtonSystem::Unreduced
                                           : NewtonSystem::Auto;
+  const std::string pre = p.string("unreduced_preconditioner");
+  options_.unreduced_preconditioner = pre == "cholesky" ? Options::Preconditioner::Cholesky
+                                      : pre == "lu"     ? Options::Preconditioner::Lu
+                                                        : Options::Preconditioner::Auto;
 }
 
 void AlartCurnierContact::bind(World& world) {

@@ -228,7 +228,9 @@ void Solver::setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const 
   // With more contact rows than DOFs (3n >= m) W = G A^-1 G^T is singular: its null directions
   // are where the primal preconditioner, 1e-6 W_ii away from J, is furthest off (GMRES takes 5-30
   // iterations on the 76 x 22 spaghetti mat, 3n = 6840 against m = 6612, and fails some).
-  primal_failed_ = !opt_.primal_preconditioner || n3 >= m || lu_problems_left_ > 0;
+  using Pre = Options::Preconditioner;
+  primal_failed_ = opt_.unreduced_preconditioner == Pre::Lu ||
+                   (opt_.unreduced_preconditioner == Pre::Auto && n3 >= m) || lu_problems_left_ > 0;
   if (lu_problems_left_ > 0) --lu_problems_left_;
   k_built_ = false;
   if (!primal_failed_) buildPrimalPattern();

@@ -69,8 +69,10 @@ struct Options {
                               // iterate with rho x 10, then x 0.1 (same solutions, other stalls)
   bool refactorize = true;    // unreduced systems: false = directions only from the factorization
                               // of an earlier iteration (GMRES), none when that does not converge
-  bool primal_preconditioner = true;  // unreduced systems: GMRES preconditioned by a Cholesky on
-                                      // the rods' DOFs; false (or when that fails): K's LU
+  // Unreduced systems: GMRES preconditioned by a Cholesky on the rods' DOFs (Auto: where W can be
+  // nonsingular, 3n < m) or by K's LU; a failed Cholesky falls back to K's LU.
+  enum class Preconditioner { Auto, Cholesky, Lu };
+  Preconditioner unreduced_preconditioner = Preconditioner::Auto;
 };
 
 struct Result {
@@ -108,7 +110,7 @@ class Solver {
   // J preconditioned by a sparse factorization that fills in along the rods and the contact graph,
   // where J's fills in through W's dense block of every rod (seed Sec. 4.2 leaves the choice open:
   // "probably problem-dependent"). The factorization is a Cholesky on the rods' DOFs of J's
-  // proximal neighbour (Options::primal_preconditioner), or the LU of K. wdiag = diag(W) (for rho
+  // proximal neighbour, or the LU of K (Options::unreduced_preconditioner). wdiag = diag(W) (for rho
   // and the proximal scale; with diag(A)^-1 in place of A^-1 rho was off enough to double the
   // Newton iterations). Throws if A is singular.
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);

@@ -397,7 +397,7 @@ TEST_CASE("unreduced directions: the Cholesky on the rods' DOFs and K's LU give 
   for (const bool primal : {false, true}) {
     Options opt;
     opt.tolerance = 1e-12;
-    opt.primal_preconditioner = primal;
+    opt.unreduced_preconditioner = primal ? Options::Preconditioner::Cholesky : Options::Preconditioner::Lu;
     Solver s(opt);
     s.setProblem(p.A, p.G, p.wdiag, p.q, p.mu);
     Vec r = Vec::Zero(p.q.size());
