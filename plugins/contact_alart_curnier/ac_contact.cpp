@@ -512,17 +512,22 @@ bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<
         dof[ne] = local;
         h[ne++] = hc / dt;
       });
-      // every pair of the contact's entries on one banded component inside its band
-      auto inBand = [&](const Component& cx, int x) {
-        for (int y = 0; y < ne; ++y)
-          if (comp[y] == comp[x] && !cx.band_inverse.inBand(dof[x], dof[y])) return false;
-        return true;
-      };
+      // Per component, one way for all of the contact's entries on it: the band when every pair of
+      // them lies inside it (otherwise a sparse solve that covers all of them would count again the
+      // entries that took the band).
+      std::array<bool, 12> banded{};
+      for (int x = 0; x < ne; ++x) {
+        const Component& cx = *comps_[comp[x]];
+        banded[x] = cx.band_inverse_ok;
+        for (int y = 0; y < ne && banded[x]; ++y)
+          for (int z = 0; z < ne && banded[x]; ++z)
+            if (comp[y] == comp[x] && comp[z] == comp[x] && !cx.band_inverse.inBand(dof[y], dof[z])) banded[x] = false;
+      }
       for (int k = 0; k < 3; ++k) {
         double w = 0;
         for (int x = 0; x < ne; ++x) {
           Component& cx = *comps_[comp[x]];
-          if (cx.band_inverse_ok && inBand(cx, x)) {
+          if (banded[x]) {
             for (int y = 0; y < ne; ++y)
               if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.band_inverse(dof[x], dof[y]);
           } else if (cx.isDense()) {
