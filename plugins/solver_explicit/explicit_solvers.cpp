@@ -102,28 +102,28 @@ EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict qs
   }
 }
 
-// The kick of a one-kick scheme fused with the last drift and the residual (one pass instead of
-// three): v = v0 + b dt M⁻¹ f (v0: the start-of-step velocity, the World's), q += a v fr, res = M
-// (v - v0)/dt - F with F = b f, and the finiteness checks of f and of the end-of-step q and v. The
-// same operations as kick (from v = v0), drift and residual; the caller redoes v and res on the
-// prescribed DOFs. Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
-EXPLICIT_SIMD_CLONES int kickDriftResidual(double* __restrict res, double* __restrict q, double* __restrict v,
-                                           const double* __restrict v0, const double* __restrict f,
-                                           const double* __restrict minv, const double* __restrict M, double b,
-                                           double a, double dt, int n) {
+// The kick of a one-kick scheme fused with the last drift (one pass instead of two): v = v0 + b dt
+// M⁻¹ f (v0: the start-of-step velocity, the World's), q += a v fr, and the finiteness checks of f and
+// of the end-of-step q and v. The same operations as kick (from v = v0) and drift; the caller redoes
+// v on the prescribed DOFs. The residual M (v - v0)/dt - b f is not formed here: on a free DOF the
+// kick makes it zero (the kick is that equation solved for v), so the caller keeps those entries at
+// an exact 0 and computes the reactions on the prescribed DOFs only (two streams fewer, M and the
+// residual: this pass is bound by the memory bandwidth once a rod's arrays leave the L2 cache).
+// Returns bit 0 set if f holds a NaN or Inf, bit 1 if q or v does.
+EXPLICIT_SIMD_CLONES int kickDrift(double* __restrict q, double* __restrict v, const double* __restrict v0,
+                                   const double* __restrict f, const double* __restrict minv, double b, double a,
+                                   double dt, int n) {
   const double bdt = b * dt;
   std::uint64_t badf = 0, bads = 0;
 #pragma GCC unroll 2
   for (int i = 0; i < n; ++i) {
-    const double fi = f[i], v0i = v0[i], mi = minv[i];
-    const double F = b * fi;
-    const double vi = v0i + bdt * fi * mi;
+    const double fi = f[i], mi = minv[i];
+    const double vi = v0[i] + bdt * fi * mi;
     // the free-DOF mask fr (1 or 0) from 1/M, which is nonzero exactly on the free DOFs (one stream less)
     const double fri = mi != 0.0 ? 1.0 : 0.0;
     const double qi = q[i] + a * vi * fri;
     v[i] = vi;
     q[i] = qi;
-    res[i] = M[i] * (vi - v0i) / dt - F;
     badf |= nonFiniteBit(fi);
     bads |= nonFiniteBit(qi) | nonFiniteBit(vi);
   }
@@ -512,6 +512,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     a_.setZero(n);
     qs_.setZero(n);
     residual_.setZero(n);
+    residual_zero_on_free_ = true;
     free_.setZero(n);
     fixed_list_.clear();
     for (int i = 0; i < n; ++i) {
@@ -624,10 +625,14 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt, fused ? *v_start_ : v_);
     if (!force_contacts_.empty() && !contactStable(world, tau, dt, report)) return report;
     if (fused) {
-      // the kick + last drift + residual, then the constraints and the prescribed DOFs
-      const int bad = kickDriftResidual(residual_.data(), q, v, v0, f, minv, M.data(), scheme_.kick[k],
-                                        scheme_.drift[K] * dt, dt, n);
+      // the kick + last drift, then the constraints and the prescribed DOFs with their reactions
+      const int bad = kickDrift(q, v, v0, f, minv, scheme_.kick[k], scheme_.drift[K] * dt, dt, n);
       if (bad & 1) return nonFiniteForce(tau);
+      if (!residual_zero_on_free_) {  // after a step of the general path (residual() below)
+        for (int i = 0; i < n; ++i)
+          if (fr[i] != 0.0) residual_[i] = 0.0;
+        residual_zero_on_free_ = true;
+      }
       world.prescribe(t0 + dt, q_);
       std::uint64_t badfixed = 0;
       for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
@@ -656,6 +661,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
+  residual_zero_on_free_ = false;
   if (!residual(residual_.data(), M.data(), q, v, v0, acc, dt, n)) return nonFiniteState();
   world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
   report.iterations = 0;
