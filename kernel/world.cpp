@@ -137,6 +137,9 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   fixed_.assign(n, 0);
   for (const auto& c : constraints_)
     for (int dof : c.object->dofs()) fixed_.at(dof) = 1;
+  fixed_list_.clear();
+  for (int i = 0; i < n; ++i)
+    if (fixed_[i]) fixed_list_.push_back(i);
   // Constraints may adjust the initial state (a motor at t = 0 is the identity, but a clamp
   // holds exactly what it recorded); the initial velocity of prescribed DOFs follows the motion.
   prescribe(0.0, q_);
@@ -370,7 +373,13 @@ void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& re
   // An explicit solver swaps its state into q() and v() and passes them back: no copy then.
   copyInto(q_, q);
   copyInto(v_, v);
-  copyInto(residual_, residual);
+  // Of the residual the World keeps the reactions, its entries on the prescribed DOFs, and 0 on the
+  // free ones: that is all its readers use (constraint-force probes, checkpoints), and a copy of
+  // every entry was one more pass over the DOFs per step (benchmarks/README.md, bench_cosserat).
+  if (residual.size() != residual_.size())
+    throw std::runtime_error(fmt::format("the solver committed a residual of {} entries for {} degrees of freedom",
+                                         residual.size(), residual_.size()));
+  for (int i : fixed_list_) residual_[i] = residual[i];
   for (std::size_t r = 0; r < rods_.size(); ++r) {
     Rod& rod = *rods_[r].object;
     RodRotationVectors* rv = rod_caps_[r].rotation_vectors;
@@ -519,7 +528,7 @@ void KernelWorld::restore(double t, const Vec& q, const Vec& v, const Vec& resid
   t_ = t;
   q_ = q;
   v_ = v;
-  residual_ = residual;
+  for (Eigen::Index i = 0; i < residual.size(); ++i) residual_[i] = fixed_[i] ? residual[i] : 0.0;
   for (auto& r : rods_) r.object->setConfiguration(q_.segment(r.object->dofOffset(), r.object->numDofs()));
 }
 

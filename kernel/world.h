@@ -56,7 +56,8 @@ class KernelWorld final : public World {
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;
 
-  // For output and probes.
+  // For output and probes: the last committed residual on the prescribed DOFs (the constraints'
+  // reactions), 0 on the free ones.
   const Vec& residual() const { return residual_; }
   double kineticEnergy() const;
   double elasticEnergy();  // at the committed configuration
@@ -129,6 +130,7 @@ class KernelWorld final : public World {
   double t_ = 0;
   Vec q_, v_, mass_, residual_;
   std::vector<char> fixed_;
+  std::vector<int> fixed_list_;  // the DOFs fixed_ marks, in order
   Vec q_start_, v_start_;
   // keepStepStart's copy of the state
   double kept_t_ = 0;
