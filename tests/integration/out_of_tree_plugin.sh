@@ -48,6 +48,18 @@ rodsim="$tmp/prefix/bin/rodsim"
 [[ -f "$tmp/prefix/lib/cmake/rodsim/rodsimConfig.cmake" ]] || die "no rodsimConfig.cmake in the prefix"
 [[ -f "$tmp/prefix/include/rodsim/sdk.h" ]] || die "no SDK headers in the prefix"
 
+step "rodsim fit and optimize run as their own programs from <prefix>/libexec/rodsim; rodsim links neither"
+! readelf -d "$rodsim" | grep -qE 'NEEDED.*(ceres|pagmo|mkl|glog|tbb)' || die "$rodsim links Ceres or pagmo2 (they belong to rodsim-fit and rodsim-optimize)"
+for verb in fit optimize; do
+  [[ -x "$build/libexec/rodsim/rodsim-$verb" ]] || continue  # configured without Ceres or pagmo2
+  [[ -x "$tmp/prefix/libexec/rodsim/rodsim-$verb" ]] || die "no libexec/rodsim/rodsim-$verb in the prefix"
+  set +e
+  out=$("$rodsim" "$verb" "$tmp/missing.toml" 2>&1)
+  status=$?
+  set -e
+  [[ $status -eq 2 && "$out" == *"cannot open the $verb file"* ]] || die "installed rodsim $verb: exit $status: $out"
+done
+
 step "configure and build $example against the installed SDK"
 # Only the temporary prefix may provide rodsim: the source and build trees are not on any path.
 cmake -S "$example" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release \
