@@ -171,7 +171,8 @@ OutputWriter::~OutputWriter() {
 }
 
 void OutputWriter::writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
-                            double kinetic, double elastic, const std::vector<double>& probes) {
+                            double kinetic, double elastic, const std::vector<double>& probes,
+                            std::chrono::steady_clock::time_point now) {
   if (timeseries_ < 0) return;
   auto out = std::back_inserter(rows_);
   fmt::format_to(out, "{},", step);
@@ -187,7 +188,7 @@ void OutputWriter::writeRow(long long step, double t, int iterations, double wal
     appendCsvNumber(rows_, p);
   }
   rows_ += '\n';
-  if (rows_.size() >= kRowBufferBytes || std::chrono::steady_clock::now() - last_flush_ >= kRowFlushInterval)
+  if (rows_.size() >= kRowBufferBytes || now - last_flush_ >= kRowFlushInterval)
     flushRows();
 }
 

@@ -53,8 +53,11 @@ class OutputWriter {
   ~OutputWriter();
 
   void writeFrame(KernelWorld& world);  // next vtk frame
+  // `now`: the caller's clock reading (steady_clock) for the flush interval, so that a row costs no
+  // clock read of its own.
   void writeRow(long long step, double t, int iterations, double wall_ms, const ContactStats& contacts,
-                double kinetic, double elastic, const std::vector<double>& probes);
+                double kinetic, double elastic, const std::vector<double>& probes,
+                std::chrono::steady_clock::time_point now);
   void flushRows();  // the buffered rows to timeseries.csv (OutputError if the disk refuses them)
   void writeFinal(KernelWorld& world);  // final.csv
   void writeSummary(const RunSummary& s, const KernelWorld& world);  // const: reads contact column names
