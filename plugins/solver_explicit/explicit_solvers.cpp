@@ -90,13 +90,15 @@ EXPLICIT_SIMD_CLONES bool residual(double* __restrict res, const double* __restr
 // the constraints prescribe in between. The velocities are not copied: a one-kick scheme
 // (position-verlet) reads the World's v, which stays the start-of-step velocity until the commit,
 // as v0 and as the velocity before its kick (two of four stores per DOF saved).
+// The free-DOF mask comes from the World's fixed mask (a byte per DOF: one stream of 1 byte instead of 8).
 EXPLICIT_SIMD_CLONES void startDrift(double* __restrict q, double* __restrict qs, const double* __restrict qw,
-                                     const double* __restrict vw, const double* __restrict fr, double a, double dt,
+                                     const double* __restrict vw, const char* __restrict fixed, double a, double dt,
                                      int n) {
 #pragma GCC unroll 2
   for (int i = 0; i < n; ++i) {
     const double vi = vw[i];
-    const double qi = qw[i] + a * vi * fr[i];
+    const double fri = fixed[i] ? 0.0 : 1.0;
+    const double qi = qw[i] + a * vi * fri;
     q[i] = qi;
     qs[i] = qi - dt * vi;
   }
@@ -606,7 +608,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       return report;
     const bool start_fused = fused && k == 0;
     if (start_fused)
-      startDrift(q, qs, world.q().data(), v0, fr, scheme_.drift[0] * dt, dt, n);
+      startDrift(q, qs, world.q().data(), v0, fixed.data(), scheme_.drift[0] * dt, dt, n);
     else if (compose_rotations_)
       driftRods(world, scheme_.drift[k] * dt);
     else
