@@ -20,9 +20,11 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <unistd.h>
@@ -50,10 +52,23 @@ extern "C" void onSignal(int sig) {
   }
 }
 
-// x * 0 is 0 for every finite x and NaN for NaN and +-inf, so the sum is 0 exactly when every
-// entry is finite: one vectorized pass (allFinite tests entry by entry, a visible share of a
-// small explicit step).
-bool finite(const Vec& v) { return (v.array() * 0.0).sum() == 0.0; }
+// Every entry of the state (q and v, one size) finite, in one pass run after every step. For each
+// entry (bits & exponent) + the exponent's lowest bit carries into bit 63 exactly when the exponent
+// is all ones (NaN, +-inf); the entries' results are OR-ed. Integer AND, ADD and OR, each lane on
+// its own: the loop runs at the speed of its loads. (The sum of x * 0 it replaces was one chain of
+// dependent floating-point additions, 7 % of a 100-element Cosserat run; Eigen's allFinite tests
+// entry by entry.) Compiled for AVX-512 and AVX2 as well, as the plugins' hot loops.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+bool finiteState(const double* __restrict q, const double* __restrict v, Eigen::Index n) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ull, kExponentLsb = 0x0010000000000000ull;
+  std::uint64_t bad = 0;
+  for (Eigen::Index i = 0; i < n; ++i)
+    bad |= ((std::bit_cast<std::uint64_t>(q[i]) & kExponent) + kExponentLsb) |
+           ((std::bit_cast<std::uint64_t>(v[i]) & kExponent) + kExponentLsb);
+  return (bad >> 63) == 0;
+}
 
 // The first multiple of `period` after t (infinity for period 0). Computed, not stepped to: the
 // scene guarantees period >= dt, and a computed value cannot loop.
@@ -303,7 +318,7 @@ StepReport Session::Impl::advance(double h, int depth) {
     report.ok = false;
     report.message = e.what();
   }
-  if (report.ok && !(finite(world_.q()) && finite(world_.v())))
+  if (report.ok && !finiteState(world_.q().data(), world_.v().data(), world_.q().size()))
     report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
   if (report.ok && swept) {
     try {

@@ -63,3 +63,45 @@ TEST_CASE("on_failure = substep retries a failed step as half steps and counts i
   CHECK(summary.find("\"status\": \"ok\"") != std::string::npos);
   CHECK(summary.find("\"step_cuts\": 0,") == std::string::npos);
 }
+
+TEST_CASE("a solver that commits a NaN or an infinity while reporting success is stopped by the kernel") {
+  // The kernel checks every committed state itself (Session::advance, finiteState): the run stops
+  // at the step that broke it, with the reason, exit 3, and writes nothing that is not finite.
+  for (const std::string entry : {"q-nan", "v-inf"}) {
+    CAPTURE(entry);
+    const std::string scene = std::string("[plugins]\npaths = [\"") + BROKEN_STATE_PLUGIN + R"("]
+[simulation]
+duration = 0.1
+dt = 0.01
+[solver]
+type = "test-broken-state"
+at_step = 4
+entry = ")" + entry + R"("
+[[rod]]
+name = "beam"
+model = "der"
+nodes = 6
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e6
+geometry = { shape = "straight", start = [0, 0, 0], end = [0.5, 0, 0] }
+[output]
+formats = ["csv", "vtk"]
+)";
+    const auto out = scratchDir("broken-state-" + entry) / "out";
+    const CommandResult r = runScene("broken-state-scene-" + entry, scene, out);
+    INFO(r.output);
+    CHECK(r.status == 3);
+    const std::string summary = readText(out / "summary.json");
+    CHECK(summary.find("\"status\": \"failed\"") != std::string::npos);
+    CHECK(summary.find("step 4 (t = 0.04 s): the state became NaN or infinite") != std::string::npos);
+    for (const char* file : {"timeseries.csv", "final.csv", "vtk/frame_0.vtp"}) {
+      CAPTURE(file);
+      const std::string text = readText(out / file);
+      CHECK(!text.empty());
+      CHECK(text.find("nan") == std::string::npos);
+      CHECK(text.find("inf") == std::string::npos);
+    }
+    CHECK(readText(out / "timeseries.csv").find("\n3,0.03,") != std::string::npos);  // the last good step
+  }
+}
