@@ -32,7 +32,7 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
   threads_ = 1;
   (void)threads;
 #endif
-  sym_.assign(static_cast<std::size_t>(6) * nodes * nodes, 0.0);
+  sym_.assign(static_cast<std::size_t>(6) * nodes * nodes, 0.0f);
   x_split_.assign(3 * static_cast<std::size_t>(nodes), 0.0);
   far_.resize(static_cast<int>(segments_.size()));
   scratch_.resize(std::max(threads_, 2));  // at least the two of an overlapped assembly
@@ -117,16 +117,18 @@ void StokesletOperator::assembleRow(int i, RowScratch& scratch) {
   // Node j's block collects its hat function on both adjacent segments (Eq. A.6): the end share
   // of the segment before it plus the start share (whole minus end) of the segment after it.
   // Along rod r, node j sits between segments j - r - 1 and j - r.
-  double* node = sym_.data() + static_cast<std::ptrdiff_t>(6) * i * nodes_;  // block row i
+  // Summed in double, stored rounded to float (sym_).
+  float* node = sym_.data() + static_cast<std::ptrdiff_t>(6) * i * nodes_;  // block row i
   for (int k = 0; k < 6; ++k) {
     const double* __restrict whole = far + k * S;
     const double* __restrict end = far + (6 + k) * S;
-    double* __restrict out = node + k * nodes_;
+    float* __restrict out = node + k * nodes_;
     for (std::size_t r = 0; r + 1 < rod_first_node_.size(); ++r) {
       const int first = rod_first_node_[r], last = rod_first_node_[r + 1] - 1, shift = static_cast<int>(r);
-      out[first] = whole[first - shift] - end[first - shift];
-      for (int j = first + 1; j < last; ++j) out[j] = end[j - shift - 1] + whole[j - shift] - end[j - shift];
-      out[last] = end[last - shift - 1];
+      out[first] = static_cast<float>(whole[first - shift] - end[first - shift]);
+      for (int j = first + 1; j < last; ++j)
+        out[j] = static_cast<float>(end[j - shift - 1] + whole[j - shift] - end[j - shift]);
+      out[last] = static_cast<float>(end[last - shift - 1]);
     }
   }
 }
@@ -138,20 +140,21 @@ namespace {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-void blockRow(const double* __restrict row, int n, const double* __restrict xx, const double* __restrict xy,
+void blockRow(const float* __restrict row, int n, const double* __restrict xx, const double* __restrict xy,
               const double* __restrict xz, double* __restrict y) {
-  const double* __restrict a_xx = row;
-  const double* __restrict a_yy = row + n;
-  const double* __restrict a_zz = row + 2 * n;
-  const double* __restrict a_xy = row + 3 * n;
-  const double* __restrict a_xz = row + 4 * n;
-  const double* __restrict a_yz = row + 5 * n;
+  const float* __restrict a_xx = row;
+  const float* __restrict a_yy = row + n;
+  const float* __restrict a_zz = row + 2 * n;
+  const float* __restrict a_xy = row + 3 * n;
+  const float* __restrict a_xz = row + 4 * n;
+  const float* __restrict a_yz = row + 5 * n;
   double sx = 0, sy = 0, sz = 0;
 #pragma omp simd reduction(+ : sx, sy, sz)
-  for (int j = 0; j < n; ++j) {
-    sx += a_xx[j] * xx[j] + a_xy[j] * xy[j] + a_xz[j] * xz[j];
-    sy += a_xy[j] * xx[j] + a_yy[j] * xy[j] + a_yz[j] * xz[j];
-    sz += a_xz[j] * xx[j] + a_yz[j] * xy[j] + a_zz[j] * xz[j];
+  for (int j = 0; j < n; ++j) {  // A's entries widened to double: the products and sums in double
+    const double axx = a_xx[j], ayy = a_yy[j], azz = a_zz[j], axy = a_xy[j], axz = a_xz[j], ayz = a_yz[j];
+    sx += axx * xx[j] + axy * xy[j] + axz * xz[j];
+    sy += axy * xx[j] + ayy * xy[j] + ayz * xz[j];
+    sz += axz * xx[j] + ayz * xy[j] + azz * xz[j];
   }
   y[0] = sx, y[1] = sy, y[2] = sz;
 }
@@ -162,7 +165,7 @@ void StokesletOperator::apply(const double* x, double* y) const {
   const int n = nodes_;
   double* xs = x_split_.data();
   for (int j = 0; j < n; ++j) xs[j] = x[3 * j], xs[n + j] = x[3 * j + 1], xs[2 * n + j] = x[3 * j + 2];
-  const double* rows = sym_.data();
+  const float* rows = sym_.data();
   if (team_) {  // the block rows in two halves, one per thread of the team
     team_->run([&](int part) {
       for (int i = part * n / 2; i < (part + 1) * n / 2; ++i)
@@ -179,7 +182,7 @@ void StokesletOperator::diagonalBlock(int first, int size, Eigen::MatrixXd& out)
   out.resize(size, size);
   const int n = nodes_, first_node = first / 3, count = size / 3;
   for (int a = 0; a < count; ++a) {
-    const double* row = sym_.data() + static_cast<std::ptrdiff_t>(6) * (first_node + a) * n;
+    const float* row = sym_.data() + static_cast<std::ptrdiff_t>(6) * (first_node + a) * n;
     for (int b = 0; b < count; ++b)
       for (int p = 0; p < 3; ++p)
         for (int c = 0; c < 3; ++c) out(3 * a + p, 3 * b + c) = row[kSym[p][c] * n + first_node + b];

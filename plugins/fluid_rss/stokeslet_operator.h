@@ -67,7 +67,11 @@ class StokesletOperator : public LinearOperator {
   int nodes_ = 0, threads_ = 1;
   std::vector<Segment> segments_;
   std::vector<double> eps2_;                       // ε² per node
-  std::vector<double> sym_;                     // A, six symmetric entries per block (see above)
+  // A, six symmetric entries per block (see above), stored in single precision: the GMRES products
+  // stream A every iteration and are bound by memory bandwidth (22 MB in double at M = 10); every
+  // solve, GMRES and LU alike, uses this rounded A, whose 6e-8 relative rounding is far below the
+  // solver tolerance (1e-6) and next to the far field's own 3.5e-9 quadrature error.
+  std::vector<float> sym_;
   mutable std::vector<double> x_split_;         // apply(): x as three arrays (x, y, z components)
   Eigen::MatrixXd dense_;                       // solveLu(): A expanded
   FarFieldPoints far_;                          // Gauss points of every segment, this step
