@@ -255,7 +255,7 @@ bool Session::Impl::step() {
   // frame or checkpoint followed (the bookkeeping in between is a few comparisons).
   const auto call_start = Clock::now();
   auto call_end = call_start;
-  bool end_read = false;  // call_end holds the end of the call
+  bool call_end_known = false;  // call_end is the end of the call (nothing was written after the step)
   const long long step = next_step_;
   const double t_end = std::min(scene_.duration, step * scene_.dt);
   try {
@@ -271,7 +271,7 @@ bool Session::Impl::step() {
       ++next_step_;  // committed: a failure while writing it still counts it
       try {
         const bool wrote = record(step, report, wall_ms, call_end);
-        end_read = !(writeOutputs(step, call_end) || wrote || progress_);
+        call_end_known = !(writeOutputs(step, call_end) || wrote || progress_);
       } catch (const OutputError& e) {
         fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, e.what()));
       }
@@ -282,7 +282,7 @@ bool Session::Impl::step() {
   } catch (const std::exception& e) {
     fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
   }
-  if (!end_read) call_end = Clock::now();
+  if (!call_end_known) call_end = Clock::now();
   wall_in_steps_ += std::chrono::duration<double>(call_end - call_start).count();
   return summary_.status == "running" && next_step_ <= total_steps_;
 }

@@ -514,7 +514,6 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     a_.setZero(n);
     qs_.setZero(n);
     residual_.setZero(n);
-    residual_zero_on_free_ = true;
     free_.setZero(n);
     fixed_list_.clear();
     for (int i = 0; i < n; ++i) {
@@ -630,11 +629,8 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       // the kick + last drift, then the constraints and the prescribed DOFs with their reactions
       const int bad = kickDrift(q, v, v0, f, minv, scheme_.kick[k], scheme_.drift[K] * dt, dt, n);
       if (bad & 1) return nonFiniteForce(tau);
-      if (!residual_zero_on_free_) {  // after a step of the general path (residual() below)
-        for (int i = 0; i < n; ++i)
-          if (fr[i] != 0.0) residual_[i] = 0.0;
-        residual_zero_on_free_ = true;
-      }
+      // residual_ stays as sized, 0, on the free DOFs: a solver takes this path at every step or never
+      // (its scheme and its contact models are fixed by its first step), and writes the reactions below.
       world.prescribe(t0 + dt, q_);
       std::uint64_t badfixed = 0;
       for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
@@ -663,7 +659,6 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  residual_zero_on_free_ = false;
   if (!residual(residual_.data(), M.data(), q, v, v0, acc, dt, n)) return nonFiniteState();
   world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
   report.iterations = 0;

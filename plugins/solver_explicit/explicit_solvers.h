@@ -63,7 +63,6 @@ class ExplicitSolver : public Solver {
   Vec q_, v_, qs_, f_, a_, m_inv_, free_, x_, y_, fp_, v0_, residual_;
   std::vector<int> fixed_list_;
   std::vector<double> q0_fixed_;  // start-of-step values of the fixed DOFs
-  bool residual_zero_on_free_ = true;  // residual_ is an exact 0 on the free DOFs (position-verlet's kick)
   bool qs_fresh_ = false;         // step() has just written qs_ = q_ - dt v_
   const Vec* v_start_ = &v0_;     // the start-of-step velocity: v0_, or the World's v (position-verlet)
   bool compose_rotations_ = false;
