@@ -135,28 +135,47 @@ void StokesletOperator::assembleRow(int i, RowScratch& scratch) {
 
 namespace {
 
-// One block row of y = A x: node i's velocity from the six symmetric entry arrays of its blocks
-// and x split by component. Compiled for AVX2 + FMA and generic x86-64.
+// Block rows i and i + 1 of y = A x (`row`: row i's six symmetric entry arrays, row i + 1's
+// follow), with x split by component: each x entry loaded once for both rows. The products and
+// sums are in double (A's entries widened). Compiled for AVX-512, AVX2 + FMA and generic x86-64.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
-void blockRow(const float* __restrict row, int n, const double* __restrict xx, const double* __restrict xy,
-              const double* __restrict xz, double* __restrict y) {
-  const float* __restrict a_xx = row;
-  const float* __restrict a_yy = row + n;
-  const float* __restrict a_zz = row + 2 * n;
-  const float* __restrict a_xy = row + 3 * n;
-  const float* __restrict a_xz = row + 4 * n;
-  const float* __restrict a_yz = row + 5 * n;
-  double sx = 0, sy = 0, sz = 0;
-#pragma omp simd reduction(+ : sx, sy, sz)
-  for (int j = 0; j < n; ++j) {  // A's entries widened to double: the products and sums in double
-    const double axx = a_xx[j], ayy = a_yy[j], azz = a_zz[j], axy = a_xy[j], axz = a_xz[j], ayz = a_yz[j];
-    sx += axx * xx[j] + axy * xy[j] + axz * xz[j];
-    sy += axy * xx[j] + ayy * xy[j] + ayz * xz[j];
-    sz += axz * xx[j] + ayz * xy[j] + azz * xz[j];
+void blockRowPair(const float* __restrict row, int n, const double* __restrict xx, const double* __restrict xy,
+                  const double* __restrict xz, double* __restrict y) {
+  const float* __restrict a = row;
+  const float* __restrict b = row + 6 * n;
+  double sx = 0, sy = 0, sz = 0, tx = 0, ty = 0, tz = 0;
+#pragma omp simd reduction(+ : sx, sy, sz, tx, ty, tz)
+  for (int j = 0; j < n; ++j) {
+    const double x0 = xx[j], x1 = xy[j], x2 = xz[j];
+    const double axx = a[j], ayy = a[n + j], azz = a[2 * n + j], axy = a[3 * n + j], axz = a[4 * n + j],
+                 ayz = a[5 * n + j];
+    sx += axx * x0 + axy * x1 + axz * x2;
+    sy += axy * x0 + ayy * x1 + ayz * x2;
+    sz += axz * x0 + ayz * x1 + azz * x2;
+    const double bxx = b[j], byy = b[n + j], bzz = b[2 * n + j], bxy = b[3 * n + j], bxz = b[4 * n + j],
+                 byz = b[5 * n + j];
+    tx += bxx * x0 + bxy * x1 + bxz * x2;
+    ty += bxy * x0 + byy * x1 + byz * x2;
+    tz += bxz * x0 + byz * x1 + bzz * x2;
   }
-  y[0] = sx, y[1] = sy, y[2] = sz;
+  y[0] = sx, y[1] = sy, y[2] = sz, y[3] = tx, y[4] = ty, y[5] = tz;
+}
+
+// Block rows [first, last) of y = A x in pairs (blockRowPair). An odd last row i is done as one of
+// the pair (i, i + 1) or (i - 1, i) (n >= 2: every rod has two nodes), the other row thrown away:
+// each row's sum is the same whichever pair it is in.
+void blockRows(const float* rows, int n, const double* xs, int first, int last, double* y) {
+  int i = first;
+  for (; i + 1 < last; i += 2)
+    blockRowPair(rows + static_cast<std::ptrdiff_t>(6) * i * n, n, xs, xs + n, xs + 2 * n, y + 3 * i);
+  if (i < last) {
+    const int pair_first = i + 1 < n ? i : i - 1;
+    double pair[6];
+    blockRowPair(rows + static_cast<std::ptrdiff_t>(6) * pair_first * n, n, xs, xs + n, xs + 2 * n, pair);
+    for (int k = 0; k < 3; ++k) y[3 * i + k] = pair[3 * (i - pair_first) + k];
+  }
 }
 
 }  // namespace
@@ -167,15 +186,18 @@ void StokesletOperator::apply(const double* x, double* y) const {
   for (int j = 0; j < n; ++j) xs[j] = x[3 * j], xs[n + j] = x[3 * j + 1], xs[2 * n + j] = x[3 * j + 2];
   const float* rows = sym_.data();
   if (team_) {  // the block rows in two halves, one per thread of the team
-    team_->run([&](int part) {
-      for (int i = part * n / 2; i < (part + 1) * n / 2; ++i)
-        blockRow(rows + static_cast<std::ptrdiff_t>(6) * i * n, n, xs, xs + n, xs + 2 * n, y + 3 * i);
-    });
+    team_->run([&](int part) { blockRows(rows, n, xs, part * n / 2, (part + 1) * n / 2, y); });
     return;
   }
-#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
-  for (int i = 0; i < n; ++i)
-    blockRow(rows + static_cast<std::ptrdiff_t>(6) * i * n, n, xs, xs + n, xs + 2 * n, y + 3 * i);
+  if (threads_ > 1) {
+#pragma omp parallel num_threads(threads_)
+    {
+      const int parts = omp_get_num_threads(), part = omp_get_thread_num();
+      blockRows(rows, n, xs, part * n / parts, (part + 1) * n / parts, y);
+    }
+    return;
+  }
+  blockRows(rows, n, xs, 0, n, y);
 }
 
 void StokesletOperator::diagonalBlock(int first, int size, Eigen::MatrixXd& out) const {
