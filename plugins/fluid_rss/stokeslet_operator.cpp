@@ -39,6 +39,7 @@ void StokesletOperator::setTopology(int nodes, std::vector<Segment> segments, st
   for (RowScratch& r : scratch_) {
     r.far.assign(12 * segments_.size(), 0.0);
     r.near.assign(segments_.size(), 0);
+    r.near_field.resize(static_cast<int>(segments_.size()));
   }
   // The assembly relies on the layout RssForce builds: each rod's segments in order, segment
   // (first node of rod r) - r + k joining its nodes k and k + 1.
@@ -114,10 +115,26 @@ void StokesletOperator::assembleRow(int i, RowScratch& scratch) {
   double* far = scratch.far.data();
   const Vec3 xi = x[i];
   farFieldRow(xi, far_, far, scratch.near.data());
-  // Near segments (within 4 |e| of the midpoint): the closed forms of Eqs. A.3-A.5, written over
-  // the quadrature sums in the same layout (whole segment in 0..5, end node's share in 6..11).
-  for (int s = 0; s < S; ++s) {
-    if (!scratch.near[s]) continue;
+  // Near segments (within 4 |e| of the midpoint): the closed forms of Eqs. A.3-A.5 for all of them at
+  // once (nearFieldBlocks, bitwise segmentBlocks), written over the quadrature sums in the same
+  // layout (whole segment in 0..5, end node's share in 6..11).
+  NearFieldBatch& nf = scratch.near_field;
+  nf.clear();
+  for (int s = 0; s < S; ++s)
+    if (scratch.near[s]) {
+      const Segment& seg = segments_[s];
+      nf.add(s, xi - x[seg.start], x[seg.end] - x[seg.start], eps2_[seg.start]);
+    }
+  const bool quadrature = nearFieldBlocks(nf);
+  for (int j = 0; j < nf.count; ++j) {
+    const int s = nf.segment[j];
+    for (int k = 0; k < 12; ++k) far[k * S + s] = nf.out[static_cast<std::size_t>(k) * nf.capacity + j];
+  }
+  // A segment that the midpoint test called near but isFarField does not (they round differently at
+  // the boundary): segmentBlocks, which takes the quadrature there.
+  for (int j = 0; quadrature && j < nf.count; ++j) {
+    if (!nf.quadrature[j]) continue;
+    const int s = nf.segment[j];
     const Segment& seg = segments_[s];
     const Vec3 r0 = xi - x[seg.start];
     const Vec3 e = x[seg.end] - x[seg.start];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "far_field.h"
+#include "near_field.h"
 #include "gmres.h"
 #include "two_thread_team.h"
 
@@ -78,6 +79,7 @@ class StokesletOperator : public LinearOperator {
   struct RowScratch {  // per thread
     std::vector<double> far;   // farFieldRow's output, then the near field written over it
     std::vector<char> near;    // segment in the near field of this row's node
+    NearFieldBatch near_field;  // those segments, for the closed forms
   };
   std::vector<RowScratch> scratch_;  // per thread slot
   void assembleRow(int i, RowScratch& scratch);

@@ -2,6 +2,7 @@
 // SI Eqs. A.2-A.6) against quadrature, in every geometric regime: target off the segment, at an
 // end, on the segment, on its line beyond either end (where the naive logarithm cancels), far away.
 #include "quadrature.h"
+#include "near_field.h"
 #include "segment_integrals.h"
 
 #include <doctest/doctest.h>
@@ -94,4 +95,37 @@ TEST_CASE("far from the segment the blocks tend to the point Stokeslet of the wh
     const double rel = (A0 + A1 - 2.0 * point).norm() / (2.0 * point.norm());
     CHECK(rel < 0.1 * std::pow(e.norm() / dist, 2));
   }
+}
+
+TEST_CASE("the batched near field gives segmentBlocks' blocks bitwise, in every regime") {
+  // nearFieldBlocks (the operator's fast form) does segmentBlocks' operations in the same order,
+  // vectorized across segments: every entry must be the same double. Cases in the quadrature's
+  // domain (isFarField) are flagged instead, and left to segmentBlocks.
+  const std::vector<Case> all = cases();
+  NearFieldBatch batch;
+  batch.resize(static_cast<int>(all.size()) + 16);  // more than one vector of every width, and a tail
+  for (int repeat = 0; batch.count + static_cast<int>(all.size()) <= batch.capacity && repeat < 2; ++repeat)
+    for (std::size_t i = 0; i < all.size() && batch.count < batch.capacity; ++i)
+      batch.add(static_cast<int>(i), all[i].r0, all[i].e, all[i].eps * all[i].eps);
+  nearFieldBlocks(batch);
+  constexpr int kRow[6] = {0, 1, 2, 0, 0, 1}, kCol[6] = {0, 1, 2, 1, 2, 2};
+  int compared = 0;
+  for (int j = 0; j < batch.count; ++j) {
+    const Case& c = all[batch.segment[j]];
+    CAPTURE(c.name);
+    const bool far = (c.r0 - 0.5 * c.e).squaredNorm() >= 16.0 * c.e.squaredNorm();
+    CHECK((batch.quadrature[j] != 0) == far);
+    if (far) continue;
+    Mat3 A_start, A_end;
+    const double eps2 = c.eps * c.eps;
+    segmentBlocks(c.r0, c.e, eps2, std::sqrt(c.r0.squaredNorm() + eps2), std::sqrt((c.r0 - c.e).squaredNorm() + eps2),
+                  A_start, A_end);
+    const Mat3 whole = A_start + A_end;
+    for (int k = 0; k < 6; ++k) {
+      CHECK(batch.out[k * batch.capacity + j] == whole(kRow[k], kCol[k]));
+      CHECK(batch.out[(6 + k) * batch.capacity + j] == A_end(kRow[k], kCol[k]));
+    }
+    ++compared;
+  }
+  CHECK(compared >= 20);
 }
