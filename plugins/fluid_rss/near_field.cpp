@@ -66,14 +66,29 @@ NEAR_FIELD_CLONES void logArguments(int n, const double* __restrict r0x, const d
   return len * v;
 }
 
+// Entry (p, q) of both blocks into whole[j] (A_start + A_end) and end[j] (A_end).
+[[gnu::always_inline]] inline void blockEntry(double rp, double rq, double ep, double eq, double len, double ediag,
+                                              double eW0m3, double eW1m3, double eW2m3, double sdiag, double sW0m3,
+                                              double sW1m3, double sW2m3, bool on_diagonal, double& whole,
+                                              double& end) {
+  const double e = weightedEntry(rp, rq, ep, eq, len, ediag, eW0m3, eW1m3, eW2m3, on_diagonal);
+  const double s = weightedEntry(rp, rq, ep, eq, len, sdiag, sW0m3, sW1m3, sW2m3, on_diagonal);
+  whole = s + e;
+  end = e;
+}
+
 // The rest of segmentMoments and segmentBlocks from the logarithms: the moments, both blocks and
-// the whole segment's block, into out[k * stride + j].
+// the whole segment's block, into the twelve output arrays o[k] (k as in nearFieldBlocks). One
+// restrict pointer per output, so that the loop vectorizes.
 NEAR_FIELD_CLONES void blocksFromLogs(int n, const double* __restrict r0x, const double* __restrict r0y,
                                       const double* __restrict r0z, const double* __restrict ex,
                                       const double* __restrict ey, const double* __restrict ez,
                                       const double* __restrict eps2, const double* __restrict R0,
                                       const double* __restrict R1, const double* __restrict log_ratio,
-                                      double* __restrict out, int stride) {
+                                      double* __restrict o0, double* __restrict o1, double* __restrict o2,
+                                      double* __restrict o3, double* __restrict o4, double* __restrict o5,
+                                      double* __restrict o6, double* __restrict o7, double* __restrict o8,
+                                      double* __restrict o9, double* __restrict o10, double* __restrict o11) {
   for (int j = 0; j < n; ++j) {
     const double x = r0x[j], y = r0y[j], z = r0z[j], u = ex[j], v = ey[j], w = ez[j], e2 = eps2[j];
     const double r0 = R0[j], r1 = R1[j];
@@ -92,19 +107,15 @@ NEAR_FIELD_CLONES void blocksFromLogs(int n, const double* __restrict r0x, const
     const double T3m3 = (T1m1 + 2.0 * b * T2m3 - c * T1m3) / a;
     const double len = sa;  // segmentBlocks' sqrt(a)
     // A_end: weights T1m1, T1m3, T2m3, T3m3; A_start: their complements (segmentBlocks).
-    const double eW0m1 = T1m1, eW0m3 = T1m3, eW1m3 = T2m3, eW2m3 = T3m3;
+    const double eW0m3 = T1m3, eW1m3 = T2m3, eW2m3 = T3m3;
     const double sW0m1 = T0m1 - T1m1, sW0m3 = T0m3 - T1m3, sW1m3 = T1m3 - T2m3, sW2m3 = T2m3 - T3m3;
-    const double ediag = eW0m1 + e2 * eW0m3, sdiag = sW0m1 + e2 * sW0m3;
-    const double r[3] = {x, y, z}, e[3] = {u, v, w};
-    constexpr int kRow[6] = {0, 1, 2, 0, 0, 1}, kCol[6] = {0, 1, 2, 1, 2, 2};  // xx yy zz xy xz yz
-#pragma GCC unroll 6
-    for (int k = 0; k < 6; ++k) {
-      const int p = kRow[k], q = kCol[k];
-      const double end = weightedEntry(r[p], r[q], e[p], e[q], len, ediag, eW0m3, eW1m3, eW2m3, p == q);
-      const double start = weightedEntry(r[p], r[q], e[p], e[q], len, sdiag, sW0m3, sW1m3, sW2m3, p == q);
-      out[k * stride + j] = start + end;
-      out[(6 + k) * stride + j] = end;
-    }
+    const double ediag = T1m1 + e2 * eW0m3, sdiag = sW0m1 + e2 * sW0m3;
+    blockEntry(x, x, u, u, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, true, o0[j], o6[j]);   // xx
+    blockEntry(y, y, v, v, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, true, o1[j], o7[j]);   // yy
+    blockEntry(z, z, w, w, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, true, o2[j], o8[j]);   // zz
+    blockEntry(x, y, u, v, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, false, o3[j], o9[j]);  // xy
+    blockEntry(x, z, u, w, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, false, o4[j], o10[j]); // xz
+    blockEntry(y, z, v, w, len, ediag, eW0m3, eW1m3, eW2m3, sdiag, sW0m3, sW1m3, sW2m3, false, o5[j], o11[j]); // yz
   }
 }
 
@@ -119,8 +130,11 @@ bool nearFieldBlocks(NearFieldBatch& nf) {
     nf.log_ratio[j] = std::log(nf.log_ratio[j]);
     any_quadrature |= nf.quadrature[j] != 0;
   }
+  double* o = nf.out.data();
+  const std::size_t c = nf.capacity;
   blocksFromLogs(n, nf.r0x.data(), nf.r0y.data(), nf.r0z.data(), nf.ex.data(), nf.ey.data(), nf.ez.data(),
-                 nf.eps2.data(), nf.R0.data(), nf.R1.data(), nf.log_ratio.data(), nf.out.data(), nf.capacity);
+                 nf.eps2.data(), nf.R0.data(), nf.R1.data(), nf.log_ratio.data(), o, o + c, o + 2 * c, o + 3 * c,
+                 o + 4 * c, o + 5 * c, o + 6 * c, o + 7 * c, o + 8 * c, o + 9 * c, o + 10 * c, o + 11 * c);
   return any_quadrature;
 }
 
