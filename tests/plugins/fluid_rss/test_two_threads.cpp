@@ -14,6 +14,30 @@
 using namespace rodsim;
 using namespace rodsim::rss;
 
+namespace {
+
+// Helices side by side (rods of per_rod nodes each, 4 mm apart): the near and far field both present.
+struct Helices {
+  int n = 0;
+  std::vector<Segment> segments;
+  std::vector<int> first_node;
+  std::vector<Vec3> x;
+  std::vector<double> blob;
+  Helices(int per_rod, int rods) : n(per_rod * rods), blob(per_rod * rods, 1.02e-3) {
+    for (int r = 0; r < rods; ++r) {
+      first_node.push_back(r * per_rod);
+      for (int i = 0; i < per_rod; ++i) {
+        const double s = 0.25 * i;
+        x.emplace_back(0.01 * std::cos(s) + 0.004 * r, 0.01 * std::sin(s), -0.005 * i);
+        if (i + 1 < per_rod) segments.push_back({r * per_rod + i, r * per_rod + i + 1});
+      }
+    }
+    first_node.push_back(n);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("a two-thread team runs every part once, with or without a helper") {
   TwoThreadTeam team;
   std::vector<int> runs(2, 0);
@@ -49,26 +73,13 @@ TEST_CASE("a two-thread team runs every part once, with or without a helper") {
 }
 
 TEST_CASE("the operator assembled by two threads sharing its rows is the one-thread operator, bit for bit") {
-  // Two helices side by side (three rods, with the near and far field both present).
-  const int per_rod = 40, rods = 3, n = per_rod * rods;
-  std::vector<Segment> segments;
-  std::vector<int> first_node;
-  std::vector<Vec3> x;
-  for (int r = 0; r < rods; ++r) {
-    first_node.push_back(r * per_rod);
-    for (int i = 0; i < per_rod; ++i) {
-      const double s = 0.25 * i;
-      x.emplace_back(0.01 * std::cos(s) + 0.004 * r, 0.01 * std::sin(s), -0.005 * i);
-      if (i + 1 < per_rod) segments.push_back({r * per_rod + i, r * per_rod + i + 1});
-    }
-  }
-  first_node.push_back(n);
-  const std::vector<double> blob(n, 1.02e-3);
+  const Helices h(40, 3);
+  const int n = h.n;
   StokesletOperator one, two;
-  one.setTopology(n, segments, blob, first_node, 1);
-  two.setTopology(n, segments, blob, first_node, 1);
-  one.assemble(x);
-  two.prepareAssembly(x);
+  one.setTopology(n, h.segments, h.blob, h.first_node, 1);
+  two.setTopology(n, h.segments, h.blob, h.first_node, 1);
+  one.assemble(h.x);
+  two.prepareAssembly(h.x);
   std::thread other([&] { two.assembleRows(1); });
   two.assembleRows(0);
   other.join();
@@ -101,23 +112,11 @@ TEST_CASE("the operator's product is the dense product for even and odd node cou
   // its partner), so the helper's split gives the one-thread product bit for bit.
   for (const int per_rod : {2, 3, 40, 41}) {
     CAPTURE(per_rod);
-    const int rods = per_rod < 10 ? 1 : 3, n = per_rod * rods;
-    std::vector<Segment> segments;
-    std::vector<int> first_node;
-    std::vector<Vec3> x;
-    for (int r = 0; r < rods; ++r) {
-      first_node.push_back(r * per_rod);
-      for (int i = 0; i < per_rod; ++i) {
-        const double s = 0.25 * i;
-        x.emplace_back(0.01 * std::cos(s) + 0.004 * r, 0.01 * std::sin(s), -0.005 * i);
-        if (i + 1 < per_rod) segments.push_back({r * per_rod + i, r * per_rod + i + 1});
-      }
-    }
-    first_node.push_back(n);
-    const std::vector<double> blob(n, 1.02e-3);
+    const Helices h(per_rod, per_rod < 10 ? 1 : 3);
+    const int n = h.n;
     StokesletOperator op;
-    op.setTopology(n, segments, blob, first_node, 1);
-    op.assemble(x);
+    op.setTopology(n, h.segments, h.blob, h.first_node, 1);
+    op.assemble(h.x);
     Eigen::MatrixXd dense;
     op.diagonalBlock(0, 3 * n, dense);  // the stored operator as a dense matrix
     const Vec v = Vec::LinSpaced(3 * n, -1.0, 2.0);
