@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 namespace fs = std::filesystem;
 
@@ -105,10 +106,18 @@ void loadLibrary(TypeRegistry& registry, const fs::path& file) {
   if (info->struct_size != sizeof(PluginInfo))
     throw InputError(fmt::format("{}: plugin info has size {}, expected {}; rebuild the plugin against this SDK",
                                  file.string(), info->struct_size, sizeof(PluginInfo)));
-  if (std::strcmp(info->sdk_signature, RODSIM_SDK_SIGNATURE) != 0)
+  if (std::strcmp(info->sdk_signature, RODSIM_SDK_SIGNATURE) != 0) {
+    // The alignment is the signature's last part (version.h): when only it differs, say which flag.
+    const std::string theirs = info->sdk_signature, ours = RODSIM_SDK_SIGNATURE;
+    auto withoutAlignment = [](const std::string& s) { return s.substr(0, s.find("; eigen-align")); };
+    const bool alignment_only = withoutAlignment(theirs) == withoutAlignment(ours);
     throw InputError(fmt::format("{}: plugin built with SDK '{}', this rodsim expects '{}'; rebuild the plugin "
-                                 "with the same compiler and SDK",
-                                 file.string(), info->sdk_signature, RODSIM_SDK_SIGNATURE));
+                                 "with the same compiler and SDK{}",
+                                 file.string(), theirs, ours,
+                                 alignment_only ? " and the same instruction-set flags: its Eigen types are aligned "
+                                                  "for another -march (build both with or both without -march=native)"
+                                                : ""));
+  }
   if (info->sdk_minor > RODSIM_SDK_MINOR)
     throw InputError(fmt::format("{}: plugin built against SDK 1.{}, newer than this rodsim's SDK {}: it may rely on "
                                  "capabilities this rodsim does not know; update rodsim or rebuild the plugin against "

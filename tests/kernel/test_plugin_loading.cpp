@@ -41,6 +41,22 @@ TEST_CASE("a plugin built for the previous ABI version (5, SDK 0.1) is refused")
   CHECK(r.output.find("rebuild the plugin") != std::string::npos);
 }
 
+TEST_CASE("a plugin whose Eigen types are aligned for another instruction set is refused") {
+  // Fixed-size Eigen types change size and layout with the alignment (-march=native gives 32 or 64
+  // bytes where the generic build has 16): loading such a plugin would crash on its first Eigen member.
+  static_assert(EIGEN_MAX_STATIC_ALIGN_BYTES == 16, "this test assumes a generic (SSE2 or NEON) build of rodsim");
+  CommandResult r = checkWithPlugin("wide-eigen", WIDE_EIGEN_PLUGIN);
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find(WIDE_EIGEN_PLUGIN) != std::string::npos);
+  CHECK(r.output.find("eigen-align 32/32") != std::string::npos);
+  CHECK(r.output.find("rebuild the plugin with the same compiler and SDK and the same instruction-set flags") !=
+        std::string::npos);
+  CHECK(r.output.find("-march=native") != std::string::npos);
+  // The kernel's own signature names no alignment: plugins built before this check still load.
+  CHECK(std::string(RODSIM_SDK_SIGNATURE).find("eigen-align") == std::string::npos);
+}
+
 TEST_CASE("a library without the entry point is refused") {
   CommandResult r = checkWithPlugin("noentry", NO_ENTRY_PLUGIN);
   INFO(r.output);
