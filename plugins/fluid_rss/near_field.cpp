@@ -28,7 +28,8 @@ namespace {
 // upper / lower of the logarithm, and isFarField. Both sides of each two-case formula are computed
 // and one is selected (no branch: the loop vectorizes; the other side's value, possibly infinite,
 // is discarded). Every expression is written as segment_integrals.cpp and Eigen evaluate it
-// (sums of squares left to right), without FMA contraction (ISO C++ mode): the same roundings.
+// (sums of squares left to right), and this file is built without FMA contraction
+// (-ffp-contract=off, CMakeLists.txt): the same roundings in every clone and in segmentBlocks.
 NEAR_FIELD_CLONES void logArguments(int n, const double* __restrict r0x, const double* __restrict r0y,
                                     const double* __restrict r0z, const double* __restrict ex,
                                     const double* __restrict ey, const double* __restrict ez,

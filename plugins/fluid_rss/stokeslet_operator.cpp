@@ -130,8 +130,8 @@ void StokesletOperator::assembleRow(int i, RowScratch& scratch) {
     const int s = nf.segment[j];
     for (int k = 0; k < 12; ++k) far[k * S + s] = nf.out[static_cast<std::size_t>(k) * nf.capacity + j];
   }
-  // A segment that the midpoint test called near but isFarField does not (they round differently at
-  // the boundary): segmentBlocks, which takes the quadrature there.
+  // A segment that the midpoint test called near but isFarField calls far (the two round differently
+  // at the boundary): segmentBlocks, which takes the quadrature there.
   for (int j = 0; quadrature && j < nf.count; ++j) {
     if (!nf.quadrature[j]) continue;
     const int s = nf.segment[j];
