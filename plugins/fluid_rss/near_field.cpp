@@ -1,6 +1,7 @@
 #include "near_field.h"
 
 #include "far_field.h"
+#include "segment_integrals.h"
 
 #include <cmath>
 
@@ -57,23 +58,13 @@ NEAR_FIELD_CLONES void logArguments(int n, const double* __restrict r0x, const d
   }
 }
 
-// weightedBlock of segment_integrals.cpp for one entry (p, q): |e| [W0m3 r0_p r0_q - W1m3 (r0_p e_q +
-// e_p r0_q) + W2m3 e_p e_q (+ W0m1 + ε² W0m3 on the diagonal)].
-[[gnu::always_inline]] inline double weightedEntry(double rp, double rq, double ep, double eq, double len,
-                                                   double diag, double W0m3, double W1m3, double W2m3,
-                                                   bool on_diagonal) {
-  double v = W0m3 * rp * rq - W1m3 * (rp * eq + ep * rq) + W2m3 * ep * eq;
-  if (on_diagonal) v += diag;
-  return len * v;
-}
-
 // Entry (p, q) of both blocks into whole[j] (A_start + A_end) and end[j] (A_end).
 [[gnu::always_inline]] inline void blockEntry(double rp, double rq, double ep, double eq, double len, double ediag,
                                               double eW0m3, double eW1m3, double eW2m3, double sdiag, double sW0m3,
                                               double sW1m3, double sW2m3, bool on_diagonal, double& whole,
                                               double& end) {
-  const double e = weightedEntry(rp, rq, ep, eq, len, ediag, eW0m3, eW1m3, eW2m3, on_diagonal);
-  const double s = weightedEntry(rp, rq, ep, eq, len, sdiag, sW0m3, sW1m3, sW2m3, on_diagonal);
+  const double e = weightedBlockEntry(rp, rq, ep, eq, len, ediag, eW0m3, eW1m3, eW2m3, on_diagonal);
+  const double s = weightedBlockEntry(rp, rq, ep, eq, len, sdiag, sW0m3, sW1m3, sW2m3, on_diagonal);
   whole = s + e;
   end = e;
 }

@@ -83,9 +83,7 @@ void weightedBlock(const Vec3& r0, const Vec3& e, double len, double eps2, doubl
   const double diag = W0m1 + eps2 * W0m3;
   for (int p = 0; p < 3; ++p)
     for (int q = p; q < 3; ++q) {
-      double v = W0m3 * r0[p] * r0[q] - W1m3 * (r0[p] * e[q] + e[p] * r0[q]) + W2m3 * e[p] * e[q];
-      if (p == q) v += diag;
-      A(p, q) = A(q, p) = len * v;
+      A(p, q) = A(q, p) = weightedBlockEntry(r0[p], r0[q], e[p], e[q], len, diag, W0m3, W1m3, W2m3, p == q);
     }
 }
 }  // namespace
