@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   try {
     TypeRegistry registry;
     loadPlugins(registry, {});
+    std::printf("%s\n", bench_timing::machine().c_str());
     return timeScene(registry, scene_file, overrides, steps, blocks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_cosserat: %s\n", e.what());

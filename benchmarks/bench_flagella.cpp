@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
     for (auto& c : cases) c.sets = sets;
     TypeRegistry registry;
     loadPlugins(registry, {});
+    std::printf("%s\n", bench_timing::machine().c_str());
     std::printf("%-30s %3s %5s %6s %8s %7s %10s %9s %9s %7s\n", "scene", "M", "steps", "AIPTS", "ms/step", "contact",
                 "ms/contact", "rss asm", "rss solve", "gmres");
     for (const Case& c : cases) {

@@ -24,6 +24,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,6 +43,27 @@ def case_table():
                           scene=os.path.join(scenes, "pyelastica_snake.toml"), sets=[],
                           peer_steps=20000, bench_steps=20000, run_steps=220_200)
     return cases
+
+
+def machine():
+    """The CPU model and the vector clones rodsim's loops run (target_clones: AVX-512, AVX2 or generic):
+    per-element costs differ several-fold between machines, so every table names it."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                info[key.strip()] = value.strip()
+    except OSError:
+        pass
+    model, flags = info.get("model name", "unknown CPU"), set(info.get("flags", "").split())
+    if "cpu family" in info:  # "AMD EPYC" alone does not tell the generation
+        model += f" (family {info['cpu family']}, model {info.get('model', '?')})"
+    clones = ("AVX-512" if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= flags
+              else "AVX2" if {"avx2", "fma", "bmi2"} <= flags else "generic x86-64")
+    return f"{model}, vector clones {clones}"
 
 
 def child_cpu():
@@ -74,7 +96,7 @@ def main():
     bench = os.path.join(a.build, "bin", "bench_cosserat")
     table = case_table()
     print(f"rodsim vs PyElastica 0.3.3, {a.rounds} interleaved rounds, one thread each; "
-          f"{os.uname().nodename}, {os.cpu_count()} CPUs")
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {machine()}, {os.cpu_count()} CPUs")
     rows = []
     for name in a.cases.split(","):
         c = table[name]
