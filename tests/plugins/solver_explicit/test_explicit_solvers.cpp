@@ -127,6 +127,20 @@ TEST_CASE("stability estimate: the highest frequency of a free spring chain, ref
     CHECK(r.message.find("use dt <=") != std::string::npos);
     CHECK(w.evaluations > 0);
   }
+  {  // between safety x the limit and the limit: the message says it is the margin that is exceeded
+    FakeWorld w;
+    make(w);
+    PositionVerlet s(makeParams(PositionVerlet::schema(), {{"power_iterations", 400}}));
+    REQUIRE(s.step(w, 1e-5).ok);
+    const double limit = s.criticalTimeStep();  // within 3 % of the exact 2 / wmax (above)
+    FakeWorld w2;
+    make(w2);
+    PositionVerlet s2(makeParams(PositionVerlet::schema(), {{"power_iterations", 400}}));
+    const StepReport r = s2.step(w2, 0.95 * limit);
+    CHECK_FALSE(r.ok);
+    CHECK(r.message.find("exceeds safety = 0.9 x the explicit stability limit") != std::string::npos);
+    CHECK(r.message.find("solver.safety") != std::string::npos);
+  }
   {  // warn: goes on
     FakeWorld w;
     make(w);
