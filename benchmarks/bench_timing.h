@@ -42,7 +42,8 @@ inline std::string machine() {
   }
   if (!family.empty()) model += " (family " + family + ", model " + number + ")";
   const char* clones = "generic x86-64";
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  // The plugins' clone guard (e.g. COSSERAT_SIMD_CLONES): clang and ASan builds have no clones.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("x86-64-v4"))
     clones = "AVX-512 (x86-64-v4)";

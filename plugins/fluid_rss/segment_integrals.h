@@ -34,8 +34,9 @@ SegmentMoments segmentMoments(const Vec3& r0, const Vec3& e, double eps);
 // Entry (p, q) of a block A_w (above) from r0_p, r0_q, e_p, e_q, |e|, the diagonal term
 // W⁰₋₁ + ε² W⁰₋₃ and the weighted moments: the one expression segmentBlocks and the batched near
 // field (near_field.cpp) both evaluate, so that they round alike.
-[[gnu::always_inline]] inline double weightedBlockEntry(double rp, double rq, double ep, double eq, double len, double diag, double W0m3,
-                                 double W1m3, double W2m3, bool on_diagonal) {
+[[gnu::always_inline]] inline double weightedBlockEntry(double rp, double rq, double ep, double eq, double len,
+                                                       double diag, double W0m3, double W1m3, double W2m3,
+                                                       bool on_diagonal) {
   double v = W0m3 * rp * rq - W1m3 * (rp * eq + ep * rq) + W2m3 * ep * eq;
   if (on_diagonal) v += diag;
   return len * v;
