@@ -69,8 +69,9 @@ inline std::string checkpointScene(double duration) {
 }
 
 // The fixture scene made to run about two seconds (Release), for signals and locks to arrive
-// while it steps. The sanitizer build runs it about 40x slower, so a tenth of the duration still
-// lasts several seconds there (the SIGTERM test runs it to the end twice: 220 s instead of 20).
+// while it steps. The sanitizer build runs it far slower, so a tenth of the duration still lasts
+// several seconds there (the SIGTERM test, which runs it to the end twice, took 219 s under ASan
+// with the full duration and takes 36 s with a tenth).
 inline std::string longRunScene() {
 #ifdef RODSIM_SANITIZED
   const std::string duration = "duration = 4.0";
