@@ -163,11 +163,8 @@ TEST_CASE("rodsim optimize: CMA-ES improves on its start, is deterministic and r
     // a generation's wall_s was 0.9 s in one run and 1.0 s in the other).
     const CsvTable after = readCsv(dir / "a" / "generations.csv");
     REQUIRE(after.header == table.header);
-    REQUIRE(after.rows.size() == table.rows.size());
-    const auto wall = static_cast<std::size_t>(table.col("wall_s"));
-    for (std::size_t i = 0; i < table.rows.size(); ++i)
-      for (std::size_t c = 0; c < table.header.size(); ++c)
-        if (c != wall) CHECK(after.rows[i].at(c) == table.rows[i].at(c));
+    REQUIRE(table.col("wall_s") >= 0);
+    CHECK(rowsWithout(after, {"wall_s"}) == rowsWithout(table, {"wall_s"}));
     CHECK(jsonNumber(json2, "best_objective") == jsonNumber(json, "best_objective"));
   }
 }

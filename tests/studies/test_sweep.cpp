@@ -42,15 +42,7 @@ std::vector<std::string> lines(const std::string& text) {
 
 // runs.csv without the columns that depend on the machine's clock.
 std::vector<std::vector<std::string>> withoutWallClock(const CsvTable& t) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& row : t.rows) {
-    std::vector<std::string> kept;
-    for (std::size_t c = 0; c < row.size(); ++c)
-      if (c >= t.header.size() || (t.header[c] != "wall_time_s" && t.header[c] != "atpts_ms" && t.header[c] != "atpts_contact_ms"))
-        kept.push_back(row[c]);
-    rows.push_back(kept);
-  }
-  return rows;
+  return rowsWithout(t, {"wall_time_s", "atpts_ms", "atpts_contact_ms"});
 }
 
 const char* kGrid = R"(scene = "beam.toml"

@@ -45,6 +45,20 @@ inline CsvTable readCsv(const std::filesystem::path& file) {
   return t;
 }
 
+// The rows of t without the named columns: those that measure the machine's clock, not the
+// physics, when two runs are compared. Cells beyond the header are kept.
+inline std::vector<std::vector<std::string>> rowsWithout(const CsvTable& t, const std::vector<std::string>& dropped) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : t.rows) {
+    std::vector<std::string> kept;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      if (c >= t.header.size() || std::find(dropped.begin(), dropped.end(), t.header[c]) == dropped.end())
+        kept.push_back(row[c]);
+    rows.push_back(kept);
+  }
+  return rows;
+}
+
 // The data rows of a CSV file as numbers (the header skipped; an empty cell is NaN), for tests
 // that address columns by position.
 inline std::vector<std::vector<double>> readNumericCsv(const std::filesystem::path& file) {
