@@ -3,6 +3,9 @@
 // "Energy and forces").
 #include "cosserat_rod.h"
 
+#include "bend_twist_energy.h"
+#include "shear_stretch_energy.h"
+
 #include <rodsim/geometry/centerline.h>
 #include <rodsim/geometry/frames.h>
 #include <rodsim/geometry/rod_params.h>
@@ -190,6 +193,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   jc_.assign(nn_, 0.0);
   redo_.assign(ne_, 0.0);
   vel_.assign(6 * static_cast<std::size_t>(ne_), 0.0);
+  rotation_jacobians_.assign(ne_, cosserat::RotationDofJacobians{});
   Ebend_.assign(nn_, 0.0);
   Nf_.assign(3 * ne_, 0.0);
   Jp_.assign(3 * nn_, 0.0);
@@ -991,6 +995,77 @@ double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
   // A rotation δ about d3 of the current frame changes the d3 component of φ by δ (exactly when the
   // other two components are zero, as after every step).
   return current + std::atan2(y, x);
+}
+
+// ------------------------------------------------------------------------------------ stiffness
+
+namespace {
+
+// K += H over the global DOFs `dofs` (H square, dofs.size() == H.rows()).
+template <class Dofs, class Derived>
+void addBlock(StiffnessSink& K, const Dofs& dofs, const Eigen::MatrixBase<Derived>& H) {
+  for (int c = 0; c < H.cols(); ++c)
+    for (int r = 0; r < H.rows(); ++r) K.add(dofs[r], dofs[c], H(r, c));
+}
+
+}  // namespace
+
+// The Hessian of U = Σ_e U_shear,e + Σ_i U_bend,i, one term at a time (shear_stretch_energy.h,
+// bend_twist_energy.h), with respect to the DOFs as setConfiguration reads them: a rotation vector φ
+// that Newton has moved off 0 is differentiated through the Jacobians of the exponential map. Every
+// entry of each term's block is sent (the solver's assembly sums repeated entries), in the same order
+// on every call, so its pattern stays cached.
+void CosseratRod::addStiffness(StiffnessSink& K) const {
+  if (seed_force_law_)
+    throw ParamError("force_law",
+                     "force_law = \"seed\" (Eqs. 23-24 as written) is not the gradient of an energy, so the cosserat "
+                     "rod has no stiffness matrix for it: use force_law = \"energy\" with the implicit-euler and "
+                     "static solvers, or an explicit solver (position-verlet, pefrl)");
+  ensureFrames();
+  const int off = dofOffset();
+  for (int e = 0; e < ne_; ++e) rotation_jacobians_[e] = cosserat::rotationDofJacobians(q_.segment<3>(rotationDof(e)));
+  auto x = [&](int node) { return Vec3(q_.segment<3>(positionDof(node))); };
+  // Shear/stretch of element e over [x_a, x_b, φ_e] (Eqs. 9, 11).
+  for (int e = 0; e < ne_; ++e) {
+    const int a = e, b = next(e), r = off + rotationDof(e);
+    const cosserat::ShearStretchElement element{lhat_[e], S_, sigma0_[e]};
+    cosserat::Mat9 H;
+    cosserat::shearStretchEnergy(x(a), x(b), gather(Q_, e), rotation_jacobians_[e], element, nullptr, &H);
+    const int pa = off + positionDof(a), pb = off + positionDof(b);
+    const int dofs[9] = {pa, pa + 1, pa + 2, pb, pb + 1, pb + 2, r, r + 1, r + 2};
+    addBlock(K, dofs, H);
+  }
+  // Bend/twist of node i between element p and element i over [x_p, x_i, x_next, φ_p, φ_i] (Eqs. 8, 10,
+  // 20); without the rescaling only the φ block is not zero.
+  for (int i = closed_ ? 0 : 1; i < ne_; ++i) {
+    const int p = i == 0 ? ne_ - 1 : i - 1, j = next(i);
+    const cosserat::BendTwistNode node{Dhat_[i], B_, theta0_[i], bend_twist_rescaling_};
+    cosserat::Mat15 H;
+    cosserat::bendTwistEnergy(x(p), x(i), x(j), gather(Q_, p), gather(Q_, i), rotation_jacobians_[p],
+                              rotation_jacobians_[i], node, nullptr, &H);
+    const int rp = off + rotationDof(p), ri = off + rotationDof(i);
+    if (!bend_twist_rescaling_) {
+      const int dofs[6] = {rp, rp + 1, rp + 2, ri, ri + 1, ri + 2};
+      addBlock(K, dofs, H.block<6, 6>(9, 9));
+      continue;
+    }
+    const int xp = off + positionDof(p), xi = off + positionDof(i), xj = off + positionDof(j);
+    const int dofs[15] = {xp, xp + 1, xp + 2, xi, xi + 1, xi + 2, xj, xj + 1, xj + 2,
+                          rp, rp + 1, rp + 2, ri, ri + 1, ri + 2};
+    addBlock(K, dofs, H);
+  }
+}
+
+void CosseratRod::addElasticForceOfDofs(VecRef f) const {
+  // The couples C_e of addElasticForce are -∂U/∂a for Q_e -> exp(-[a]) Q_e; a change δ of φ_e is
+  // a = J_r(φ_e) δ, so -∂U/∂φ_e = J_r(φ_e)ᵀ C_e = J_l(φ_e) C_e.
+  addElasticForce(f);
+  for (int e = 0; e < ne_; ++e) {
+    const int r = rotationDof(e);
+    const Vec3 C = couple_[e];
+    const Mat3 Jl = cosserat::matrixOf(cosserat::leftJacobianCoefficients(q_.segment<3>(r).squaredNorm()), q_.segment<3>(r));
+    f.segment<3>(r) += Jl * C - C;
+  }
 }
 
 namespace {

@@ -3,6 +3,8 @@
 // (plugins/solver_explicit). See README.md in this folder for the conventions.
 #pragma once
 
+#include "rotation_jacobians.h"
+
 #include <rodsim/capabilities.h>
 #include <rodsim/rod.h>
 
@@ -69,6 +71,13 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   double elasticEnergy() const override;
   void addElasticForce(VecRef f_local) const override;
   void addVelocityForce(const EvalContext& ctx, VecRef f_local) const override;
+  // K += ∂²U/∂q² at the last configuration set (global indexing), the exact Hessian of the elastic
+  // energy U(q) as setConfiguration reads q: positions and rotation vectors φ relative to the committed
+  // frames, at any φ (README.md, "Stiffness"). force_law = "seed" has no energy: ParamError.
+  void addStiffness(StiffnessSink& K) const;
+  // addElasticForce with the rotation rows -∂U/∂φ_e = J_l(φ_e) C_e instead of the couples C_e (the
+  // same at φ = 0): the exact -∂U/∂q whose Jacobian addStiffness gives (tests; README.md, "Stiffness").
+  void addElasticForceOfDofs(VecRef f_local) const;
 
   void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;
   double twistForDirector(int edge, const Vec3& m1) const override;
@@ -156,6 +165,9 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   mutable bool wide_curvatures_ = false;  // the last curvature pass met 0.1 rad or more (computeStrains)
   mutable cosserat::Vec3s couple_;  // elastic couples of the last addElasticForce
   mutable cosserat::Doubles vel_;  // scratch of addVelocityForce: ω and the node velocity differences, 3 ne each
+  // Work array of addStiffness: J_r(φ_e), J_l(φ_e) and the coefficients of J_l per element (shared by
+  // the element's shear/stretch term and the bend/twist terms of its two nodes).
+  mutable std::vector<cosserat::RotationDofJacobians> rotation_jacobians_;
 };
 
 }  // namespace rodsim

@@ -288,6 +288,27 @@ TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates 
  }
 }
 
+TEST_CASE("addStiffness allocates nothing once the sink has its capacity (open rod and ring)") {
+  for (const bool closed : {false, true}) {
+    Params p = helixParams(101);
+    p.set("closed", closed);
+    CosseratRod rod(p);
+    CAPTURE(closed);
+    const Vec q = deformed(rod, 0.5);
+    rodsim::StiffnessSink K;
+    rod.setConfiguration(q);
+    rod.addStiffness(K);  // warm the sink's capacity
+    const long before = g_allocations.load();
+    for (int k = 0; k < 5; ++k) {
+      rod.setConfiguration(q);
+      K.clear();
+      rod.addStiffness(K);
+    }
+    CHECK(g_allocations.load() - before == 0);
+    CHECK(!K.entries().empty());
+  }
+}
+
 TEST_CASE("cosserat-clamp rigid motion: positions and frames follow R = exp(omega tau), translation v tau; held after stop") {
   rodsim::testing::FakeWorld w;
   auto& rod = w.addRod<CosseratRod>(helixParams(6));
