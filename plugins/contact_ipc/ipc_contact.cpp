@@ -11,6 +11,13 @@ namespace rodsim::ipc {
 namespace {
 
 constexpr double kParallelFrictionTol = 1e-6;  // lagEdgeEdge: overlap-midpoint rule below this sin^2
+// Start-up (README, "Start-up: pairs inside d_hat"). A pair starting closer than this fraction of
+// d_hat gets the barrier's zero moved below contact, to this gap: a log barrier on a scale the
+// Newton iterations still resolve, rather than on a gap of zero or of round-off.
+constexpr double kStartGapFloor = 1e-2;
+// Rods placed exactly touching overlap by round-off: the kernel lets overlaps down to this fraction
+// of the radii through (kernel/world.cpp, kOverlapRoundOff); deeper ones are real overlaps.
+constexpr double kTouchRoundOff = 1e-9;
 
 }  // namespace
 
@@ -160,6 +167,99 @@ void IpcContact::pairNodes(const Vec& q, const Candidate& c, Vec3& p0, Vec3& p1,
   q1 = node(q, edges_[c.b].x1);
 }
 
+// Start-up (README, "Start-up: pairs inside d_hat"). A pair starting at gap g0 < d_hat gets the
+// barrier b(gap + offset) with its own activation gap in place of d_hat: min(d_hat, g0) when g0 is
+// at least kStartGapFloor d_hat (offset 0: the zero stays at contact), else the floor with the zero
+// moved to offset = floor - g0 below contact (a pair touching to round-off). Either way its force
+// is zero where the pair starts and grows as the gap closes. False for a real overlap (the kernel
+// refuses those unless allow_initial_overlap, which bind refuses) and for a pair beyond d_hat.
+bool IpcContact::startPair(double gap, double reach, StartPair& out) const {
+  if (!(gap < d_hat_) || gap < -kTouchRoundOff * reach) return false;
+  const double floor = kStartGapFloor * d_hat_;
+  out.offset = std::max(0.0, floor - gap);
+  out.d_hat = std::min(d_hat_, gap + out.offset);
+  return true;
+}
+
+const IpcContact::StartPair* IpcContact::findStart(const std::vector<StartPair>& pairs, int a, int b) {
+  if (pairs.empty()) return nullptr;
+  const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair(a, b), [](const StartPair& s, const std::pair<int, int>& k) {
+    return s.a < k.first || (s.a == k.first && s.b < k.second);
+  });
+  return it != pairs.end() && it->a == a && it->b == b ? &*it : nullptr;
+}
+
+// Every pair inside d_hat at the first step, in (a, b) order. Called once per run: clear rather than
+// fast (the boxes of findOverlaps, grown by half of d_hat).
+void IpcContact::captureStartPairs(const Vec& q) {
+  start_captured_ = true;
+  start_edges_.clear();
+  start_nodes_.clear();
+  start_offsets_ = false;
+  if (!use_initial_gaps_) return;
+  std::vector<Aabb> boxes(edges_.size());
+  for (std::size_t e = 0; e < edges_.size(); ++e)
+    boxes[e] = geometry::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + 0.5 * d_hat_);
+  std::vector<std::pair<int, int>> pairs;
+  geometry::SweepAndPrune sap;
+  sap.query(boxes, pairs);
+  StartPair sp;
+  for (const auto& [a, b] : pairs) {
+    const EdgeRef &A = edges_[a], &B = edges_[b];
+    if (excludedSelfPair(A, B)) continue;
+    const double reach = A.radius + B.radius;
+    if (!startPair(geometry::segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - reach, reach, sp))
+      continue;
+    sp.a = std::min(a, b);
+    sp.b = std::max(a, b);
+    start_edges_.push_back(sp);
+  }
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (std::size_t j = 0; j < obstacles_.size(); ++j) {
+      const double reach = node_radius_[i];
+      if (!startPair(obstacles_[j]->signedDistance(node(q, node_dofs_[i])) - reach, reach, sp)) continue;
+      sp.a = static_cast<int>(i);
+      sp.b = static_cast<int>(j);
+      start_nodes_.push_back(sp);
+    }
+  auto order = [](const StartPair& x, const StartPair& y) { return x.a < y.a || (x.a == y.a && x.b < y.b); };
+  std::sort(start_edges_.begin(), start_edges_.end(), order);
+  for (const auto* list : {&start_edges_, &start_nodes_})
+    for (const StartPair& s : *list) start_offsets_ = start_offsets_ || s.offset > 0;
+}
+
+// At a step start, as a start pair opens (gap g at the committed configuration) its barrier relaxes
+// toward the plain one: the offset shrinks to floor - g (0 once g reaches the floor) and the
+// activation gap grows to the gap it reached, up to d_hat; a pair back to the plain barrier is
+// dropped. Both change only where the pair's barrier is zero at the step start (gap + offset >= its
+// d_hat), and leave it zero there: no energy is added, and the pair never receives a push it did
+// not earn by closing. Idempotent for one configuration (a step retried after a failure).
+void IpcContact::relaxStartPairs(const Vec& q) {
+  if (start_edges_.empty() && start_nodes_.empty()) return;
+  const double floor = kStartGapFloor * d_hat_;
+  auto relax = [&](StartPair& sp, double gap) {
+    sp.offset = std::max(0.0, std::min(sp.offset, floor - gap));
+    sp.d_hat = std::max(sp.d_hat, std::min(d_hat_, gap + sp.offset));
+    return sp.offset == 0 && sp.d_hat >= d_hat_;  // the plain barrier
+  };
+  std::size_t kept = 0;
+  for (StartPair sp : start_edges_) {
+    const EdgeRef &A = edges_[sp.a], &B = edges_[sp.b];
+    if (!relax(sp, geometry::segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) -
+                       (A.radius + B.radius)))
+      start_edges_[kept++] = sp;
+  }
+  start_edges_.resize(kept);
+  kept = 0;
+  for (StartPair sp : start_nodes_)
+    if (!relax(sp, obstacles_[sp.b]->signedDistance(node(q, node_dofs_[sp.a])) - node_radius_[sp.a]))
+      start_nodes_[kept++] = sp;
+  start_nodes_.resize(kept);
+  start_offsets_ = false;
+  for (const auto* list : {&start_edges_, &start_nodes_})
+    for (const StartPair& s : *list) start_offsets_ = start_offsets_ || s.offset > 0;
+}
+
 // Candidates: pairs whose gap is below d_hat + margin at q; friction lags from q_lag (the step start).
 void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
   boxes_.resize(edges_.size());
@@ -175,24 +275,29 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
     Candidate c;
     c.a = a;
     c.b = b;
+    c.d_hat = d_hat_;
+    if (const StartPair* sp = findStart(start_edges_, std::min(a, b), std::max(a, b))) {
+      c.offset = sp->offset;
+      c.d_hat = sp->d_hat;
+    }
     pairNodes(q, c, p0, p1, q0, q1);
-    const double gap = geometry::segmentDistance(p0, p1, q0, q1) - (A.radius + B.radius);
-    if (gap >= d_hat_ + margin_) continue;
+    const double gap = geometry::segmentDistance(p0, p1, q0, q1) - pairReach(c);
+    if (gap >= c.d_hat + margin_) continue;
     // The Jacobian's sparsity pattern holds the pairs that can reach d_hat within a step or so:
     // emitting a zero 12 x 12 block for every candidate (there are hundreds along two flagella
     // side by side, for a few active pairs) cost more than the barrier itself. A pair outside
     // the band that does become active still adds its block; the pattern then changes and the
     // solver re-analyses it, which is rare.
-    c.in_pattern = gap < d_hat_ + pattern_band_;
+    c.in_pattern = gap < c.d_hat + pattern_band_;
     c.eps_x = parallel_eps_ * edge_rest_length_[a] * edge_rest_length_[a] * edge_rest_length_[b] *
               edge_rest_length_[b];
     pairNodes(q_lag, c, p0, p1, q0, q1);
     c.lag = lagEdgeEdge(p0, p1, q0, q1, kParallelFrictionTol);
     // Lagged normal force for unit kappa: the barrier force on edge a (equal and opposite on b).
-    pairBarrier(p0, p1, q0, q1, A.radius + B.radius, d_hat_, c.eps_x, 1, pb_);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 1, pb_);
     if (pb_.active && !(pb_.gap > 0))
       throw std::runtime_error("ipc: edges " + std::to_string(a) + " and " + std::to_string(b) +
-                               " overlap (gap " + std::to_string(pb_.gap) +
+                               " overlap (gap " + std::to_string(pb_.gap - c.offset) +
                                " m) at the start of the step; the barrier needs separated rods (check the "
                                "initial geometry against the radii, or the self-contact margin)");
     c.lag.lambda_unit = pb_.active ? (pb_.grad.segment<3>(0) + pb_.grad.segment<3>(3)).norm() : 0.0;
@@ -200,21 +305,29 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
   }
   obstacle_cand_.clear();
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    for (const Obstacle* p : obstacles_)
-      if (p->signedDistance(node(q, node_dofs_[i])) < node_radius_[i] + d_hat_ + margin_) {
-        ObstacleCandidate c;
-        c.x = node_dofs_[i];
-        c.radius = node_radius_[i];
+    for (std::size_t j = 0; j < obstacles_.size(); ++j) {
+      const Obstacle* p = obstacles_[j];
+      ObstacleCandidate c;
+      c.x = node_dofs_[i];
+      c.radius = node_radius_[i];
+      c.d_hat = d_hat_;
+      if (const StartPair* sp = findStart(start_nodes_, static_cast<int>(i), static_cast<int>(j))) {
+        c.offset = sp->offset;
+        c.d_hat = sp->d_hat;
+      }
+      c.reach = c.radius - c.offset;
+      if (p->signedDistance(node(q, node_dofs_[i])) < c.reach + c.d_hat + margin_) {
         c.obstacle = p;
         const Vec3 x_lag = node(q_lag, c.x);
-        const double distance = p->signedDistance(x_lag, &c.n_lag), gap = distance - c.radius;
+        const double distance = p->signedDistance(x_lag, &c.n_lag), gap = distance - c.reach;
         if (!(gap > 0))
           throw std::runtime_error("ipc: a node touches or crosses obstacle '" + p->name + "' (gap " +
-                                   std::to_string(gap) + " m) at the start of the step");
-        c.lambda_unit = std::abs(barrier(gap, d_hat_).d1);
+                                   std::to_string(gap - c.offset) + " m) at the start of the step");
+        c.lambda_unit = std::abs(barrier(gap, c.d_hat).d1);
         c.surface_step = dt_ * p->surfaceVelocity(x_lag - distance * c.n_lag);
         obstacle_cand_.push_back(c);
       }
+    }
   q_cand_ = q;
 }
 
@@ -240,16 +353,22 @@ void IpcContact::beginStep(const EvalContext& ctx) {
   margin_ = margin_param_ ? *margin_param_ : std::max(2 * h_max_, 2 * vmax * ctx.dt);
   pattern_band_ = std::min(margin_, std::max(d_hat_, 4 * vmax * ctx.dt));
   if (barrier_grad_.size() != q.size()) barrier_grad_.setZero(q.size());
+  if (!start_captured_)
+    captureStartPairs(q);
+  else
+    relaxStartPairs(q);
   buildCandidates(q, q);
   // Minimum gap at the step start, for the stiffness growth rule.
   step_start_gap_ = std::numeric_limits<double>::infinity();
   Vec3 p0, p1, q0, q1;
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
-    step_start_gap_ = std::min(step_start_gap_, geometry::segmentDistance(p0, p1, q0, q1) - pairReach(c));
+    step_start_gap_ =
+        std::min(step_start_gap_, scaledGap(geometry::segmentDistance(p0, p1, q0, q1) - pairReach(c), c.d_hat));
   }
   for (const ObstacleCandidate& c : obstacle_cand_)
-    step_start_gap_ = std::min(step_start_gap_, c.obstacle->signedDistance(node(q, c.x)) - c.radius);
+    step_start_gap_ =
+        std::min(step_start_gap_, scaledGap(c.obstacle->signedDistance(node(q, c.x)) - c.reach, c.d_hat));
   need_kappa_ = true;
   step_fraction_ = 1;
   if (kappa_fixed_) kappa_ = *kappa_fixed_;
@@ -310,7 +429,7 @@ void IpcContact::updateKappa(const EvalContext& ctx, const Vec& f) {
     bool any = false;
     for (const Candidate& c : cand_) {
       pairNodes(q, c, p0, p1, q0, q1);
-      pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 1, pb_);
+      pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 1, pb_);
       if (!pb_.active) continue;
       any = true;
       barrier_grad_.segment<3>(edges_[c.a].x0) += pb_.grad.segment<3>(0);
@@ -320,7 +439,7 @@ void IpcContact::updateKappa(const EvalContext& ctx, const Vec& f) {
     }
     for (const ObstacleCandidate& c : obstacle_cand_) {
       Vec3 n;
-      const Scalar2 b = barrier(c.obstacle->signedDistance(node(q, c.x), &n) - c.radius, d_hat_);
+      const Scalar2 b = barrier(c.obstacle->signedDistance(node(q, c.x), &n) - c.reach, c.d_hat);
       if (b.d1 == 0) continue;
       any = true;
       barrier_grad_.segment<3>(c.x) += b.d1 * n;
@@ -363,8 +482,8 @@ void IpcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f
   Vec12 dx;
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
-    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 1, pb_);
-    stats_.min_gap = std::min(stats_.min_gap, pb_.gap);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 1, pb_);
+    stats_.min_gap = std::min(stats_.min_gap, pb_.gap - c.offset);  // the true gap
     Vec12 F = Vec12::Zero();
     if (pb_.active) {
       ++stats_.active;
@@ -383,11 +502,11 @@ void IpcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f
   }
   for (const ObstacleCandidate& c : obstacle_cand_) {
     Vec3 n;
-    const double gap = c.obstacle->signedDistance(node(q, c.x), &n) - c.radius;
-    stats_.min_gap = std::min(stats_.min_gap, gap);
-    const Scalar2 b = barrier(gap, d_hat_);
+    const double gap = c.obstacle->signedDistance(node(q, c.x), &n) - c.reach;
+    stats_.min_gap = std::min(stats_.min_gap, gap - c.offset);  // the true gap
+    const Scalar2 b = barrier(gap, c.d_hat);
     Vec3 F = Vec3::Zero();
-    if (gap < d_hat_) {
+    if (gap < c.d_hat) {
       ++stats_.active;
       F = -kappa_ * b.d1 * n;
     }
@@ -412,7 +531,7 @@ void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   int dofs[12];
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
-    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 2, pb_);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 2, pb_);
     const bool rubbing = fric && c.lag.lambda_unit > 0;
     if (!pb_.active && !rubbing && !c.in_pattern) continue;
     if (pb_.active)
@@ -433,7 +552,7 @@ void IpcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   for (const ObstacleCandidate& c : obstacle_cand_) {
     const Vec3 x = node(q, c.x);
     Vec3 n;
-    const Scalar2 b = barrier(c.obstacle->signedDistance(x, &n) - c.radius, d_hat_);
+    const Scalar2 b = barrier(c.obstacle->signedDistance(x, &n) - c.reach, c.d_hat);
     // d2/dx2 of B(gap(x)): B'' n n^T + B' dn/dx (the normal turns on spheres and cylinders)
     Mat3 B = kappa_ * (b.d2 * n * n.transpose() + b.d1 * c.obstacle->distanceHessian(x));
     if (fric && c.lambda_unit > 0) {
@@ -457,7 +576,7 @@ double IpcContact::energy(const EvalContext& ctx) const {
   Vec12 dx;
   for (const Candidate& c : cand_) {
     pairNodes(q, c, p0, p1, q0, q1);
-    pairBarrier(p0, p1, q0, q1, pairReach(c), d_hat_, c.eps_x, 0, pb);
+    pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 0, pb);
     if (pb.active) e += kappa_ * (pb.gap > 0 ? pb.E : std::numeric_limits<double>::infinity());
     if (fric && c.lag.lambda_unit > 0) {
       const double w[4] = {1 - c.lag.s, c.lag.s, -(1 - c.lag.t), -c.lag.t};
@@ -467,8 +586,8 @@ double IpcContact::energy(const EvalContext& ctx) const {
     }
   }
   for (const ObstacleCandidate& c : obstacle_cand_) {
-    const double gap = c.obstacle->signedDistance(node(q, c.x)) - c.radius;
-    if (gap < d_hat_) e += kappa_ * (gap > 0 ? barrier(gap, d_hat_).v : std::numeric_limits<double>::infinity());
+    const double gap = c.obstacle->signedDistance(node(q, c.x)) - c.reach;
+    if (gap < c.d_hat) e += kappa_ * (gap > 0 ? barrier(gap, c.d_hat).v : std::numeric_limits<double>::infinity());
     if (fric && c.lambda_unit > 0) {
       const double w[1] = {1.0};
       frictionPotential<1>(w, obstacleSlide(ctx, c), c.n_lag, mu_ * kappa_ * c.lambda_unit, eps_u, 0, nf);
@@ -496,16 +615,22 @@ double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
   for (const auto& [a, b] : overlaps_) {
     const EdgeRef &A = edges_[a], &B = edges_[b];
     if (excludedSelfPair(A, B)) continue;
+    double reach = A.radius + B.radius;  // less a start-up offset: the gap the barrier keeps positive
+    if (start_offsets_)
+      if (const StartPair* sp = findStart(start_edges_, std::min(a, b), std::max(a, b))) reach -= sp->offset;
     const CcdResult r = edgeEdgeCcd(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1),
                                     dq.segment<3>(A.x0), dq.segment<3>(A.x1), dq.segment<3>(B.x0),
-                                    dq.segment<3>(B.x1), A.radius + B.radius, ccd_);
+                                    dq.segment<3>(B.x1), reach, ccd_);
     t = std::min(t, r.t);
   }
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
-    for (const Obstacle* p : obstacles_) {
+    for (std::size_t j = 0; j < obstacles_.size(); ++j) {
+      const Obstacle* p = obstacles_[j];
       const int x = node_dofs_[i];
       const Vec3 at = node(q, x), by = dq.segment<3>(x);
-      const double r = node_radius_[i];
+      double r = node_radius_[i];
+      if (start_offsets_)
+        if (const StartPair* sp = findStart(start_nodes_, static_cast<int>(i), static_cast<int>(j))) r -= sp->offset;
       switch (p->shape) {
         case Obstacle::Shape::Plane: t = std::min(t, nodePlaneCcd(at, by, p->origin, p->normal, r, ccd_).t); break;
         case Obstacle::Shape::Sphere:
@@ -532,6 +657,16 @@ void IpcContact::saveState(std::vector<double>& out) const {
   out.push_back(kappa_initialized_ ? 1.0 : 0.0);
   out.push_back(prev_min_gap_);
   out.push_back(kappa_min_);
+  out.push_back(start_captured_ ? 1.0 : 0.0);
+  out.push_back(static_cast<double>(start_edges_.size()));
+  out.push_back(static_cast<double>(start_nodes_.size()));
+  for (const auto* list : {&start_edges_, &start_nodes_})
+    for (const StartPair& sp : *list) {
+      out.push_back(sp.a);
+      out.push_back(sp.b);
+      out.push_back(sp.offset);
+      out.push_back(sp.d_hat);
+    }
 }
 
 void IpcContact::loadState(const std::vector<double>& in) {
@@ -539,6 +674,19 @@ void IpcContact::loadState(const std::vector<double>& in) {
   kappa_initialized_ = in.at(1) != 0;
   prev_min_gap_ = in.at(2);
   kappa_min_ = in.at(3);
+  start_edges_.clear();
+  start_nodes_.clear();
+  // A state of four values is from before the start pairs: a run that started with the plain barrier.
+  start_captured_ = in.size() <= 4 || in.at(4) != 0;
+  if (in.size() <= 4) return;
+  const std::size_t edges = static_cast<std::size_t>(in.at(5)), nodes = static_cast<std::size_t>(in.at(6));
+  std::size_t k = 7;
+  for (auto* list : {&start_edges_, &start_nodes_})
+    for (std::size_t i = 0, n = list == &start_edges_ ? edges : nodes; i < n; ++i, k += 4)
+      list->push_back({static_cast<int>(in.at(k)), static_cast<int>(in.at(k + 1)), in.at(k + 2), in.at(k + 3)});
+  start_offsets_ = false;
+  for (const auto* list : {&start_edges_, &start_nodes_})
+    for (const StartPair& sp : *list) start_offsets_ = start_offsets_ || sp.offset > 0;
 }
 
 }  // namespace rodsim::ipc

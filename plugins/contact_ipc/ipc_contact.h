@@ -46,7 +46,7 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   std::vector<std::string> reportColumns() const override { return {"kappa", "min_gap", "ccd_fraction"}; }
   void reportValues(std::vector<double>& out) const override;
   // Checkpoint: barrier stiffness, whether it was initialized, the last step's minimum gap and
-  // kappa_min (read by later steps).
+  // kappa_min (read by later steps), then the pairs that started inside d_hat (StartPair).
   void saveState(std::vector<double>& out) const override;
   void loadState(const std::vector<double>& in) override;
 
@@ -58,6 +58,12 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   int numObstacleCandidates() const { return static_cast<int>(obstacle_cand_.size()); }
   // Smallest CCD fraction returned during the last step (1 when never limited).
   double lastStepFraction() const { return step_fraction_; }
+  // Pairs that started inside d_hat and still have their own barrier (README, "Start-up").
+  int numStartPairs() const { return static_cast<int>(start_edges_.size() + start_nodes_.size()); }
+  // Off: every pair gets the plain barrier from the first step on, also one that starts inside
+  // d_hat (IPC as published). For the tests of the barrier terms, which place pairs inside d_hat
+  // at their first step; call before the first step.
+  void useInitialGaps(bool on) { use_initial_gaps_ = on; }
 
  private:
   struct EdgeRef {
@@ -66,15 +72,27 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
     double radius = 0;      // m
     double s0 = 0, s1 = 0;  // rest arc length of the two nodes (m)
   };
+  // A pair that was inside the barrier band when the run started (README, "Start-up: pairs inside
+  // d_hat"): its barrier acts on gap + offset and switches on below its own d_hat (<= d_hat_), so
+  // that it pushes with no force where the pair started. Edges a < b, or node index a (into
+  // node_dofs_) and obstacle index b (into obstacles_).
+  struct StartPair {
+    int a = 0, b = 0;
+    double offset = 0;  // m; > 0 only for a pair that started closer than kStartGapFloor d_hat (touching)
+    double d_hat = 0;   // m; the pair's activation gap (on gap + offset)
+  };
   struct Candidate {
     int a = 0, b = 0;       // edge indexes, a < b
+    double offset = 0, d_hat = 0;  // the barrier's gap offset and activation gap (StartPair; else 0, d_hat_)
     double eps_x = 0;       // mollifier threshold on |e_a x e_b|^2 (m^4), from rest lengths
     FrictionLag lag;        // closest points, normal, unit-kappa normal force at the step start
     bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
   };
   struct ObstacleCandidate {
     int x = 0;              // global x DOF of the node
-    double radius = 0;
+    double radius = 0;      // the node's radius
+    double reach = 0;       // radius - offset: the barrier acts on distance - reach
+    double offset = 0, d_hat = 0;  // as Candidate's
     const Obstacle* obstacle = nullptr;
     double lambda_unit = 0; // unit-kappa normal force at the step start
     Vec3 n_lag = Vec3::UnitZ();       // normal at the step start (the friction's tangent plane)
@@ -85,6 +103,12 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   // bind(): the barrier is undefined on overlapping rods, so `allow_initial_overlap = true` cannot
   // be honoured; refused (ParamError) when the initial configuration overlaps (ipc_overlaps.cpp).
   void refuseInitialOverlap(const Vec& q) const;
+  // The pairs inside d_hat at the first step (captureStartPairs), relaxed toward the plain barrier at
+  // every later step start as they open (relaxStartPairs), and looked up by (a, b).
+  void captureStartPairs(const Vec& q);
+  void relaxStartPairs(const Vec& q);
+  bool startPair(double gap, double reach, StartPair& out) const;
+  static const StartPair* findStart(const std::vector<StartPair>& pairs, int a, int b);
   void buildCandidates(const Vec& q, const Vec& q_lag);
   void maybeRefresh(const Vec& q, const Vec& q_lag);
   void updateKappa(const EvalContext& ctx, const Vec& f);
@@ -95,7 +119,11 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   Vec3 obstacleSlide(const EvalContext& ctx, const ObstacleCandidate& c) const {
     return node(*ctx.q, c.x) - ctx.q_start->segment<3>(c.x) - c.surface_step;
   }
-  double pairReach(const Candidate& c) const { return edges_[c.a].radius + edges_[c.b].radius; }
+  // The distance at which the pair's barrier gap is zero: the radii, less a start-up offset.
+  double pairReach(const Candidate& c) const { return edges_[c.a].radius + edges_[c.b].radius - c.offset; }
+  // A gap on the scale of d_hat_ for the stiffness growth rule: a start pair's gap scaled by
+  // d_hat_ / its own d_hat (exactly the gap for every other pair).
+  double scaledGap(double gap, double pair_d_hat) const { return pair_d_hat == d_hat_ ? gap : gap * (d_hat_ / pair_d_hat); }
 
   // parameters
   std::optional<double> d_hat_param_, kappa_fixed_, kappa_min_param_, margin_param_;
@@ -127,8 +155,13 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   // barrier stiffness (N/m): adaptive as in IPC
   double kappa_ = 0, kappa_min_ = 0, prev_min_gap_ = -1;
   bool kappa_initialized_ = false, need_kappa_ = true;
-  double step_start_gap_ = 0;        // min gap over the candidates at the step start
+  double step_start_gap_ = 0;        // min gap (scaledGap) over the candidates at the step start
   Vec barrier_grad_;                 // scratch, global: unit-kappa barrier gradient for the balance
+
+  // pairs inside d_hat at the start of the run, sorted by (a, b)
+  std::vector<StartPair> start_edges_, start_nodes_;
+  bool start_captured_ = false, use_initial_gaps_ = true;
+  bool start_offsets_ = false;  // some start pair has offset > 0 (maxStepFraction looks its reach up)
 
   // last evaluation / step
   ContactStats stats_;

@@ -53,8 +53,10 @@ void IpcContact::findOverlaps(const Vec& q, std::vector<Overlap>& out) const {
 void IpcContact::refuseInitialOverlap(const Vec& q) const {
   std::vector<Overlap> overlaps;
   findOverlaps(q, overlaps);
-  // A gap of exactly zero is no overlap for the check, but the barrier is undefined there too; the
-  // first step reports it.
+  // Rods placed exactly touching overlap by round-off: no overlap for the kernel's check either
+  // (kOverlapRoundOff, 1e-9 of the radii; here of the largest), and ipc starts such pairs with the
+  // barrier's zero moved below contact (README, "Start-up: pairs inside d_hat").
+  std::erase_if(overlaps, [&](const Overlap& o) { return !(o.gap < -1e-9 * (o.edge_b < 0 ? h_max_ : 2 * h_max_)); });
   if (overlaps.empty()) return;
   const auto deepest =
       std::min_element(overlaps.begin(), overlaps.end(), [](const Overlap& x, const Overlap& y) { return x.gap < y.gap; });

@@ -54,6 +54,7 @@ void shiftRod(FakeWorld& w, Vec& q, int rod, const Vec3& d) {
 IpcContact& addObstacleContact(ObstacleWorld& w) {
   auto& c = w.addContact<IpcContact>(
       makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
+  c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   return c;
 }
@@ -75,6 +76,7 @@ TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite diff
       addCrossing(w, gap);
       auto& c = w.addContact<IpcContact>(makeParams(
           IpcContact::schema(), {{"friction", mu}, {"d_hat", d_hat}, {"eps_v", eps_v}, {"kappa", kappa}}));
+      c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
       w.finalize();
       const Vec q = w.q();
       Vec q_start = q;
@@ -235,6 +237,7 @@ TEST_CASE("adaptive kappa: balance at the first contact, clamp to [kappa_min, 10
   FakeWorld w;
   addCrossing(w, 0.8 * d_hat);
   auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}}));
+  c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   const double kappa_min = 0.1 / (dt * dt);  // mean nodal mass 0.1 kg (no other force acts)
   Vec zero = Vec::Zero(w.q().size());
@@ -282,6 +285,7 @@ TEST_CASE("balance: kappa minimizes |r + kappa grad B| when a load pushes the ro
   Push& p = *push;
   w.addForce(std::move(push));
   auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"kappa_min", 10.0}}));
+  c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   p.first = w.rod(1).globalPositionDof(0);
   p.count = 5;
@@ -311,6 +315,7 @@ TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern b
   FakeWorld w;
   addCrossing(w, 0.5 * d_hat);
   auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"friction", 0.3}}));
+  c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   w.beginStep(dt);
   Vec q = w.q(), zero = Vec::Zero(q.size());
@@ -356,6 +361,7 @@ TEST_CASE("no heap allocation in addForce, addStiffness, energy and maxStepFract
   FakeWorld w;
   addCrossing(w, 0.5 * d_hat);
   auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"friction", 0.3}}));
+  c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   w.beginStep(dt);
   const Vec q = w.q();
