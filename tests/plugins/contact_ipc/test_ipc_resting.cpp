@@ -2,13 +2,14 @@
 // d_hat"): a rod at rest 5 um above a slope, inside the default d_hat = 0.1 r = 200 um
 // (scenes/contact/resting_rod_incline_ipc.toml), stays where it is with mu > tan(alpha) and slides
 // at g (sin(alpha) - mu cos(alpha)) with mu < tan(alpha); rods placed exactly touching (gap 0) are
-// accepted by `rodsim check` and run.
+// accepted by `rodsim check` and run; a restart continues such a run bit for bit.
 #include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 using namespace rodsim::test;
@@ -177,4 +178,30 @@ component = "z"
     CHECK(ts.num(i, "min_gap") > -floor);
   }
   CHECK(ts.num(ts.rows.size() - 1, "contacts") >= 1);  // sagging with the beam, on it
+}
+
+TEST_CASE("ipc start pairs are checkpointed: a restart continues bit for bit") {
+  // Without them in the checkpoint a restart would take the pairs at the checkpoint's gaps as start
+  // pairs (other activation gaps) and go its own way.
+  namespace fs = std::filesystem;
+  for (const std::string variant : {"5um", "touching"}) {
+    CAPTURE(variant);
+    auto dir = scratchDir("ipc-resting-restart-" + variant);
+    std::string sets = " --set simulation.duration=0.02 --set output.checkpoint_every=0.001 --set output.checkpoint_keep=100";
+    if (variant == "touching")
+      sets += " --set 'rod.rod.geometry={shape=\"straight\",start=[0,-0.05,0.002],end=[0,0.05,0.002]}'";
+    CommandResult r = runRodsim(std::string("run ") + kScene + " --quiet --output " + (dir / "full").string() + sets);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    fs::copy(dir / "full", dir / "resumed", fs::copy_options::recursive);
+    for (const auto& f : fs::directory_iterator(dir / "resumed/checkpoints"))
+      if (f.path().filename() != "step_000000000005.ckpt") fs::remove(f.path());
+    REQUIRE(fs::exists(dir / "resumed/checkpoints/step_000000000005.ckpt"));
+    r = runRodsim("run --restart " + (dir / "resumed").string() + " --quiet");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(readText(dir / "full/final.csv") == readText(dir / "resumed/final.csv"));
+    CHECK(rowsWithout(readCsv(dir / "full/timeseries.csv"), {"wall_ms"}) ==
+          rowsWithout(readCsv(dir / "resumed/timeseries.csv"), {"wall_ms"}));
+  }
 }
