@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--force] [--quiet]\n"
     "                                                 --force: replace another run's files in DIR\n"
     "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
-    "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound), run nothing\n"
+    "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound, the first step\n"
+    "                                                 taken), write nothing\n"
     "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
     "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
     "  rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--list | --index K | --merge] [--quiet]\n"
@@ -185,7 +186,7 @@ int main(int argc, char** argv) {
     }
     Scene scene = loadScene(args.scene, args.sets, registry);
     if (args.verb == "check") {
-      checkScene(scene, registry);  // binds every component, as run does before its first step
+      checkSceneAndFirstStep(scene, registry);  // binds every component and takes the first step, writing nothing
       std::printf("%s: ok (%zu rod(s), %zu force(s), %zu constraint(s), %zu contact model(s), solver %s)\n",
                   args.scene.c_str(), scene.rods.size(), scene.forces.size(), scene.constraints.size(),
                   scene.contacts.size(), scene.solver.type.c_str());

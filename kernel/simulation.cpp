@@ -84,6 +84,18 @@ std::string formatDuration(double s) {
   return fmt::format("{:.0f}h{:02.0f}m", std::floor(s / 3600), std::fmod(s / 60, 60));
 }
 
+// Why a step the swept check rejected failed (run's advance() and check's dry step).
+std::string crossingMessage(const Crossing& c, const std::string& who, double t_start, double h) {
+  const double t_cross = t_start + c.time_fraction * h;
+  const std::string what =
+      c.edge_b >= 0 ? fmt::format("rods '{}' (edge {}) and '{}' (edge {}) passed through each other", c.rod_a, c.edge_a,
+                                  c.rod_b, c.edge_b)
+                    : fmt::format("rod '{}' (node {}) passed through obstacle '{}'", c.rod_a, c.edge_a, c.rod_b);
+  return fmt::format("{} at t = {:.6g} s ({:.3g} of the step of {:.3g} s), unseen by the discrete contact detection "
+                     "of {}; use a smaller dt or on_failure = \"substep\"",
+                     what, t_cross, c.time_fraction, h, who);
+}
+
 // SIGINT, SIGTERM and SIGUSR1 go to onSignal while a run lives; the previous handlers come back after.
 class SignalScope {
  public:
@@ -326,18 +338,7 @@ StepReport Session::Impl::advance(double h, int depth) {
     } catch (const std::exception& e) {
       report = {false, report.iterations, report.residual, e.what()};
     }
-    if (crossed) {
-      const Crossing& c = crossing_;
-      const double t_cross = t_start + c.time_fraction * h;
-      const std::string what =
-          c.edge_b >= 0 ? fmt::format("rods '{}' (edge {}) and '{}' (edge {}) passed through each other", c.rod_a,
-                                      c.edge_a, c.rod_b, c.edge_b)
-                        : fmt::format("rod '{}' (node {}) passed through obstacle '{}'", c.rod_a, c.edge_a, c.rod_b);
-      report = {false, report.iterations, report.residual,
-                fmt::format("{} at t = {:.6g} s ({:.3g} of the step of {:.3g} s), unseen by the discrete contact "
-                            "detection of {}; use a smaller dt or on_failure = \"substep\"",
-                            what, t_cross, c.time_fraction, h, crossing_who_)};
-    }
+    if (crossed) report = {false, report.iterations, report.residual, crossingMessage(crossing_, crossing_who_, t_start, h)};
   }
   if (report.ok || !scene_.substep_on_failure || depth >= scene_.max_step_cuts) {
     if (!report.ok && scene_.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
@@ -506,6 +507,54 @@ const std::string& Session::outputDir() const { return impl_->outputDir(); }
 void checkScene(const Scene& scene, const TypeRegistry& registry) {
   KernelWorld world(scene, registry);
   resolveProbes(scene, world);
+}
+
+namespace {
+
+// Session::Impl::advance without a Session: the solver's step, the finiteness and swept checks and
+// the halving of on_failure = "substep", on a world nothing is written from.
+StepReport dryAdvance(KernelWorld& world, const Scene& scene, double h, int depth) {
+  const double t_start = world.time();
+  world.keepStepStart();
+  StepReport report;
+  try {
+    report = world.solver().step(world, h);
+  } catch (const std::exception& e) {
+    report.ok = false;
+    report.message = e.what();
+  }
+  if (report.ok && !finiteState(world.q().data(), world.v().data(), world.q().size()))
+    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  if (report.ok && world.hasSweptChecks()) {
+    Crossing crossing;
+    std::string who;
+    try {
+      if (world.rejectCrossedStep(crossing, who))
+        report = {false, report.iterations, report.residual, crossingMessage(crossing, who, t_start, h)};
+    } catch (const std::exception& e) {
+      report = {false, report.iterations, report.residual, e.what()};
+    }
+  }
+  if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
+    if (!report.ok && scene.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
+    return report;
+  }
+  const StepReport first = dryAdvance(world, scene, 0.5 * h, depth + 1);
+  if (!first.ok) return first;
+  return dryAdvance(world, scene, 0.5 * h, depth + 1);
+}
+
+}  // namespace
+
+void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry) {
+  KernelWorld world(scene, registry);
+  resolveProbes(scene, world);
+  const double h = std::min(scene.duration, scene.dt);
+  const StepReport report = dryAdvance(world, scene, h, 0);
+  if (!report.ok)
+    throw InputError(fmt::format("{}: solver '{}' ({}): the first step (t = 0 to {:.6g} s) fails, where `rodsim run` "
+                                 "would stop: {}",
+                                 scene.solver.where.text, scene.solver.name, scene.solver.type, h, report.message));
 }
 
 // The CLI's run: the Session's steps with the process's signals turned into requests between steps.

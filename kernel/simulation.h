@@ -24,6 +24,13 @@ struct RunOptions {
 // nothing.
 void checkScene(const Scene& scene, const TypeRegistry& registry);
 
+// `rodsim check`: checkScene, then one dry step of the bound world, as `run` takes its first step
+// (the solver's step, the finiteness and swept checks, the halvings of on_failure = "substep"), with
+// nothing written. A first step that fails is bad input (InputError at the scene's [solver] table,
+// with the step's message): what `run` would stop at in its first step, such as an explicit dt above
+// the rods' stability limit, is refused before anything runs. Costs one step.
+void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry);
+
 // One run, driven a step at a time: the CLI (runSimulation) and the Python module share this one
 // code path, so a run from Python writes what `rodsim run` writes, bit for bit.
 //   Session()   builds the world and everything that can reject the input (InputError), before any
