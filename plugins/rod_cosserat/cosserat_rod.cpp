@@ -28,8 +28,9 @@ Schema CosseratRod::schema() {
   Schema s{"cosserat",
            "Shearable, extensible Cosserat rod (Gazzola et al., the Cosserat seed, Sec. II-III, Eqs. 9-24): node "
            "positions and element material frames; shear/stretch S = diag(aGA, aGA, EA), bend/twist B = "
-           "diag(EI1, EI2, GI3). For explicit solvers (position-verlet, pefrl): no stiffness matrix. DOFs [x_0 .. "
-           "x_N, phi_0 .. phi_{n-1}] (phi: rotation vector of each element relative to its committed frame)."};
+           "diag(EI1, EI2, GI3). For explicit solvers (position-verlet, pefrl) and, through the exact Hessian of its "
+           "energy (force_law = energy), implicit-euler and static. DOFs [x_0 .. x_N, phi_0 .. phi_{n-1}] (phi: "
+           "rotation vector of each element relative to its committed frame)."};
   s.optional<int>("nodes",
                   "Number of nodes (elements = nodes - 1). Required for straight and helix; for polyline and points "
                   "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7.")

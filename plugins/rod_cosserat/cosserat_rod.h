@@ -1,6 +1,7 @@
 // The "cosserat" rod model: shearable, extensible Cosserat rods of Gazzola et al. (the Cosserat
 // seed, Sec. II-III, Eqs. 9-24 and Appendix C), for explicit symplectic time stepping
-// (plugins/solver_explicit). See README.md in this folder for the conventions.
+// (plugins/solver_explicit) and, through the exact Hessian of its energy (addStiffness), for the Newton
+// solvers (plugins/solver_newton). See README.md in this folder for the conventions.
 #pragma once
 
 #include "rotation_jacobians.h"
@@ -30,8 +31,12 @@ using Doubles = std::vector<double, CacheLineAllocator<double>>;
 using Vec3s = std::vector<Vec3, CacheLineAllocator<Vec3>>;
 }  // namespace cosserat
 
-class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVectors, public RodClosedCenterline {
-  RODSIM_INTERFACES(CosseratRod, RodVelocityForces, RodRotationVectors, RodClosedCenterline)
+class CosseratRod : public Rod,
+                    public RodStiffness,
+                    public RodVelocityForces,
+                    public RodRotationVectors,
+                    public RodClosedCenterline {
+  RODSIM_INTERFACES(CosseratRod, RodStiffness, RodVelocityForces, RodRotationVectors, RodClosedCenterline)
 
  public:
   static Schema schema();
@@ -74,7 +79,7 @@ class CosseratRod : public Rod, public RodVelocityForces, public RodRotationVect
   // K += ∂²U/∂q² at the last configuration set (global indexing), the exact Hessian of the elastic
   // energy U(q) as setConfiguration reads q: positions and rotation vectors φ relative to the committed
   // frames, at any φ (README.md, "Stiffness"). force_law = "seed" has no energy: ParamError.
-  void addStiffness(StiffnessSink& K) const;
+  void addStiffness(StiffnessSink& K) const override;
   // addElasticForce with the rotation rows -∂U/∂φ_e = J_l(φ_e) C_e instead of the couples C_e (the
   // same at φ = 0): the exact -∂U/∂q whose Jacobian addStiffness gives (tests; README.md, "Stiffness").
   void addElasticForceOfDofs(VecRef f_local) const;
