@@ -37,6 +37,13 @@ class Ground : public Force {
   // World::evaluateVelocityForces does not provide, and it is discontinuous in the velocity:
   // explicit kicks freeze it at the velocity before the kick, as the seed's Appendix B scheme does.
   bool velocityDependent() const override { return false; }
+  // Only the Newton solvers (implicit-euler, static) ask a force for its stiffness; the explicit ones
+  // never do. `ground` has none to give: its wall response and static friction cancel the total force
+  // of the evaluation (Eqs. 38, 40-42), which has no Jacobian, and Coulomb friction is discontinuous
+  // in the velocity; under Newton the snake does not converge (|R| stays at 5 N). So it refuses them
+  // here, with the reason, at the first step (what a force needs of the solver cannot be declared per
+  // type in SDK 1.4, so `rodsim check` does not see it: README.md).
+  void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
 
   std::vector<std::string> reportColumns() const override;
   void reportValues(std::vector<double>& out) const override;

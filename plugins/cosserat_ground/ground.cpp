@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace rodsim::ground {
 
@@ -195,6 +196,14 @@ void Ground::bind(World& world) {
   torque_.assign(n, 0.0);
   longitudinal_.assign(n, Regime::None);
   lateral_.assign(n, Regime::None);
+}
+
+void Ground::addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {
+  throw std::runtime_error(
+      "ground works with the explicit solvers (position-verlet, pefrl) only: its wall response and static "
+      "friction cancel the total force of the evaluation (the Cosserat seed's Eqs. 38, 40-42) and Coulomb friction "
+      "is discontinuous in the velocity, so it has no Jacobian for implicit-euler or static (Newton does not "
+      "converge); use solver type = \"position-verlet\" or \"pefrl\"");
 }
 
 void Ground::addForce(const EvalContext& ctx, Vec& f) {
