@@ -3,7 +3,7 @@
 // (Fig. 5, Eq. 29) at a hundred times the explicit stability limit and in one static load step, and
 // the Euler buckling load of the clamped-free column (Appendix E.1, Eq. E1) found by the static solver
 // in five load steps. Numbers and their origin: docs/validation/cosserat.md, "Implicit and static
-// solvers".
+// solvers". Also: ground and force_law = "seed" are refused under them, with the reason.
 #include "csv_table.h"
 #include "run_rodsim.h"
 
@@ -123,4 +123,24 @@ TEST_CASE("Euler buckling (clamped-free, Eq. E1) with static: the lateral stiffn
   // Above F_d by the column's shortening and shear (axial strain F/EA = 0.15 %): 0.3-0.4 % (docs).
   CHECK(std::abs(critical / Fd - 1) < 0.005);
   CHECK(iterations <= 25);
+}
+
+TEST_CASE("what has no stiffness is refused under the Newton solvers, with the reason: ground, the seed's force law") {
+  // `rodsim check` takes the solver's first step (dry): both throw at the first stiffness request.
+  const CommandResult snake = runRodsim("check scenes/snake.toml --set solver.type=implicit-euler");
+  INFO(snake.output);
+  CHECK(snake.status == 2);
+  CHECK(snake.output.find("ground works with the explicit solvers") != std::string::npos);
+  const CommandResult seed = runRodsim(
+      "check scenes/validation/cosserat_timoshenko.toml --set solver.type=static --set solver.ramp_time=1 "
+      "--set solver.tolerance=1e-7 --set rod.beam.force_law=seed");
+  INFO(seed.output);
+  CHECK(seed.status == 2);
+  CHECK(seed.output.find("force_law = \"seed\"") != std::string::npos);
+  CHECK(seed.output.find("no stiffness matrix") != std::string::npos);
+  // The same scenes are fine with what they are made for.
+  CHECK(runRodsim("check scenes/snake.toml").status == 0);
+  CHECK(runRodsim("check scenes/validation/cosserat_timoshenko.toml --set solver.type=static --set solver.ramp_time=1 "
+                  "--set solver.tolerance=1e-7")
+            .status == 0);
 }
