@@ -4,7 +4,8 @@
 // gradient -∂U/∂q (addElasticForceOfDofs: addElasticForce's couples C_e mapped to -∂U/∂φ_e =
 // J_l(φ_e) C_e, equal at φ = 0), itself checked against central differences of the energy, in every
 // regime: straight, bent, twisted, stretched, sheared, rotation vectors of 1, 2.5 rad and near π, with
-// and without Eq. 10's rescaling, an intrinsically curved helix, and rings. The building blocks (the
+// and without Eq. 10's rescaling, an intrinsically curved helix, and rings; and at φ = 0 against the
+// differences of addElasticForce itself (minus the ½ [C]x its couples add there). The building blocks (the
 // Jacobians of the exponential map and their derivatives) are checked on their own first, on both
 // sides of their series/closed-form switch.
 #include "bend_twist_energy.h"
@@ -12,6 +13,7 @@
 #include "rotation_jacobians.h"
 #include "shear_stretch_energy.h"
 
+#include <rodsim/geometry/skew.h>
 #include <rodsim/geometry/so3.h>
 #include <rodsim/testing/derivative_checks.h>
 #include <rodsim/testing/fake_world.h>
@@ -406,4 +408,37 @@ TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a 
   CosseratRod seed(p);
   StiffnessSink K;
   CHECK_THROWS_AS(seed.addStiffness(K), ParamError);
+}
+
+TEST_CASE("at phi = 0 (after a commit) addStiffness is minus the Jacobian of addElasticForce, up to the couples' 1/2 [C]x") {
+  // addElasticForce returns C_e = J_l(φ_e)⁻¹ (-∂U/∂φ_e) on the rotations. At φ = 0, J_l⁻¹ = I - ½[φ] + O(φ²),
+  // so -∂C_e/∂φ_e = ∂²U/∂φ_e² - ½ [C_e]x and every other block is the Hessian's: the force's own
+  // differences check K directly, with that known antisymmetric correction.
+  double worst = 0;
+  for (const Regime& regime : regimes()) {
+    CosseratRod rod(regime.params());
+    Vec q = regime.configuration(rod), v = Vec::Zero(rod.numDofs());
+    rod.setConfiguration(q);
+    rod.rebaseDofs(q, v);  // φ folded into the committed frames: φ = 0, same configuration
+    const int n = rod.numDofs();
+    auto force = [&](const Vec& x) {
+      rod.setConfiguration(x);
+      Vec f = Vec::Zero(n);
+      rod.addElasticForce(f);
+      return f;
+    };
+    const Vec C = force(q);
+    StiffnessSink sink;
+    rod.addStiffness(sink);
+    Eigen::MatrixXd K = denseStiffness(sink, n);
+    for (int e = 0; e < rod.numElements(); ++e) {
+      const int r = rod.rotationDof(e);
+      K.block<3, 3>(r, r) -= 0.5 * rodsim::geometry::skew(C.segment<3>(r));
+    }
+    const double err = relErr(K, -fdJacobian(force, q, 1e-6));
+    CAPTURE(regime.name);
+    CHECK(err < 1e-6);
+    worst = std::max(worst, err);
+  }
+  MESSAGE("K - 1/2 [C]x against differences of addElasticForce at phi = 0, largest relative error: " << worst);
 }
