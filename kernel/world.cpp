@@ -299,7 +299,26 @@ void KernelWorld::addStepConstantForces(const EvalContext& ctx, Vec& force) {
   for (int i : step_constant_forces_) guarded(forces_[i], [&] { forces_[i].object->addForce(ctx, force); });
 }
 
+void KernelWorld::evaluateWithoutContacts(const EvalContext& ctx, Vec& force) {
+  evaluateRodsAndForces(ctx, force, nullptr);
+  addStepConstantForces(ctx, force);
+}
+
 void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
+  evaluateRodsAndForces(ctx, force, stiffness);
+  if (force_contacts_.empty()) return;
+  copyInto(non_contact_, force);
+  // (pairs, not structured bindings: clang 14 cannot capture those in a lambda)
+  for (const auto& fc : force_contacts_) {
+    ForceContact* contact = fc.second;
+    guarded(contacts_[fc.first], [&] {
+      contact->addForce(ctx, non_contact_, force);
+      if (stiffness) contact->addStiffness(ctx, *stiffness);
+    });
+  }
+}
+
+void KernelWorld::evaluateRodsAndForces(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
   zeroFill(force, q_.size());
   const Vec& q = *ctx.q;
   for (std::size_t r = 0; r < rods_.size(); ++r) {
@@ -318,16 +337,6 @@ void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessS
       forces_[i].object->addForce(ctx, force);
       if (stiffness) forces_[i].object->addStiffness(ctx, *stiffness);
     });
-  if (force_contacts_.empty()) return;
-  copyInto(non_contact_, force);
-  // (pairs, not structured bindings: clang 14 cannot capture those in a lambda)
-  for (const auto& fc : force_contacts_) {
-    ForceContact* contact = fc.second;
-    guarded(contacts_[fc.first], [&] {
-      contact->addForce(ctx, non_contact_, force);
-      if (stiffness) contact->addStiffness(ctx, *stiffness);
-    });
-  }
 }
 
 void KernelWorld::evaluateVelocityForces(const EvalContext& ctx, Vec& force) {

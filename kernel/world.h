@@ -25,7 +25,7 @@ class ComponentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class KernelWorld final : public World {
+class KernelWorld final : public World, public ContactFreeEvaluation {
  public:
   // Creates and binds every component of the scene. Throws InputError (with the scene location)
   // for any ParamError or exception a plugin raises while constructing or binding.
@@ -52,6 +52,8 @@ class KernelWorld final : public World {
   void evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) override;
   void addStepConstantForces(const EvalContext& ctx, Vec& force) override;
   void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override;
+  // ContactFreeEvaluation
+  void evaluateWithoutContacts(const EvalContext& ctx, Vec& force) override;
   double potentialEnergy(const EvalContext& ctx) override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;
@@ -102,6 +104,8 @@ class KernelWorld final : public World {
   bool rejectCrossedStep(Crossing& out, std::string& who);
 
  private:
+  // evaluateVarying without the force contacts: the rods, then the forces that vary in a step.
+  void evaluateRodsAndForces(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness);
   std::vector<Bound<Rod>> rods_;
   std::vector<Bound<Force>> forces_;
   // Indexes into forces_ of the step-constant ones (added last) and of the others.

@@ -186,6 +186,16 @@ void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_defaul
               "(alart-curnier) fits one-kick schemes only: between pefrl's five drifts the positions would move "
               "at velocities that ignore the contact (no end-of-step gap control, first order at best); use "
               "solver type = \"position-verlet\" with alart-curnier, or imc / ipc with pefrl.");
+  s.add<std::string>("contact_forces", "implicit",
+                     "How force contacts (imc, ipc, spring-dashpot) enter the step. implicit: the kicks move the rods "
+                     "without contact, then the contact forces are solved at the end of the step with the lumped mass "
+                     "(one backward-Euler step of the contact subsystem, Newton with the models' K = -dF/dq): stable "
+                     "for any contact stiffness at the dt the rods need, dissipative, never gaining energy. explicit: "
+                     "added to every kick like any force (the Cosserat seed's Eqs. 36-37), the contact stiffness "
+                     "then bounds dt (checked at every kick while contacts are active).")
+      .choices({"implicit", "explicit"});
+  s.add<int>("contact_iterations", 50, "Newton iterations of the implicit contact step before the step fails.")
+      .range(1, 10000);
   s.add<std::string>("velocity_forces", velocity_default,
                      "How a kick treats the velocity-dependent forces (Cosserat gyroscopic, transport and "
                      "dilatation couples of Eq. 24, damping): explicit: frozen at the velocity before the kick, "
@@ -209,6 +219,8 @@ ExplicitSolver::ExplicitSolver(const Params& p, Scheme scheme, std::string type,
   velocity_forces_ = vf == "rk4"        ? VelocityForces::Rk4
                      : vf == "midpoint" ? VelocityForces::Midpoint
                                         : VelocityForces::Explicit;
+  implicit_contacts_ = p.string("contact_forces") == "implicit";
+  contact_max_iterations_ = static_cast<int>(p.integer("contact_iterations"));
   stability_ = p.string("stability");
   if (stability_ != "refuse" && stability_ != "warn" && stability_ != "off")
     throw ParamError("stability", "'stability' must be refuse, warn or off; got '" + stability_ + "'");
@@ -236,7 +248,10 @@ void ExplicitSolver::evaluate(World& world, double t, double dt) {
   if (!qs_fresh_) qs_ = q_ - dt * v_;
   qs_fresh_ = false;
   const EvalContext ctx = context(t, dt);
-  world.evaluate(ctx, f_, nullptr);
+  if (contact_free_)
+    contact_free_->evaluateWithoutContacts(ctx, f_);
+  else
+    world.evaluate(ctx, f_, nullptr);
 }
 
 double ExplicitSolver::estimateMaxFrequency(World& world, double dt) {
@@ -343,6 +358,22 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
       velocity_contacts_.push_back({&c, vi});
   }
   const int n = world.numDofs();
+  contact_free_ = nullptr;
+  implicit_models_.clear();
+  if (implicit_contacts_ && !force_contacts_.empty()) {
+    // an older kernel's World has no contact-free evaluation: the contacts then stay in the kicks
+    contact_free_ = worldCapability<ContactFreeEvaluation>(world);
+    if (contact_free_) {
+      for (const ForceContactRef& fc : force_contacts_) implicit_models_.push_back({fc.contact, fc.force});
+      // converged when a Newton update moves no node by more than 1e-6 of the thinnest rod's radius
+      double r_min = INFINITY;
+      for (int r = 0; r < world.numRods(); ++r)
+        for (int e = 0; e < world.rod(r).numEdges(); ++e) r_min = std::min(r_min, world.rod(r).radius(e));
+      implicit_contact_.configure(contact_max_iterations_, 1e-6 * (std::isfinite(r_min) ? r_min : 1e-3));
+      q_c_.setZero(n);
+      contact_force_.setZero(n);
+    }
+  }
   rowsum_.setZero(force_contacts_.empty() ? 0 : n);
   dv_.setZero(velocity_contacts_.empty() ? 0 : n);
 }
@@ -540,7 +571,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   // Position-verlet (one kick, no composed rotations) fuses the start-of-step copies into its first
   // drift (startDrift below) and reads the start-of-step velocity from the World instead of copying
   // it; the stability estimate of the first step needs the copies.
-  const bool fused = !compose_rotations_ && scheme_.kick.size() == 1 && velocity_contacts_.empty();
+  const bool fused = !compose_rotations_ && scheme_.kick.size() == 1 && velocity_contacts_.empty() && !contact_free_;
   if (!fused || (!checked_ && stability_ != "off"))
     startOfStep(q_.data(), v_.data(), v0_.data(), world.q().data(), world.v().data(), n);
   v_start_ = &v0_;
@@ -609,6 +640,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     // configuration after drift K-1 (position-verlet: mid-step), the last drift at the corrected v.
     if (k == K && !velocity_contacts_.empty() && !contactImpulses(world, t0 + dt, dt, scheme_.drift[K] * dt, report))
       return report;
+    if (k == K && contact_free_) q_c_ = q_;  // the configuration before the last drift
     const bool start_fused = fused && k == 0;
     if (start_fused)
       startDrift(q, qs, world.q().data(), v0, fixed.data(), scheme_.drift[0] * dt, dt, n);
@@ -618,7 +650,10 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       drift(q, v, fr, scheme_.drift[k] * dt, n);
     tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
-    if (k == K) break;
+    if (k == K) {
+      if (contact_free_ && !implicitContactStep(world, t0 + dt, dt, scheme_.drift[K], report)) return report;
+      break;
+    }
     if (start_fused) {
       for (int i : fixed_list_) qs[i] = q[i] - dt * v0[i];
     } else {
@@ -628,7 +663,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     evaluate(world, tau, dt);
     if (velocity_forces_ != VelocityForces::Explicit)
       integrateVelocityForces(world, tau, dt, scheme_.kick[k] * dt, fused ? *v_start_ : v_);
-    if (!force_contacts_.empty() && !contactStable(world, tau, dt, report)) return report;
+    if (!force_contacts_.empty() && !contact_free_ && !contactStable(world, tau, dt, report)) return report;
     if (fused) {
       // the kick + last drift, then the constraints and the prescribed DOFs with their reactions
       const int bad = kickDrift(q, v, v0, f, minv, scheme_.kick[k], scheme_.drift[K] * dt, dt, n);
@@ -665,9 +700,25 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
   if (!residual(residual_.data(), M.data(), q, v, v0, acc, dt, n)) return nonFiniteState();
   world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
-  report.iterations = 0;
   report.residual = 0;
   return report;
+}
+
+// The force contacts at the end of the step (implicit_contact.h): q_ and v_ go from the step without
+// contact to the step with it, and the step-averaged force gains F_c(q_{n+1}) (on free DOFs M dv / dt,
+// on prescribed ones the contact load their constraints carry).
+[[gnu::cold]] bool ExplicitSolver::implicitContactStep(World& world, double t_end, double dt, double a,
+                                                       StepReport& report) {
+  const ImplicitContactStep::Result r =
+      implicit_contact_.solve(world, implicit_models_, t_end, dt, a, q_c_, world.q(), q_, v_, contact_force_);
+  report.iterations = r.iterations;
+  if (!r.ok) {
+    report.ok = false;
+    report.message = type_ + ": " + r.message + "; " + activeContacts(world);
+    return false;
+  }
+  a_ += contact_force_;
+  return true;
 }
 
 Schema PositionVerlet::schema() {

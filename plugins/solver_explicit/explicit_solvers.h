@@ -6,6 +6,8 @@
 #include <rodsim/capabilities.h>
 #include <rodsim/solver.h>
 
+#include "implicit_contact.h"
+
 #include <string>
 #include <vector>
 
@@ -81,6 +83,9 @@ class ExplicitSolver : public Solver {
   bool contactStable(World& world, double t, double dt, StepReport& report);
   // The velocity-level contact step: v += dv (and the step-averaged force += M dv / dt).
   bool contactImpulses(World& world, double t, double dt, double drift, StepReport& report);
+  // The implicit contact step before the last drift (drift coefficient a); report.iterations its
+  // Newton iterations.
+  bool implicitContactStep(World& world, double t_end, double dt, double a, StepReport& report);
   // "N pairs active in 'imc', ..." or "no contact active", for failure messages.
   std::string activeContacts(World& world) const;
   struct ForceContactRef {
@@ -93,6 +98,15 @@ class ExplicitSolver : public Solver {
   };
   bool contacts_found_ = false;
   std::vector<ForceContactRef> force_contacts_;
+  // contact_forces = "implicit": the force contacts solved at the end of the step with the lumped
+  // mass (implicit_contact.h) instead of added to the kicks; the kicks then evaluate the World
+  // without them (contact_free_, the World's capability; null: in the kicks, as "explicit").
+  bool implicit_contacts_ = true;
+  ContactFreeEvaluation* contact_free_ = nullptr;
+  ImplicitContactStep implicit_contact_;
+  std::vector<ImplicitContactStep::Model> implicit_models_;
+  Vec q_c_, contact_force_;
+  int contact_max_iterations_ = 50;
   std::vector<VelocityContactRef> velocity_contacts_;
   StiffnessSink contact_k_;  // capacity kept: no allocation once warm
   Vec rowsum_;               // Gershgorin row sums, zero between uses

@@ -207,6 +207,27 @@ inline void refuseClosedRods(const std::vector<Rod*>& rods, const std::string& k
                                 "it; closed rods are not supported there");
 }
 
+// --------------------------------------------------------------------------- SDK 1.5: world
+
+// Capability of the World (the kernel's implements it), found with worldCapability<I>(world): the
+// forces of World::evaluate without the force contacts' forces, for solvers that treat contact in a
+// step of its own. The explicit solvers kick with these forces and then solve the force contacts
+// implicitly with the lumped mass (plugins/solver_explicit/README.md, "Contact"), so that a stiff
+// penalty or barrier does not bound their step. The World is not a Component: a solver asks for a
+// capability of it with dynamic_cast, which compares the interface's type by name across libraries.
+class ContactFreeEvaluation {
+ public:
+  static constexpr const char* kInterfaceId = "world-contact-free-evaluation";
+  virtual ~ContactFreeEvaluation() = default;
+  // World::evaluate(ctx, force, nullptr) without the ForceContact models: the rods, the forces and
+  // the velocity-dependent terms at ctx.q. (`force` is resized and overwritten.)
+  virtual void evaluateWithoutContacts(const EvalContext& ctx, Vec& force) = 0;
+};
+
+// The World's capability I, or nullptr when this World does not offer it (an older kernel, a test's
+// fake world).
+template <class I> I* worldCapability(World& world) { return dynamic_cast<I*>(&world); }
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type

@@ -1,0 +1,280 @@
+#include "implicit_contact.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace rodsim::explicit_solver {
+
+int ImplicitContactStep::activePairs(const std::vector<Model>& models) const {
+  int active = 0;
+  for (const Model& m : models) active += m.contact->stats().active;
+  return active;
+}
+
+double ImplicitContactStep::residual(World& world, const std::vector<Model>& models, EvalContext ctx,
+                                     const Vec& q) {
+  const auto& fixed = world.fixedMask();
+  ctx.q = &q;
+  fc_.setZero();
+  // The force without contact is already in q_pred (the kicks): the models balance their force
+  // against the inertial term alone (IMC Eq. B.5, the IPC barrier stiffness read non_contact).
+  for (const Model& m : models) m.force->addForce(ctx, zero_, fc_);
+  double worst = 0;
+  const int n = static_cast<int>(q.size());
+  for (int i = 0; i < n; ++i) {
+    if (fixed[i]) {
+      r_[i] = 0;
+      continue;
+    }
+    r_[i] = d_[i] * (q[i] - q_pred_[i]) - fc_[i];
+    worst = std::max(worst, std::abs(r_[i]) / d_[i]);
+  }
+  return std::isfinite(worst) ? worst : INFINITY;
+}
+
+namespace {
+
+// Solves the dense s x s system A x = b in place (row-major A, b overwritten by x) by Gaussian
+// elimination with partial pivoting. False when A is singular.
+bool solveDense(double* A, double* b, int s) {
+  for (int k = 0; k < s; ++k) {
+    int p = k;
+    for (int i = k + 1; i < s; ++i)
+      if (std::abs(A[i * s + k]) > std::abs(A[p * s + k])) p = i;
+    if (!(std::abs(A[p * s + k]) > 0)) return false;
+    if (p != k) {
+      for (int j = 0; j < s; ++j) std::swap(A[k * s + j], A[p * s + j]);
+      std::swap(b[k], b[p]);
+    }
+    const double inv = 1.0 / A[k * s + k];
+    for (int i = k + 1; i < s; ++i) {
+      const double l = A[i * s + k] * inv;
+      if (l == 0.0) continue;
+      for (int j = k + 1; j < s; ++j) A[i * s + j] -= l * A[k * s + j];
+      b[i] -= l * b[k];
+    }
+  }
+  for (int k = s - 1; k >= 0; --k) {
+    double x = b[k];
+    for (int j = k + 1; j < s; ++j) x -= A[k * s + j] * b[j];
+    b[k] = x / A[k * s + k];
+  }
+  return true;
+}
+
+}  // namespace
+
+int ImplicitContactStep::findRoot(int i) {
+  while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+  return i;
+}
+
+// (D + K_c) dq = -r. K_c touches the DOFs of the nodes in contact only: every other free DOF has the
+// diagonal D alone (dq = -r / D). The contact DOFs fall apart into independent groups (a node on a
+// plane: 3 DOFs; the nodes of rod-rod pairs that share nodes: a few nodes), each solved densely; a
+// group larger than kDenseLimit DOFs (a coil of self contacts) sends the whole block to a sparse LU
+// (K_c is not symmetric with friction).
+bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>& models, const EvalContext& ctx) {
+  constexpr int kDenseLimit = 48;
+  const auto& fixed = world.fixedMask();
+  const int n = static_cast<int>(r_.size());
+  k_.clear();
+  for (const Model& m : models)
+    if (m.contact->stats().active > 0) m.force->addStiffness(ctx, k_);
+  for (int i : block_dofs_) compact_[i] = -1;
+  block_dofs_.clear();
+  parent_.clear();
+  for (const auto& e : k_.entries()) {
+    const int i = int(e.row()), j = int(e.col());
+    if (fixed[i] || fixed[j]) continue;
+    for (int dof : {i, j})
+      if (compact_[dof] < 0) {
+        compact_[dof] = static_cast<int>(block_dofs_.size());
+        block_dofs_.push_back(dof);
+        parent_.push_back(compact_[dof]);
+      }
+    const int a = findRoot(compact_[i]), b = findRoot(compact_[j]);
+    if (a != b) parent_[a] = b;
+  }
+  for (int i = 0; i < n; ++i) dq_[i] = fixed[i] ? 0.0 : -r_[i] / d_[i];
+  const int m = static_cast<int>(block_dofs_.size());
+  if (m == 0) return true;
+
+  // The groups, as contiguous runs of members_ (counting sort by root): group_of_[c] is c's group,
+  // local_[c] its index in the group.
+  group_of_.assign(m, -1);
+  group_start_.clear();
+  group_size_.clear();
+  int largest = 0;
+  for (int c = 0; c < m; ++c) {
+    const int root = findRoot(c);
+    if (group_of_[root] < 0) {
+      group_of_[root] = static_cast<int>(group_size_.size());
+      group_size_.push_back(0);
+    }
+    group_of_[c] = group_of_[root];
+    local_.resize(m);
+    local_[c] = group_size_[group_of_[c]]++;
+    largest = std::max(largest, group_size_[group_of_[c]]);
+  }
+  if (largest <= kDenseLimit) {
+    std::size_t total = 0;
+    for (int size : group_size_) {
+      group_start_.push_back(static_cast<int>(total));
+      total += std::size_t(size) * std::size_t(size);
+    }
+    dense_.assign(total, 0.0);
+    rhs_.resize(m);
+    // right-hand sides in group order: rhs_[offset of the group's first member + local index]
+    group_rhs_.resize(group_size_.size());
+    int offset = 0;
+    for (std::size_t g = 0; g < group_size_.size(); ++g) {
+      group_rhs_[g] = offset;
+      offset += group_size_[g];
+    }
+    for (int c = 0; c < m; ++c) {
+      const int g = group_of_[c], s = group_size_[g];
+      dense_[group_start_[g] + std::size_t(local_[c]) * s + local_[c]] += d_[block_dofs_[c]];
+      rhs_[group_rhs_[g] + local_[c]] = -r_[block_dofs_[c]];
+    }
+    for (const auto& e : k_.entries()) {
+      const int i = int(e.row()), j = int(e.col());
+      if (fixed[i] || fixed[j]) continue;
+      const int ci = compact_[i], cj = compact_[j], g = group_of_[ci], s = group_size_[g];
+      dense_[group_start_[g] + std::size_t(local_[ci]) * s + local_[cj]] += e.value();
+    }
+    for (std::size_t g = 0; g < group_size_.size(); ++g)
+      if (!solveDense(dense_.data() + group_start_[g], rhs_.data() + group_rhs_[g], group_size_[g])) return false;
+    for (int c = 0; c < m; ++c) dq_[block_dofs_[c]] = rhs_[group_rhs_[group_of_[c]] + local_[c]];
+    return rhs_.allFinite();
+  }
+
+  triplets_.clear();
+  for (int c = 0; c < m; ++c) triplets_.emplace_back(c, c, d_[block_dofs_[c]]);
+  for (const auto& e : k_.entries()) {
+    const int i = int(e.row()), j = int(e.col());
+    if (fixed[i] || fixed[j]) continue;
+    triplets_.emplace_back(compact_[i], compact_[j], e.value());
+  }
+  a_.resize(m, m);
+  a_.setFromTriplets(triplets_.begin(), triplets_.end());
+  lu_.analyzePattern(a_);
+  lu_.factorize(a_);
+  if (lu_.info() != Eigen::Success) return false;
+  rhs_.resize(m);
+  for (int c = 0; c < m; ++c) rhs_[c] = -r_[block_dofs_[c]];
+  sol_ = lu_.solve(rhs_);
+  for (int c = 0; c < m; ++c) dq_[block_dofs_[c]] = sol_[c];
+  return sol_.allFinite();
+}
+
+ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::vector<Model>& models, double t_end,
+                                                       double h, double a, const Vec& q_c, const Vec& q_committed,
+                                                       Vec& q, Vec& v, Vec& contact_force) {
+  Result result;
+  const int n = static_cast<int>(q.size());
+  const Vec& M = world.mass();
+  const auto& fixed = world.fixedMask();
+  if (d_.size() != n) {
+    d_.resize(n);
+    r_.setZero(n);
+    fc_.setZero(n);
+    dq_.setZero(n);
+    q_trial_.setZero(n);
+    zero_.setZero(n);
+    position_dof_.assign(n, 0);
+    for (int r = 0; r < world.numRods(); ++r) {
+      const Rod& rod = world.rod(r);
+      for (int node = 0; node < rod.numNodes(); ++node)
+        for (int c = 0; c < 3; ++c) position_dof_[rod.dofOffset() + rod.positionDof(node) + c] = 1;
+    }
+    compact_.assign(n, -1);
+    block_dofs_.clear();
+  }
+  const double ha = a * h;
+  for (int i = 0; i < n; ++i) d_[i] = M[i] / (ha * h);  // M / (a h^2)
+  q_pred_ = q;
+
+  EvalContext ctx;
+  ctx.t = t_end;
+  ctx.dt = ha;
+  ctx.q = &q;
+  ctx.q_start = &q_c;
+  ctx.v_start = &v;  // v_free until the end
+
+  // Newton starts where the last drift starts, q_c, on the node positions (the rotation DOFs, which
+  // no contact force reaches, are at q_pred already): there the models' first evaluation of the step
+  // sees the momentum the contact has to stop, M v_free / (a h), and scales its stiffness by it (IMC
+  // Eq. B.5; the IPC barrier stiffness): at q_pred that residual is zero. A barrier (ipc) is infinite
+  // at contact, so Newton must start contact free: the committed state is, q_c may not be, so the
+  // start is pulled back on the way from the committed state where continuous collision detection
+  // asks (to 0.8 of the first contact).
+  for (int i = 0; i < n; ++i)
+    if (!fixed[i] && position_dof_[i]) q[i] = q_c[i];
+  const double reach = world.maxStepFraction(q_committed, q - q_committed);
+  if (reach < 1.0)
+    for (int i = 0; i < n; ++i)
+      if (!fixed[i] && position_dof_[i]) q[i] = q_committed[i] + 0.8 * reach * (q_c[i] - q_committed[i]);
+
+  double rnorm = residual(world, models, ctx, q);
+  auto failed = [&](const std::string& why) {
+    std::ostringstream msg;
+    msg.precision(3);
+    msg << "implicit contact step at t = " << t_end << " s " << why << " (" << activePairs(models)
+        << " pairs active, residual / (M / a h^2) = " << rnorm << " m after " << result.iterations
+        << " Newton iterations)";
+    result.ok = false;
+    result.message = msg.str();
+    q = q_pred_;
+    return result;
+  };
+  if (!std::isfinite(rnorm)) return failed("started from a configuration where the contact force is not finite");
+  // Nothing in contact at the start: most steps of a run end at q_pred without a Newton iteration.
+  if (activePairs(models) == 0 && world.maxStepFraction(q, q_pred_ - q) >= 1.0) {
+    q_trial_ = q_pred_;
+    const double r_pred = residual(world, models, ctx, q_trial_);
+    if (std::isfinite(r_pred)) {
+      q.swap(q_trial_);
+      rnorm = r_pred;
+    }
+  }
+  bool converged = rnorm <= x_tol_;
+  while (!converged) {
+    if (result.iterations >= max_iterations_) return failed("did not converge");
+    ++result.iterations;
+    if (!newtonDirection(world, models, ctx)) return failed("could not factorize D + K_c (singular contact block)");
+    // Continuous collision detection bounds a barrier's step (0.9 of the way to the first contact).
+    double alpha = world.maxStepFraction(q, dq_);
+    if (alpha < 1.0) alpha *= 0.9;
+    // Backtracking on max |r|: the regularized friction and the barrier make Newton's full step
+    // overshoot far from the solution; near it the full step is taken.
+    // If no fraction decreases it (a kink of the friction law), the first step is taken anyway and
+    // the iteration cap decides.
+    const double alpha0 = alpha;
+    auto trial = [&](double fraction) {
+      for (int i = 0; i < n; ++i) q_trial_[i] = q[i] + fraction * dq_[i];
+      return residual(world, models, ctx, q_trial_);
+    };
+    double r_trial = INFINITY;
+    bool decreased = false;
+    for (int halving = 0; halving < 30 && !decreased; ++halving) {
+      r_trial = trial(alpha);
+      decreased = r_trial < rnorm;
+      if (!decreased) alpha *= 0.5;
+    }
+    if (!decreased) r_trial = trial(alpha = alpha0);
+    if (!std::isfinite(r_trial)) return failed("found no step with a finite contact force");
+    const double step = alpha * dq_.cwiseAbs().maxCoeff();
+    q.swap(q_trial_);
+    rnorm = r_trial;
+    converged = rnorm <= x_tol_ || (decreased && step <= x_tol_);
+  }
+  // fc_ holds F_c at the accepted q (the last residual evaluated there).
+  contact_force = fc_;
+  for (int i = 0; i < n; ++i)
+    if (!fixed[i]) v[i] += (q[i] - q_pred_[i]) / ha;
+  return result;
+}
+
+}  // namespace rodsim::explicit_solver
