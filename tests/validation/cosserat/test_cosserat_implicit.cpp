@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -30,11 +31,15 @@ double explicitLimit() {
   auto dir = scratchDir("cosserat-implicit-limit");
   CommandResult res = runRodsim(fmt::format(
       "run scenes/validation/cosserat_timoshenko.toml --quiet --output {} --set simulation.dt=0.1", dir.string()));
-  REQUIRE(res.status == 3);
-  const std::string summary = readText(dir / "summary.json"), key = "estimated at ";
-  const auto at = summary.find(key);
+  REQUIRE(res.status != 0);  // refused at the first step (3), or up front by the dry step (2)
+  const std::string key = "estimated at ";
+  std::string text = res.output;
+  if (text.find(key) == std::string::npos && std::filesystem::exists(dir / "summary.json"))
+    text = readText(dir / "summary.json");
+  const auto at = text.find(key);
+  INFO(res.output);
   REQUIRE(at != std::string::npos);
-  return std::stod(summary.substr(at + key.size()));
+  return std::stod(text.substr(at + key.size()));
 }
 
 struct Run {
