@@ -26,22 +26,24 @@ constexpr double kSeriesBelow = 0.2;  // t2: Taylor series below, closed forms a
 // b = (1 - cos θ)/θ² and s = (θ - sin θ)/θ³ with their t2-derivatives.
 void bAndS(double t2, double& b, double& db, double& s, double& ds) {
   if (t2 < kSeriesBelow) {
-    // Σ_k (-1)^k t2^k / (2k+2)! and Σ_k (-1)^k t2^k / (2k+3)!, and their derivatives term by term.
+    // Σ_k (-1)^k t2^k / (2k+2)! and Σ_k (-1)^k t2^k / (2k+3)! by Horner, and their derivatives term by
+    // term; the coefficients (-1)^k / (2k+2)! and (-1)^k / (2k+3)!, k = 0 .. 9, are computed once.
+    struct Series {
+      double b[10], s[10];
+      Series() {
+        double fb = 2.0, fs = 6.0, sign = 1.0;
+        for (int k = 0; k < 10; ++k) {
+          b[k] = sign / fb, s[k] = sign / fs;
+          sign = -sign;
+          fb *= (2.0 * k + 3.0) * (2.0 * k + 4.0);
+          fs *= (2.0 * k + 4.0) * (2.0 * k + 5.0);
+        }
+      }
+    };
+    static const Series c;
     b = db = s = ds = 0;
-    double fb = 2.0, fs = 6.0;      // (2k+2)!, (2k+3)!
-    double power = 1.0, lower = 0;  // t2^k, t2^(k-1)
-    double sign = 1.0;              // (-1)^k
-    for (int k = 0; k < 10; ++k) {
-      b += sign * power / fb;
-      s += sign * power / fs;
-      db += sign * k * lower / fb;
-      ds += sign * k * lower / fs;
-      lower = power;
-      power *= t2;
-      sign = -sign;
-      fb *= (2.0 * k + 3.0) * (2.0 * k + 4.0);
-      fs *= (2.0 * k + 4.0) * (2.0 * k + 5.0);
-    }
+    for (int k = 9; k >= 0; --k) b = b * t2 + c.b[k], s = s * t2 + c.s[k];
+    for (int k = 9; k >= 1; --k) db = db * t2 + k * c.b[k], ds = ds * t2 + k * c.s[k];
     return;
   }
   const double th = std::sqrt(t2), sn = std::sin(th), cs = std::cos(th);
