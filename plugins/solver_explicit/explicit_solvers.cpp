@@ -132,6 +132,14 @@ EXPLICIT_SIMD_CLONES int kickDrift(double* __restrict q, double* __restrict v, c
   return int(badf >> 63) | int(bads >> 63) << 1;
 }
 
+// x rounded down to three significant digits: a dt the messages advise ("use dt <= ...", printed
+// with three digits) must pass the check when copied into the scene.
+double downToThreeDigits(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, std::floor(std::log10(x)) - 2);
+  return std::floor(x / scale * (1 - 1e-12)) * scale;
+}
+
 }  // namespace
 
 Scheme positionVerletScheme() { return {{0.5, 0.5}, {1.0}}; }
@@ -370,7 +378,6 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
       for (int r = 0; r < world.numRods(); ++r)
         for (int e = 0; e < world.rod(r).numEdges(); ++e) r_min = std::min(r_min, world.rod(r).radius(e));
       implicit_contact_.configure(contact_max_iterations_, 1e-6 * (std::isfinite(r_min) ? r_min : 1e-3));
-      q_c_.setZero(n);
       contact_force_.setZero(n);
     }
   }
@@ -478,7 +485,7 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
       << " N/m (Gershgorin row sum of its K = -dF/dq) on " << where << " (mass " << world.mass()[row_worst]
       << " kg) at t = " << t << " s limits dt to " << limit << " s (omega_max h <= " << bound_
       << ", omega_max^2 <= " << w_el * w_el << " elastic + " << lam_sum << " contact, rad^2/s^2); dt = " << dt
-      << " s exceeds " << safety_ << " x that: reduce dt to <= " << safety_ * limit
+      << " s exceeds " << safety_ << " x that: reduce dt to <= " << downToThreeDigits(safety_ * limit)
       << " s (simulation.dt) or the contact stiffness (imc: a fixed `stiffness` or a smaller `stiffness_scale`, "
          "a larger `delta`, a larger `slip_tolerance` with friction; ipc: `kappa`, a larger `d_hat`; spring-dashpot: "
          "`stiffness` and `damping`), or set "
@@ -597,7 +604,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     if (dt <= dt_crit_) msg << "safety = " << safety_ << " x ";
     msg << "the explicit stability limit, estimated at " << dt_crit_ << " s (omega_max h <= " << bound_
         << ", omega_max = " << bound_ / dt_crit_ << " rad/s from power iteration on M^-1 K); use dt <= "
-        << safety_ * dt_crit_ << " s (simulation.dt), or set solver stability = \"warn\"";
+        << downToThreeDigits(safety_ * dt_crit_) << " s (simulation.dt), or set solver stability = \"warn\"";
     if (dt <= dt_crit_) msg << " or a safety closer to 1 (solver.safety)";
     if (stability_ == "refuse") {
       report.ok = false;
@@ -640,7 +647,6 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     // configuration after drift K-1 (position-verlet: mid-step), the last drift at the corrected v.
     if (k == K && !velocity_contacts_.empty() && !contactImpulses(world, t0 + dt, dt, scheme_.drift[K] * dt, report))
       return report;
-    if (k == K && contact_free_) q_c_ = q_;  // the configuration before the last drift
     const bool start_fused = fused && k == 0;
     if (start_fused)
       startDrift(q, qs, world.q().data(), v0, fixed.data(), scheme_.drift[0] * dt, dt, n);
@@ -651,7 +657,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
     if (k == K) {
-      if (contact_free_ && !implicitContactStep(world, t0 + dt, dt, scheme_.drift[K], report)) return report;
+      if (contact_free_ && !implicitContactStep(world, t0 + dt, dt, report)) return report;
       break;
     }
     if (start_fused) {
@@ -707,10 +713,9 @@ StepReport ExplicitSolver::step(World& world, double dt) {
 // The force contacts at the end of the step (implicit_contact.h): q_ and v_ go from the step without
 // contact to the step with it, and the step-averaged force gains F_c(q_{n+1}) (on free DOFs M dv / dt,
 // on prescribed ones the contact load their constraints carry).
-[[gnu::cold]] bool ExplicitSolver::implicitContactStep(World& world, double t_end, double dt, double a,
-                                                       StepReport& report) {
+[[gnu::cold]] bool ExplicitSolver::implicitContactStep(World& world, double t_end, double dt, StepReport& report) {
   const ImplicitContactStep::Result r =
-      implicit_contact_.solve(world, implicit_models_, t_end, dt, a, q_c_, world.q(), q_, v_, contact_force_);
+      implicit_contact_.solve(world, implicit_models_, t_end, dt, world.q(), q_, v_, contact_force_);
   report.iterations = r.iterations;
   if (!r.ok) {
     report.ok = false;

@@ -83,9 +83,8 @@ class ExplicitSolver : public Solver {
   bool contactStable(World& world, double t, double dt, StepReport& report);
   // The velocity-level contact step: v += dv (and the step-averaged force += M dv / dt).
   bool contactImpulses(World& world, double t, double dt, double drift, StepReport& report);
-  // The implicit contact step before the last drift (drift coefficient a); report.iterations its
-  // Newton iterations.
-  bool implicitContactStep(World& world, double t_end, double dt, double a, StepReport& report);
+  // The implicit contact step at the end of the step; report.iterations its Newton iterations.
+  bool implicitContactStep(World& world, double t_end, double dt, StepReport& report);
   // "N pairs active in 'imc', ..." or "no contact active", for failure messages.
   std::string activeContacts(World& world) const;
   struct ForceContactRef {
@@ -105,7 +104,7 @@ class ExplicitSolver : public Solver {
   ContactFreeEvaluation* contact_free_ = nullptr;
   ImplicitContactStep implicit_contact_;
   std::vector<ImplicitContactStep::Model> implicit_models_;
-  Vec q_c_, contact_force_;
+  Vec contact_force_;
   int contact_max_iterations_ = 50;
   std::vector<VelocityContactRef> velocity_contacts_;
   StiffnessSink contact_k_;  // capacity kept: no allocation once warm

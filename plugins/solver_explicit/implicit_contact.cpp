@@ -170,8 +170,8 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
 }
 
 ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::vector<Model>& models, double t_end,
-                                                       double h, double a, const Vec& q_c, const Vec& q_committed,
-                                                       Vec& q, Vec& v, Vec& contact_force) {
+                                                       double h, const Vec& q_committed, Vec& q, Vec& v,
+                                                       Vec& contact_force) {
   Result result;
   const int n = static_cast<int>(q.size());
   const Vec& M = world.mass();
@@ -192,37 +192,38 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
     compact_.assign(n, -1);
     block_dofs_.clear();
   }
-  const double ha = a * h;
-  for (int i = 0; i < n; ++i) d_[i] = M[i] / (ha * h);  // M / (a h^2)
+  for (int i = 0; i < n; ++i) d_[i] = 2 * M[i] / (h * h);
   q_pred_ = q;
+  // the virtual start of the contact step: velocity(q) = (q - q_start) / (h/2) = v_free + 2 (q - q_pred) / h
+  q_start_ = q_pred_ - 0.5 * h * v;
 
   EvalContext ctx;
   ctx.t = t_end;
-  ctx.dt = ha;
+  ctx.dt = 0.5 * h;
   ctx.q = &q;
-  ctx.q_start = &q_c;
+  ctx.q_start = &q_start_;
   ctx.v_start = &v;  // v_free until the end
 
-  // Newton starts where the last drift starts, q_c, on the node positions (the rotation DOFs, which
-  // no contact force reaches, are at q_pred already): there the models' first evaluation of the step
-  // sees the momentum the contact has to stop, M v_free / (a h), and scales its stiffness by it (IMC
-  // Eq. B.5; the IPC barrier stiffness): at q_pred that residual is zero. A barrier (ipc) is infinite
-  // at contact, so Newton must start contact free: the committed state is, q_c may not be, so the
+  // Newton starts at q_start on the node positions (the rotation DOFs, which no contact force
+  // reaches, are at q_pred already): there the models' first evaluation of the step sees the
+  // momentum the contact has to stop, M v_free / (h/2), and scales its stiffness by it (IMC Eq. B.5;
+  // the IPC barrier stiffness); at q_pred that residual is zero. A barrier (ipc) is infinite at
+  // contact, so Newton must start contact free: the committed state is, q_start may not be, so the
   // start is pulled back on the way from the committed state where continuous collision detection
   // asks (to 0.8 of the first contact).
   for (int i = 0; i < n; ++i)
-    if (!fixed[i] && position_dof_[i]) q[i] = q_c[i];
+    if (!fixed[i] && position_dof_[i]) q[i] = q_start_[i];
   const double reach = world.maxStepFraction(q_committed, q - q_committed);
   if (reach < 1.0)
     for (int i = 0; i < n; ++i)
-      if (!fixed[i] && position_dof_[i]) q[i] = q_committed[i] + 0.8 * reach * (q_c[i] - q_committed[i]);
+      if (!fixed[i] && position_dof_[i]) q[i] = q_committed[i] + 0.8 * reach * (q_start_[i] - q_committed[i]);
 
   double rnorm = residual(world, models, ctx, q);
   auto failed = [&](const std::string& why) {
     std::ostringstream msg;
     msg.precision(3);
     msg << "implicit contact step at t = " << t_end << " s " << why << " (" << activePairs(models)
-        << " pairs active, residual / (M / a h^2) = " << rnorm << " m after " << result.iterations
+        << " pairs active, residual / (2 M / h^2) = " << rnorm << " m after " << result.iterations
         << " Newton iterations)";
     result.ok = false;
     result.message = msg.str();
@@ -273,7 +274,7 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
   // fc_ holds F_c at the accepted q (the last residual evaluated there).
   contact_force = fc_;
   for (int i = 0; i < n; ++i)
-    if (!fixed[i]) v[i] += (q[i] - q_pred_[i]) / ha;
+    if (!fixed[i]) v[i] += 2 * (q[i] - q_pred_[i]) / h;
   return result;
 }
 

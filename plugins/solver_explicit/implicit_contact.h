@@ -1,21 +1,19 @@
 // The force contacts of an explicit step, solved implicitly with the lumped mass (README.md,
-// "Contact"): the kicks move the rods without contact, and before the last drift (length a h) the
-// contact forces are found at the END of the step,
+// "Contact"). The step's kicks and drifts move the rods without contact to q_pred, v_free; then the
+// contact force, taken as constant over the step and evaluated at its END, is added as the scheme
+// itself would add a constant force (every consistent splitting scheme integrates a constant
+// acceleration exactly: dq = h^2/2 M^-1 F, dv = h M^-1 F):
 //
-//   M (v_{n+1} - v_free) = h F_c(q_{n+1}, v_{n+1}),   q_{n+1} = q_c + a h v_{n+1},
+//   q_{n+1} = q_pred + h^2/2 M^-1 F_c(q_{n+1}, v_{n+1}),   v_{n+1} = v_free + h M^-1 F_c(q_{n+1}, v_{n+1})
+//   <=>  r(q) = 2 M / h^2 (q - q_pred) - F_c(q) = 0,   v_{n+1} = v_free + 2 (q_{n+1} - q_pred) / h,
 //
-// q_c the configuration before the last drift, v_free the velocity after the last kick. In the
-// end-of-step positions this is one backward-Euler step of the contact subsystem,
-//
-//   r(q) = M / (a h^2) (q - q_pred) - F_c(q) = 0,   q_pred = q_c + a h v_free (the step without contact),
-//
-// the incremental potential of IPC (IMC and IPC seed, Sec. 3 and the IPC comparison) with the mass
-// a M and the step a h, solved by Newton with the models' own K = -dF/dq. A penalty or barrier of
-// any stiffness is then stable at the dt the rods need: the contact no longer bounds the step, and
-// backward Euler dissipates (it never gains energy). Contact forces act on node positions only, so
-// rotation DOFs end where the drift put them. The models see ctx.q = q, ctx.q_start = q_c, ctx.dt =
-// a h, ctx.v_start = v_free: ctx.velocity(i) is the end-of-step velocity v_{n+1}, and the models'
-// friction Jacobians (slope / ctx.dt) are exact for it.
+// one backward-Euler step of the contact subsystem with step h/2 (the incremental potential of the
+// IMC and IPC papers), solved by Newton with the models' own K = -dF/dq. A penalty or barrier of any
+// stiffness is then stable at the dt the rods need (the contact no longer bounds the step), and
+// backward Euler dissipates: it never gains energy. The models see ctx.dt = h/2, ctx.q_start = q_pred
+// - h/2 v_free, ctx.v_start = v_free, so that ctx.velocity(i) = (q - q_start) / ctx.dt is v_{n+1} and
+// their friction Jacobians (slope / ctx.dt) are exact. Contact forces act on node positions only:
+// rotation DOFs end where the drifts put them.
 #pragma once
 
 #include <rodsim/capabilities.h>
@@ -48,15 +46,14 @@ class ImplicitContactStep {
   }
 
   // q: on entry q_pred, the end of the step without contact (constraints applied at t_end); on
-  // return q_{n+1}. v: on entry v_free; on return v_{n+1} = v_free + (q_{n+1} - q_pred) / (a h).
-  // q_c: the configuration before the last drift. q_committed: the start of the step (contact free:
-  // a barrier's Newton starts on the way from it to q_pred). `contact_force` receives F_c(q_{n+1})
+  // return q_{n+1}. v: on entry v_free; on return v_{n+1}. q_committed: the start of the step (free
+  // of contact: a barrier's Newton starts on the way from it). `contact_force` receives F_c(q_{n+1})
   // (for the constraints' reactions).
-  Result solve(World& world, const std::vector<Model>& models, double t_end, double h, double a, const Vec& q_c,
-               const Vec& q_committed, Vec& q, Vec& v, Vec& contact_force);
+  Result solve(World& world, const std::vector<Model>& models, double t_end, double h, const Vec& q_committed,
+               Vec& q, Vec& v, Vec& contact_force);
 
  private:
-  // F_c(q) into fc_ and r = D (q - q_pred) - F_c on free DOFs (D = M / a h^2); returns max |r_i| / D_i
+  // F_c(q) into fc_ and r = D (q - q_pred) - F_c on free DOFs (D = 2 M / h^2); returns max |r_i| / D_i
   // (m: how far the inertia alone would move DOF i to balance r_i; converged below x_tol).
   double residual(World& world, const std::vector<Model>& models, EvalContext ctx, const Vec& q);
   // dq = -(D + K_c)^{-1} r on the free DOFs (K_c at ctx); false if the factorization fails.
@@ -67,7 +64,7 @@ class ImplicitContactStep {
   double x_tol_ = 1e-9;
   // work arrays, sized at the first call (no allocation once warm, except the sparse factorization
   // of the contact DOFs' block)
-  Vec q_pred_, d_, r_, fc_, dq_, q_trial_, zero_;
+  Vec q_pred_, q_start_, d_, r_, fc_, dq_, q_trial_, zero_;
   std::vector<char> position_dof_;  // 1 on the rods' node positions (the DOFs contact forces act on)
   std::vector<int> compact_;        // DOF -> index in the contact block, -1 elsewhere
   std::vector<int> block_dofs_;     // the free DOFs K_c touches

@@ -123,20 +123,15 @@ TEST_CASE("--help after any command prints the usage and exits 0") {
 }
 
 TEST_CASE("a solver refuses a contact model it cannot drive, naming both (composition)") {
-  // kValidScene's implicit-euler and der rod, with a cosserat rod: no stiffness matrix for Newton.
-  const std::string scene = std::string(kValidScene) + R"(
-[[rod]]
-name = "shear"
-model = "cosserat"
-nodes = 5
-radius = 0.01
-density = 1000.0
-youngs_modulus = 1e6
-geometry = { shape = "straight", start = [0, 0.1, 0], end = [0.5, 0.1, 0] }
+  // kValidScene under pefrl with alart-curnier: a velocity-level contact step fits one-kick schemes only.
+  const std::string scene = sceneWithLine(7, "type = \"pefrl\"") + R"(
+[[contact]]
+name = "touch"
+type = "alart-curnier"
 )";
-  auto r = expectInputError("solver-rod", scene, "6:1", "solver 'implicit-euler' (implicit-euler) cannot work with rod 'shear' (cosserat)");
-  CHECK(r.output.find("rod-stiffness") != std::string::npos);
-  CHECK(r.output.find("position-verlet or pefrl") != std::string::npos);
+  auto r = expectInputError("solver-contact", scene, "6:1", "solver 'pefrl' (pefrl) cannot work with contact 'touch' (alart-curnier)");
+  CHECK(r.output.find("contact-force") != std::string::npos);
+  CHECK(r.output.find("position-verlet") != std::string::npos);
 }
 
 TEST_CASE("Newton refuses two impulse contact models (one would be ignored)") {

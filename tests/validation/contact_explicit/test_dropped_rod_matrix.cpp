@@ -1,11 +1,13 @@
 // The composition matrix of contact with rod models and solvers, end to end through the rodsim
-// command (docs/validation/contact-explicit.md):
-//  - every rod model x solver x contact model on scenes/contact/dropped_rod.toml: either `rodsim
-//    check` refuses it (exit 2, with a reason), or `rodsim run` stops the dropped rod on the beam:
-//    smallest gap over the run >= -1 % of the radius, contact in some steps, the dropped rod's end
-//    state not through the beam (final rod-rod gap >= -1 % of r) and, where the model dissipates the
-//    impact (implicit solvers; the velocity-level alart-curnier step), resting on it (final gap
-//    within the model's force band + 5 % of r). No combination may run and ignore contact.
+// command (docs/validation/contact-explicit.md, issue 39):
+//  - every rod model x solver x contact model on two plain scenes, a soft rope dropped across a
+//    clamped bar onto a floor (scenes/contact/rope_over_bar.toml) and a rod dropped across a clamped
+//    beam onto a floor (scenes/contact/dropped_rod.toml), at the contact model's DEFAULT parameters and
+//    the dt the rods need without contact (1 ms for implicit-euler; for an explicit solver the largest
+//    dt it accepts for the rods, read from `rodsim check`): either `rodsim check` refuses it (exit 2,
+//    with a reason), or `rodsim run` ends with the dropped rod at rest on the held rod and the floor
+//    (smallest gap over the run >= -2 % of its radius, kinetic energy down to 1 % of its peak, resting
+//    heights within r / 5).
 //  - Coulomb friction with position-verlet + alart-curnier (velocity-level step) on DER and Cosserat
 //    rods dropped onto a slope (tilt alpha = 0.3 rad): stick for mu = 0.5 > tan(alpha), slip with
 //    a = g (sin(alpha) - mu cos(alpha)) for mu = 0.2.
@@ -20,7 +22,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,13 @@ double jsonNumber(const std::string& json, const std::string& key) {
   REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
   return std::stod(json.substr(p + key.size() + 3));
 }
+
+// One scene of the matrix: its two rods (the held one and the dropped one) and their radii.
+struct MatrixScene {
+  std::string file, held, dropped;
+  double held_radius, radius;  // m
+  std::string duration;        // simulated time (s): the dropped rod is at rest by then
+};
 
 // Closest distance between segments [p0, p1] and [q0, q1] (normal equations, then clamping).
 double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,
@@ -54,107 +62,126 @@ double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, con
   return (p0 + s * d1 - q0 - t * d2).norm();
 }
 
-// Smallest gap between the rods 'drop' and 'beam' in final.csv (centerline distance minus radii).
-double finalRodGap(const std::filesystem::path& final_csv) {
+// The dropped rod's final gaps (m) to the held rod and to the floor z = 0, from final.csv.
+struct FinalGaps {
+  double rod = 1e9, floor = 1e9;
+};
+FinalGaps finalGaps(const MatrixScene& scene, const std::filesystem::path& final_csv) {
   const CsvTable t = readCsv(final_csv);
-  std::map<std::string, std::vector<Eigen::Vector3d>> nodes;
-  for (std::size_t i = 0; i < t.rows.size(); ++i)
-    nodes[t.rows[i][t.col("rod")]].emplace_back(t.num(i, "x"), t.num(i, "y"), t.num(i, "z"));
-  const auto &a = nodes.at("drop"), &b = nodes.at("beam");
-  double gap = 1e9;
-  for (std::size_t i = 0; i + 1 < a.size(); ++i)
-    for (std::size_t j = 0; j + 1 < b.size(); ++j)
-      gap = std::min(gap, segmentDistance(a[i], a[i + 1], b[j], b[j + 1]) - 2 * kRadius);
-  return gap;
+  std::vector<Eigen::Vector3d> held, dropped;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const Eigen::Vector3d x(t.num(i, "x"), t.num(i, "y"), t.num(i, "z"));
+    if (t.rows[i][t.col("rod")] == scene.held) held.push_back(x);
+    if (t.rows[i][t.col("rod")] == scene.dropped) dropped.push_back(x);
+  }
+  FinalGaps g;
+  for (std::size_t i = 0; i + 1 < dropped.size(); ++i)
+    for (std::size_t j = 0; j + 1 < held.size(); ++j)
+      g.rod = std::min(g.rod, segmentDistance(dropped[i], dropped[i + 1], held[j], held[j + 1]) - scene.radius -
+                                  scene.held_radius);
+  for (const auto& x : dropped) g.floor = std::min(g.floor, x.z() - scene.radius);
+  return g;
 }
 
-struct Combination {
-  std::string rod, solver, contact;
-  std::string settings() const {
-    std::string s = " --set rod.beam.model=" + rod + " --set rod.drop.model=" + rod + " --set solver.type=" + solver +
-                    " --set contact.type=" + contact;
-    const bool expl = solver == "position-verlet" || solver == "pefrl";
-    if (!expl) return s + " --set simulation.dt=1e-3";
-    // Explicit steps: dt below the stability limit, contact stiffness included (the solvers refuse
-    // a larger one naming it). imc: a fixed k = 1 J, penalty stiffness 2 k / h^2 = 5e5 N/m at the
-    // band's edge, stiffer inside it: the Cosserat rod's impact on its clamped beam reaches a Gershgorin
-    // bound of 3.5e6 N/m on 1.3e-4 kg nodes, a limit of 1.1e-5 s, so an 8e-6 s kick keeps a margin;
-    // it holds the impact overlap to a few 1e-6 m (measured 0.5 % of r); the slip tolerance gives a
-    // friction slope mu f_n 15 / (2 nu) the same kick integrates (contact_imc README, "Explicit solvers").
-    // Explicit steps are symplectic (no numerical damping), and the penalty and barrier contacts are
-    // elastic along the normal: a heavier air damping (c L / m = 40 1/s instead of 4) takes the
-    // bounce and the clamped beam's vibration out within the run, so that the rod comes to rest on
-    // the beam as it does with the implicit solvers, whose backward Euler damps both.
-    if (contact == "imc")
-      return s + " --set force.air.coefficient=0.5 --set simulation.dt=8e-6 --set contact.stiffness=1 --set contact.delta=1e-4 --set contact.slip_tolerance=1";
-    // ipc: its adaptive kappa_min = max(m/dt^2, F/d_hat) grows as 1/dt^2, so that dt^2 K/m never falls
-    // below the stability bound: a fixed kappa, and a friction smoothing eps_v a 1e-6 s kick integrates.
-    if (contact == "ipc")
-      return s + " --set force.air.coefficient=0.5 --set simulation.dt=1e-6 --set simulation.duration=0.3 --set contact.kappa=1e3 --set contact.eps_v=1";
-    return s + " --set force.air.coefficient=0.5 --set simulation.dt=2e-5";
-  }
-  // The penalty and barrier models are elastic in the normal direction: under explicit kicks (no
-  // numerical damping) the rod still bounces on the beam at the end of the affordable run; they must
-  // keep contact (no penetration, contact steps, not through the beam) but are not required at rest.
-  // Every combination that runs brings the rod to rest on the beam (the settings above).
-  bool mustRest() const { return true; }
-  // Force band of the model: a resting rod sits this far above the beam (imc delta, ipc d_hat = r/10).
-  double band() const {
-    if (contact == "ipc") return 0.1 * kRadius;
-    if (contact == "imc") return (solver == "position-verlet" || solver == "pefrl") ? 1e-4 : 1e-5;
-    return 0.0;
-  }
-};
+const MatrixScene kRope{"scenes/contact/rope_over_bar.toml", "bar", "rope", 0.003, 0.001, "0.6"};
+const MatrixScene kDroppedRod{"scenes/contact/dropped_rod.toml", "beam", "drop", kRadius, kRadius, "0.6"};
 
-}  // namespace
+// The dt the rods need without contact: for an explicit solver the largest it accepts (the "use dt <=
+// X s" of `rodsim check`'s dry first step at 1 ms, the solver's safety factor included); else 1 ms.
+std::string rodsDt(const MatrixScene& scene, const std::string& sets) {
+  const CommandResult check = runRodsim("check " + scene.file + sets + " --set simulation.dt=1e-3");
+  const auto p = check.output.find("use dt <= ");
+  if (check.status == 0 || p == std::string::npos) return "1e-3";
+  return check.output.substr(p + 10, check.output.find(' ', p + 10) - p - 10);
+}
 
-TEST_CASE("dropped rod: every rod model x solver x contact model is refused up front or stops the rod") {
-  const std::string scene = "scenes/contact/dropped_rod.toml";
-  int works = 0, refused = 0;
-  std::string table = "\n| rod | solver | contact | result | min gap / r | steps with contact | final gap / r | final KE (J) |\n|---|---|---|---|---|---|---|---|\n";
+// The generated matrix of issue 39: every rod model x solver x contact model at the contact model's
+// default parameters and the dt the rods need without contact, either refused by `rodsim check` with
+// its reason, or running to the end at rest on the held rod and the floor.
+void runMatrix(const MatrixScene& scene) {
+  int works = 0;
+  std::string table = "\n| rod | solver | contact | dt (s) | result | min gap / r | KE end / KE max | z on " +
+                      scene.held + " - rest (mm) | z on floor - rest (mm) | wall (s) |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  std::vector<std::string> refusals;
   for (const std::string rod : {"der", "cosserat"})
-    for (const std::string solver : {"implicit-euler", "position-verlet", "pefrl"})
-      for (const std::string contact : {"imc", "ipc", "alart-curnier"}) {
-        const Combination c{rod, solver, contact};
+    for (const std::string solver : {"implicit-euler", "position-verlet", "pefrl"}) {
+      const std::string models = " --set rod." + scene.held + ".model=" + rod + " --set rod." + scene.dropped +
+                                 ".model=" + rod + " --set solver.type=" + solver;
+      const std::string dt = rodsDt(scene, models);
+      for (const std::string contact : {"imc", "ipc", "alart-curnier", "spring-dashpot"}) {
         CAPTURE(rod);
         CAPTURE(solver);
         CAPTURE(contact);
-        const CommandResult check = runRodsim("check " + scene + c.settings());
-        if (check.status == 2) {
-          // refused: both components named, a reason given
-          CHECK(check.output.find("cannot work with") != std::string::npos);
-          ++refused;
-          table += "| " + rod + " | " + solver + " | " + contact + " | refused (exit 2) | | | | |\n";
+        const std::string sets = models + " --set contact.type=" + contact + " --set simulation.duration=" +
+                                 scene.duration + " --set simulation.dt=" + dt;
+        const CommandResult check = runRodsim("check " + scene.file + sets);
+        char row[512];
+        if (check.status == 2) {  // refused up front, with the reason
+          const auto at = check.output.find("error:");
+          const std::string reason = at == std::string::npos ? check.output : check.output.substr(at + 7);
+          CHECK(reason.size() > 20);
+          refusals.push_back(rod + " + " + solver + " + " + contact + ": " + reason);
+          std::snprintf(row, sizeof row, "| %s | %s | %s | %s | refused | | | | | |\n", rod.c_str(), solver.c_str(),
+                        contact.c_str(), dt.c_str());
+          table += row;
           continue;
         }
         REQUIRE_MESSAGE(check.status == 0, check.output);
-        const auto dir = scratchDir("dropped-rod-" + rod + "-" + solver + "-" + contact);
-        const CommandResult run = runRodsim("run " + scene + " --quiet --output " + dir.string() + c.settings());
+        const auto dir = scratchDir("matrix-" + std::filesystem::path(scene.file).stem().string() + "-" + rod + "-" +
+                                    solver + "-" + contact);
+        const CommandResult run = runRodsim("run " + scene.file + " --quiet --output " + dir.string() + sets);
         INFO(run.output);
         const std::string summary = readText(dir / "summary.json");
         INFO(summary);
-        REQUIRE(run.status == 0);
-        const double min_gap = jsonNumber(summary, "min_gap");
-        const double steps = jsonNumber(summary, "steps_with_contact");
-        const double final_gap = finalRodGap(dir / "final.csv");
-        CHECK(steps > 0);
-        CHECK(min_gap >= -0.01 * kRadius);
-        CHECK(final_gap >= -0.01 * kRadius);
-        const CsvTable ts = readCsv(dir / "timeseries.csv");
-        const double ke = ts.num(ts.rows.size() - 1, "kinetic_energy");
-        if (c.mustRest()) {
-          CHECK(final_gap <= c.band() + 0.05 * kRadius);
-          CHECK(ke <= 1e-6);  // at rest: below 0.4 % of the impact energy m g h = 2.5e-4 J
+        CHECK(run.status == 0);
+        if (run.status != 0) {
+          std::snprintf(row, sizeof row, "| %s | %s | %s | %s | FAILED (exit %d) | | | | | |\n", rod.c_str(),
+                        solver.c_str(), contact.c_str(), dt.c_str(), run.status);
+          table += row;
+          continue;
         }
-        ++works;
-        char row[256];
-        std::snprintf(row, sizeof row, "| %s | %s | %s | works%s | %.2e | %.0f | %.2e | %.1e |\n", rod.c_str(),
-                      solver.c_str(), contact.c_str(), c.mustRest() ? ", at rest" : "", min_gap / kRadius, steps,
-                      final_gap / kRadius, ke);
+        const CsvTable ts = readCsv(dir / "timeseries.csv");
+        double ke_max = 0;
+        for (std::size_t i = 0; i < ts.rows.size(); ++i) ke_max = std::max(ke_max, ts.num(i, "kinetic_energy"));
+        const double ke_end = ts.num(ts.rows.size() - 1, "kinetic_energy");
+        const double min_gap = jsonNumber(summary, "min_gap");
+        const FinalGaps gaps = finalGaps(scene, dir / "final.csv");
+        CHECK(jsonNumber(summary, "steps_with_contact") > 0);
+        // no more overlap than 2 % of the dropped rod's radius at any step
+        CHECK(min_gap >= -0.02 * scene.radius);
+        // at rest: the kinetic energy has fallen to 1 % of its peak (the impact)
+        CHECK(ke_end <= 0.01 * ke_max);
+        // resting on the held rod and on the floor: both gaps within a fifth of the radius (wider than
+        // every model's force band: delta = 1e-5 m for imc, d_hat = r / 10 for ipc), not through
+        CHECK(gaps.rod >= -0.02 * scene.radius);
+        CHECK(gaps.rod <= 0.2 * scene.radius);
+        CHECK(gaps.floor >= -0.02 * scene.radius);
+        CHECK(gaps.floor <= 0.2 * scene.radius);
+        std::snprintf(row, sizeof row, "| %s | %s | %s | %s | works | %.3f | %.1e | %.3f | %.3f | %.1f |\n",
+                      rod.c_str(), solver.c_str(), contact.c_str(), dt.c_str(), min_gap / scene.radius,
+                      ke_end / ke_max, gaps.rod / scene.radius, gaps.floor / scene.radius,
+                      jsonNumber(summary, "wall_time_s"));
         table += row;
+        ++works;
       }
-  MESSAGE(table);
-  CHECK(works + refused == 18);
+    }
+  std::string why;
+  for (const auto& r : refusals) why += "\n- " + r;
+  MESSAGE(scene.file << ": " << works << " of 24 work" << table << "\nrefused:" << why);
+  CHECK(works + static_cast<int>(refusals.size()) == 24);
+  // the refused cells: alart-curnier under pefrl (a velocity-level step fits one-kick schemes only),
+  // spring-dashpot with a floor (the seed's model has no obstacles)
+  CHECK(refusals.size() <= 8);
+}
+
+}  // namespace
+
+TEST_CASE("contact matrix: rope dropped across a bar onto a floor, every rod model x solver x contact model at defaults") {
+  runMatrix(kRope);
+}
+
+TEST_CASE("contact matrix: rod dropped across a beam onto a floor, every rod model x solver x contact model at defaults") {
+  runMatrix(kDroppedRod);
 }
 
 namespace {
@@ -228,7 +255,7 @@ TEST_CASE("spring-dashpot: a rod on sliders dropped onto a clamped beam, every r
   // and at rest the one pair in contact carries its weight: overlap m g / k_sc = 1.233e-7 m.
   const std::string scene = "scenes/contact/spring_dashpot_crossing.toml";
   const double weight_overlap = 1000.0 * M_PI * kRadius * kRadius * 0.1 * 9.81 / 1e5;
-  int works = 0, refused = 0;
+  int works = 0;
   for (const std::string rod : {"der", "cosserat"})
     for (const std::string solver : {"implicit-euler", "position-verlet", "pefrl"}) {
       CAPTURE(rod);
@@ -237,12 +264,6 @@ TEST_CASE("spring-dashpot: a rod on sliders dropped onto a clamped beam, every r
       const std::string sets = " --set rod.beam.model=" + rod + " --set rod.drop.model=" + rod +
                                " --set solver.type=" + solver + " --set simulation.dt=" + dt;
       const CommandResult check = runRodsim("check " + scene + sets);
-      if (check.status == 2) {  // cosserat has no Hessian for Newton: refused with the reason
-        CHECK(check.output.find("cannot work with") != std::string::npos);
-        CHECK((rod == "cosserat" && solver == "implicit-euler"));
-        ++refused;
-        continue;
-      }
       REQUIRE_MESSAGE(check.status == 0, check.output);
       const auto dir = scratchDir("spring-dashpot-crossing-" + rod + "-" + solver);
       const CommandResult run = runRodsim("run " + scene + " --quiet --output " + dir.string() + sets);
@@ -262,6 +283,5 @@ TEST_CASE("spring-dashpot: a rod on sliders dropped onto a clamped beam, every r
       CHECK(ts.num(last, "kinetic_energy") < 1e-7);  // impact energy m g h = 3e-4 J
       ++works;
     }
-  CHECK(works == 5);
-  CHECK(refused == 1);
+  CHECK(works == 6);
 }
