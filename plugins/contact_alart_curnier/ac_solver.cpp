@@ -87,6 +87,11 @@ Vec3 naturalMap(const Vec3& u, const Vec3& r, double mu) {
   return r - projectCone(r - ud, mu);
 }
 
+double coulombError(const Vec3& u, const Vec3& r, double mu, double rho) {
+  const double scale = std::max(r.norm(), rho * u.norm());
+  return scale > 0 ? naturalMap(rho * u, r, mu).norm() / scale : 0.0;
+}
+
 Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu) {
   double s = 0;
   const Eigen::Index n = mu.size();
@@ -134,7 +139,7 @@ void Solver::setContacts(const Vec& q, const Vec& mu) {
   n_ = n;
   q_ = q;
   mu_ = mu;
-  for (Vec* v : {&u_, &F_, &d_, &Wd_, &rtrial_, &utrial_, &rk_, &qeff_}) v->setZero(3 * n);
+  for (Vec* v : {&u_, &F_, &d_, &Wd_, &rtrial_, &utrial_, &rk_, &qeff_, &rkeep_}) v->setZero(3 * n);
   Fu_.assign(n, Mat3::Zero());
   Fr_.assign(n, Mat3::Zero());
 }
@@ -757,6 +762,42 @@ Result Solver::solve(Vec& r) {
   }
   res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
+}
+
+double Solver::worstContactError(const Vec& u, const Vec& r) const {
+  double e = 0;
+  for (int i = 0; i < n_; ++i) e = std::max(e, coulombError(u.segment<3>(3 * i), r.segment<3>(3 * i), mu_[i], rho_[i]));
+  return e;
+}
+
+double Solver::polishContacts(Vec& r, Result& result, double tolerance) {
+  if (n_ == 0 || r.size() != 3 * n_) return 0;
+  eta_ = 0;
+  qeff_ = q_;
+  computeU(r, u_);
+  double error = worstContactError(u_, r);
+  if (!(error > tolerance)) return error;
+  const Options keep = opt_;
+  opt_.tolerance = 1e-15;  // one plain Newton step per solve(): no proximal loop, no rho retries
+  opt_.max_iterations = 1;
+  opt_.proximal = false;
+  opt_.rho_retries = false;
+  for (int k = 0; k < 4 && error > tolerance; ++k) {
+    rkeep_ = r;
+    const Result more = solve(r);
+    result.iterations += more.iterations;
+    const double now = worstContactError(u_, r);  // solve() leaves u_ = W r + q
+    if (!(now < error) || !(more.residual.rel <= keep.tolerance)) {
+      r = rkeep_;
+      computeU(r, u_);
+      break;
+    }
+    error = now;
+    result.residual = more.residual;
+    result.ac_norm = more.ac_norm;
+  }
+  opt_ = keep;
+  return error;
 }
 
 Result Solver::solveWithRho(Vec& r) {

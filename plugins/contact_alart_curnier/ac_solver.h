@@ -46,6 +46,13 @@ Vec3 projectCone(const Vec3& z, double mu);
 // Natural-map (de Saxce) residual of one contact: r - P_K(r - (u + mu |u_T| e_N)).
 Vec3 naturalMap(const Vec3& u, const Vec3& r, double mu);
 
+// Coulomb's law of one contact in impulse units, relative to the contact's own scale:
+//   |r - P_K(r - rho (u + mu |u_T| e_N))| / max(|r|, rho |u|),
+// zero exactly on the law (seed Eqs. 1-2 through de Saxce's natural map, which holds for any scaling
+// rho > 0 of the velocity; with rho = 1 / mean W_ii, rho u is the impulse that would stop the contact
+// alone, so r and rho u are commensurate where the problem's relative residual compares m/s with N s).
+double coulombError(const Vec3& u, const Vec3& r, double mu, double rho);
+
 // Natural-map residual of a whole problem at (u, r): abs and rel as defined above.
 struct Residual {
   double abs = 0, rel = 0;
@@ -116,6 +123,14 @@ class Solver {
   void setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu);
   // r: warm start in, solution (or the best iterate) out; size 3n.
   Result solve(Vec& r);
+  // After a converged solve(r): Newton steps (quadratic there, at most 4) until every contact's
+  // coulombError (with this problem's rho) is <= tolerance, each step kept only if it lowers the
+  // worst contact's error and stays within options().tolerance; iterations and residuals are added
+  // to `result`. Returns the worst contact's error at the returned r. The relative residual mixes
+  // units (m/s and N s) and is dominated by the largest |q|, |u| or |r| of the problem: it can pass
+  // with one small contact's impulse off by more than itself (the velocity-level step's resting
+  // rope nodes next to open candidates), which this removes.
+  double polishContacts(Vec& r, Result& result, double tolerance);
 
   int numContacts() const { return n_; }
   const Vec& velocity() const { return u_; }  // u = W r + q at the last r
@@ -159,7 +174,8 @@ class Solver {
   int n_ = 0;
   SpMat W_, J_;
   Vec q_, mu_, rho_;
-  Vec u_, F_, d_, Wd_, rtrial_, utrial_, rk_, qeff_;
+  Vec u_, F_, d_, Wd_, rtrial_, utrial_, rk_, qeff_, rkeep_;
+  double worstContactError(const Vec& u, const Vec& r) const;  // max_i coulombError at (u, r)
   std::vector<Mat3> Fu_, Fr_;
   std::vector<int> diag_pos_;  // J_ value index of the (c, c) diagonal entry of each column
   double eta_ = 0;

@@ -157,6 +157,15 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     solver.options() = options_;
     solver.setProblem(W, qg, mug);
     g.result = solver.solve(rg);
+    // The relative natural map the solver stops on scales by max(|q|, |u|, |r|): here a velocity (a
+    // rope node sliding at 0.3 m/s; an open candidate's gap / drift, up to ~100 m/s) against ~1e-9 N s
+    // per step on a resting rope node, so a group can pass it with a contact's impulse wrong by more
+    // than itself (rope_over_bar.toml, DER, dt = 9.1e-6 s: a warm start accepted at iteration 0 with
+    // r_N = 1.9e-11 N s on a rope node leaving the floor at 5.6e-6 m/s, a pull on a separating
+    // contact). Newton steps polish each converged group until every contact is on Coulomb's law in
+    // its own units (Solver::polishContacts): worst contact over 0.4 s of that scene 9.0e-6 -> 1.0e-10
+    // (DER), 1.3e-5 -> 5.5e-14 (Cosserat); nearly all groups already are (one pass over them).
+    if (g.result.converged) solver.polishContacts(rg, g.result, options_.tolerance);
     const Vec u = solver.velocityAt(rg);
     for (int a = 0; a < ng; ++a) {
       const int i = g.contacts[a];

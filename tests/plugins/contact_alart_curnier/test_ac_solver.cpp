@@ -116,6 +116,140 @@ TEST_CASE("two coupled contacts converge from zero and warm start converges in o
   CHECK(res.iterations == 0);
 }
 
+// Coulomb's law at (u, r) of one contact, to tol (in units of r and of u): r in the cone,
+// Signorini (u_N >= 0, r_N u_N = 0), stick (u_T = 0) where |r_T| < mu r_N, and slip opposite to the
+// velocity (r_T = -mu r_N u_T / |u_T|) otherwise (seed Eqs. 1-2).
+void checkCoulomb(const Vec3& u, const Vec3& r, double mu, double tol_r, double tol_u) {
+  CHECK(r[0] >= -tol_r);
+  CHECK(r.tail<2>().norm() <= mu * r[0] + tol_r);
+  CHECK(u[0] >= -tol_u);
+  CHECK(std::min(std::abs(r[0]) / tol_r, std::abs(u[0]) / tol_u) <= 1);
+  if (u.tail<2>().norm() > tol_u) {
+    CHECK((r.tail<2>() + mu * r[0] * u.tail<2>().normalized()).norm() <= tol_r);
+  }
+}
+
+// The velocity-level step's single contact (README, "Explicit solvers"): W = H M^-1 H^T of a rope edge
+// crossing a clamped-end bar edge (weights (1-s, s) on the rope's nodes, -(1-t, -t) on the bar's, an
+// isotropic lumped mass per node), at the first impact (u_N = -0.44 m/s) and at the degenerate points
+// of the Alart-Curnier function (seed Eqs. 4a-4b, Appendix B): zero tangential velocity (y = r_T at
+// the solution, the ball's centre), the stick/slip boundary (|y| = mu r_N exactly), and starts with
+// r_N = 0 (the ball of radius 0) or outside the cone. The exact Coulomb answer from every start.
+TEST_CASE("velocity-level single contact at zero tangential velocity and on the stick/slip boundary") {
+  const double m_rope = 1.57e-5, m_bar = 2.8e-4, s = 0.3, t = 0.6, mu = 0.3;
+  const double w = (s * s + (1 - s) * (1 - s)) / m_rope + t * t / m_bar;  // the bar's node 0 clamped
+  const Eigen::Matrix3d W = w * Eigen::Matrix3d::Identity();
+  const double qn = -0.44;
+  const Vec muv = Vec::Constant(1, mu);
+  const Vec3 r_impact(-qn / w, 0, 0);
+  const double r_scale = r_impact[0];
+  const std::vector<Vec3> starts = {Vec3::Zero(), Vec3(0, r_scale, 0), r_impact, Vec3(r_scale, 0.3 * r_scale, 0),
+                                    Vec3(r_scale, -mu * r_scale, 0), Vec3(2 * r_scale, 0, 3 * r_scale),
+                                    Vec3(-r_scale, 0.5 * r_scale, 0.5 * r_scale)};
+  Solver solver;
+  for (const double tangential : {0.0, 1.0, 1.0 + 1e-12, 1.0 - 1e-12, 1.5}) {
+    // q_T along (0.6, 0.8) with |q_T| = tangential x mu |q_N|: 1 is the stick/slip boundary (the
+    // sticking impulse has |r_T| = mu r_N exactly), beyond it the contact slips.
+    const Vec3 q(qn, 0.6 * tangential * mu * -qn, 0.8 * tangential * mu * -qn);
+    CAPTURE(tangential);
+    solver.setProblem(sparse(W), q, muv);
+    for (const Vec3& start : starts) {
+      CAPTURE(start.transpose());
+      Vec r = start;
+      const Result res = solver.solve(r);
+      REQUIRE(res.converged);
+      CHECK(res.prox_iterations == 0);
+      CHECK(res.iterations <= 4);
+      const Vec3 u = solver.velocityAt(r);
+      checkCoulomb(u, r, mu, 1e-12 * r_scale, 1e-12 * std::abs(qn));
+      CHECK(r[0] == doctest::Approx(r_impact[0]).epsilon(1e-12));  // u_N = 0: r_N = -q_N / w
+      if (tangential <= 1) {  // stick: r = -W^-1 q, u = 0
+        CHECK((r - Vec3(-q / w)).norm() <= 1e-12 * r_scale);
+        CHECK(u.norm() <= 1e-12 * std::abs(qn));
+      } else {  // slip: |r_T| = mu r_N against q_T, u_T = q_T + w r_T along q_T
+        CHECK((r.tail<2>() + mu * r[0] * Eigen::Vector2d(0.6, 0.8)).norm() <= 1e-12 * r_scale);
+        CHECK((u.tail<2>() - (tangential - 1) * mu * -qn * Eigen::Vector2d(0.6, 0.8)).norm() <= 1e-12 * std::abs(qn));
+      }
+    }
+  }
+}
+
+// A rope edge landing on a bar edge while its end node lands on the floor in the same step (the
+// simultaneous impact of tests/validation/contact_alart_curnier/test_rope_over_bar.cpp): two contacts
+// coupled through the rope's shared node, normals 30 degrees apart, no tangential velocity before the
+// impact; from zero and from the last step's impulses turned by the frame change (a warm start on the
+// wrong side of the cone).
+TEST_CASE("velocity-level simultaneous impacts sharing a node: exact Coulomb from zero and stale warm starts") {
+  const double m_rope = 1.57e-5, m_bar = 2.8e-4, s = 0.4, t = 0.5, mu = 0.3;
+  // Nodes: rope 0, 1 (DOFs 0-5), bar 0, 1 (6-11); contact 0: rope edge (0, 1) on bar edge (0, 1);
+  // contact 1: rope node 1 on the floor.
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(6, 12);
+  Eigen::Matrix3d F0, F1;
+  const Vec3 n0 = Vec3(0, std::sin(0.5236), std::cos(0.5236)), n1 = Vec3::UnitZ();
+  F0.row(0) = n0;
+  F0.row(1) = n0.unitOrthogonal();
+  F0.row(2) = n0.cross(n0.unitOrthogonal());
+  F1.row(0) = n1;
+  F1.row(1) = n1.unitOrthogonal();
+  F1.row(2) = n1.cross(n1.unitOrthogonal());
+  H.block<3, 3>(0, 0) = (1 - s) * F0;
+  H.block<3, 3>(0, 3) = s * F0;
+  H.block<3, 3>(0, 6) = -(1 - t) * F0;
+  H.block<3, 3>(0, 9) = -t * F0;
+  H.block<3, 3>(3, 3) = F1;
+  Vec minv(12);
+  minv << Vec3::Constant(1 / m_rope), Vec3::Constant(1 / m_rope), Vec3::Constant(1 / m_bar), Vec3::Constant(1 / m_bar);
+  const Eigen::MatrixXd W = H * minv.asDiagonal() * H.transpose();
+  Vec vfree = Vec::Zero(12);
+  vfree[2] = vfree[5] = -0.44;  // the rope falls, the bar is at rest
+  const Vec q = H * vfree;
+  const Vec muv = Vec::Constant(2, mu);
+  Solver solver;
+  solver.setProblem(sparse(W), q, muv);
+  const double r_scale = 0.44 * m_rope;
+  Vec stale(6);
+  stale << r_scale, -r_scale * mu, 0, r_scale, 0, r_scale * mu;
+  for (const Vec& start : {Vec(Vec::Zero(6)), stale, Vec(-stale)}) {
+    Vec r = start;
+    Result res = solver.solve(r);
+    REQUIRE(res.converged);
+    CHECK(res.prox_iterations == 0);
+    // The solver's default tolerance (1e-8 on the relative natural map, scaled by |q| = 0.44 m/s)
+    // stops the stale start after 2 iterations with contact 0 outside its cone by 1.2e-4 of its
+    // impulse; polishContacts brings every contact onto Coulomb's law in its own units.
+    CHECK(solver.polishContacts(r, res, 1e-12) <= 1e-12);
+    const Vec u = solver.velocityAt(r);
+    for (int i = 0; i < 2; ++i) checkCoulomb(u.segment<3>(3 * i), r.segment<3>(3 * i), mu, 1e-12 * r_scale, 1e-12 * 0.44);
+    CHECK(r[0] > 0);
+    CHECK(r[3] > 0);
+    MESSAGE("start |r0| = " << start.norm() << ": " << res.iterations << " iterations, r = " << r.transpose()
+                            << ", u = " << u.transpose());
+  }
+}
+
+// The case measured in the velocity-level step on rope_over_bar.toml (DER, dt = 9.1e-6 s): a rope
+// node sliding on the floor at 0.27 m/s starts to leave it (u_N = 5.6e-6 m/s without impulse) with
+// last step's impulse as warm start (r_N = 1.9e-11 N s, sliding friction). The relative natural map
+// is 7.5e-11 < 1e-10 there (abs 2e-11 N s against |u| = 0.27 m/s) and the solve returns it at
+// iteration 0: a normal impulse on a separating contact. Coulomb: r = 0, u = q.
+TEST_CASE("a warm start the relative residual accepts on a separating contact is polished to r = 0") {
+  const double m = 1.57e-5, mu = 0.3;
+  const Vec3 q(5.58e-6 - 1.93e-11 / m, -0.2681 - 0.3 * 1.93e-11 / m, 5.3e-7);  // u = W r_warm + q as measured
+  const Vec3 r_warm(1.93e-11, 0.3 * 1.93e-11, 0);
+  Solver solver;
+  solver.options().tolerance = 1e-10;
+  solver.setProblem(sparse(Eigen::Matrix3d::Identity() / m), q, Vec::Constant(1, mu));
+  Vec r = r_warm;
+  Result res = solver.solve(r);
+  REQUIRE(res.converged);
+  CHECK(res.iterations == 0);  // accepted as it came in
+  CHECK(coulombError(solver.velocityAt(r), r, mu, m) > 1e-6);
+  CHECK(solver.polishContacts(r, res, 1e-10) < 1e-15);
+  CHECK(r.norm() < 1e-15 * r_warm.norm());  // take-off: no impulse (to round-off)
+  CHECK((solver.velocityAt(r) - q).norm() < 1e-15 * q.norm());
+  CHECK(res.iterations == 1);
+}
+
 TEST_CASE("Siconos and FCLIB problems: natural-map residual below 1e-8") {
   const std::string dir = std::string(RODSIM_SOURCE_DIR) + "/../shared/fclib/";
   for (const char* name : {"FrictionContact3D_1c.dat", "FC3D_Example1.dat", "Confeti-ex13-4contact-Fc3D-SBM.dat",
