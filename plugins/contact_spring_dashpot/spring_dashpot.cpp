@@ -22,7 +22,9 @@ Schema SpringDashpotContact::schema() {
            "nodes with the weights of the distance gradient. Neighbours along a rod are excluded by arc length; "
            "candidates from a sweep-and-prune broad phase with a Verlet margin. A force contact (explicit "
            "solvers add it to their kicks and bound their step with its stiffness; its Jacobian is exact, so "
-           "implicit solvers can drive it too). No obstacles and no friction."};
+           "implicit solvers can drive it too). The same law between the nodes and [[obstacle]]s (planes, spheres, "
+           "spinning cylinders) on the overlap r - d, never pulling; regularized Coulomb friction "
+           "mu f_n tanh(|v_T|/v_s) against the tangential relative velocity, rod-rod and rod-obstacle."};
   s.add<double>("stiffness", 1e4, "Spring constant k_sc of Eq. 37 (force per metre of overlap; the seed's Fig. 9: 1e4).")
       .unit("N/m")
       .atLeast(0);
@@ -31,6 +33,17 @@ Schema SpringDashpotContact::schema() {
                 "Fig. 9: 10). Zero in quasi-static solves.")
       .unit("kg/s")
       .atLeast(0);
+  s.add<double>("friction", 0.0,
+                "Coulomb coefficient mu, rod-rod and rod-obstacle: the tangential force is -mu f_n tanh(|v_T|/v_s) "
+                "v_T/|v_T| against the tangential relative velocity v_T of the closest points (of the node and "
+                "the surface point under it), f_n the normal force. 0: frictionless, as in the seed's Eq. 37.")
+      .atLeast(0);
+  s.add<double>("slip_velocity", 1e-4,
+                "Regularization v_s of the Coulomb law: below about v_s the friction is viscous (slope "
+                "mu f_n / v_s), above it it is mu f_n; a contact that Coulomb would stick creeps at "
+                "v_s atanh(F_t / (mu f_n)).")
+      .unit("m/s")
+      .greater(0);
   s.add<double>("exclusion", 0.4 * M_PI,
                 "Neighbour exclusion: elements of one rod whose rest arc-length gap is at most exclusion x "
                 "(r_i + r_j) never interact (adjacent elements never do). The default 0.4 pi (0.8 pi r for equal radii, PyElastica's rule) "
@@ -55,6 +68,8 @@ SpringDashpotContact::SpringDashpotContact(const Params& p)
       k_(p.real("stiffness")),
       gamma_(p.real("damping")),
       exclusion_(p.real("exclusion")),
+      mu_(p.real("friction")),
+      slip_velocity_(p.real("slip_velocity")),
       swept_on_(p.boolean("swept_check")) {
   if (p.has("margin")) margin_param_ = p.real("margin");
   rod_names_ = p.optionalStrings("rods");
@@ -62,16 +77,31 @@ SpringDashpotContact::SpringDashpotContact(const Params& p)
 }
 
 void SpringDashpotContact::bind(World& world) {
-  if (obstacle_names_ && !obstacle_names_->empty())
-    throw ParamError("obstacles", "spring-dashpot has no obstacle contact (the seed's Eq. 37 is element against "
-                                  "element); use imc, ipc or alart-curnier for [[obstacle]] contact");
   rods_ = resolveRods(world, rod_names_, "rods");
   refuseClosedRods(rods_, "rods", "the spring-dashpot contact model");
   table_.bind(rods_, "element", "spring-dashpot needs the cross-section radius (contact when d_min < r_i + r_j)");
   margin_ = margin_param_ ? *margin_param_ : 0.25 * table_.maxRadius();
   near_margin_ = margin_ / 16;
   r_min_ = table_.minRadius();
-  swept_.bind(rods_, {});
+  // Obstacles: node against surface (every node of the selected rods, with its own radius).
+  obstacles_.clear();
+  for (int i : resolveObstacles(world, obstacle_names_, "obstacles")) obstacles_.push_back(&world.obstacle(i));
+  node_radius_.clear();
+  node_rod_.clear();
+  node_index_.clear();
+  for (std::size_t ri = 0; ri < rods_.size(); ++ri)
+    for (int i = 0; i < rods_[ri]->numNodes(); ++i) {
+      node_radius_.push_back(rods_[ri]->nodeRadius(i));
+      node_rod_.push_back(static_cast<int>(ri));
+      node_index_.push_back(i);
+    }
+  if (!obstacles_.empty())
+    for (std::size_t i = 0; i < node_radius_.size(); ++i)
+      if (!(node_radius_[i] > 0))
+        throw ParamError("rods", "rod '" + rods_[node_rod_[i]]->name() + "' has a non-positive radius on node " +
+                                     std::to_string(node_index_[i]) +
+                                     "; spring-dashpot needs it for obstacle contact (contact when d < r)");
+  swept_.bind(rods_, obstacles_);
   cand_.clear();
   x_cand_.clear();
   x_near_.clear();
@@ -268,11 +298,87 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
     f.segment<3>(RA->x0) = fa0;
     f.segment<3>(RA->x1) = fa1;
   }
+  // Friction of the pairs in contact, in list order (after all normal forces, as the reference).
+  if (frictionOn(ctx))
+    for (int i = 0; i < na; ++i) {
+      const int j = active_[i];
+      addPairFriction(ctx, damp, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], &f, nullptr);
+    }
   // The smallest gap of the candidates (ContactStats): an active pair's when there is one (all are
   // in the near list); else that of all candidates, as the reference reports it.
   if (stats_.active == 0 && nc < cand_.size()) stats_.min_gap = candidateMinGap(q);
+  if (!obstacles_.empty()) addObstacleForces(ctx, f, clearance);
   clearance_eval_ = clearance;
   keepEvaluationNodes(q);
+}
+
+void SpringDashpotContact::addPairFriction(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B,
+                                           Vec* f, StiffnessSink* K) const {
+  const Vec& q = *ctx.q;
+  SegmentNormal sn;
+  pairNormal(q, A, B, sn);
+  const double rsum = A.radius + B.radius;
+  // In contact, and centre lines apart (where they meet, D = 0, there is no tangent plane: no friction).
+  if (!(rsum - sn.D > 0) || !(sn.D > 1e-12 * rsum)) return;
+  const int xs[4] = {A.x0, A.x1, B.x0, B.x1};
+  Vec3 x[4];
+  geometry::Vec12 u, F;
+  for (int k = 0; k < 4; ++k) {
+    x[k] = node(q, xs[k]);
+    u.segment<3>(3 * k) = x[k] - ctx.q_start->segment<3>(xs[k]);
+  }
+  ContactLaw lw = law(ctx);
+  lw.gamma = damp ? gamma_ : 0.0;
+  if (!K) {
+    if (pairFriction(x, u, ctx.dt, sn, rsum, lw, damp, F, nullptr))
+      for (int k = 0; k < 4; ++k) f->segment<3>(xs[k]) += F.segment<3>(3 * k);
+    return;
+  }
+  geometry::Mat12 block;
+  if (!pairFriction(x, u, ctx.dt, sn, rsum, lw, damp, F, &block)) return;
+  int dofs[12];
+  for (int k = 0; k < 4; ++k)
+    for (int c = 0; c < 3; ++c) dofs[3 * k + c] = xs[k] + c;
+  K->addBlock(dofs, block);
+}
+
+// Node-obstacle contact (friction.h, nodeObstacle) on every node and obstacle: a few flops per node and
+// obstacle per evaluation, no list needed (scenes with obstacles have few of them).
+void SpringDashpotContact::addObstacleForces(const EvalContext& ctx, Vec& f, double& clearance) {
+  const Vec& q = *ctx.q;
+  const ContactLaw lw = law(ctx);
+  const bool moving = (lw.gamma > 0 || lw.mu > 0);
+  Vec3 F, u;
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+    const int x = node_dofs_[i];
+    const Vec3 xi = node(q, x);
+    if (moving) u = xi - ctx.q_start->segment<3>(x);
+    for (const Obstacle* o : obstacles_) {
+      const double gap = nodeObstacle(*o, xi, node_radius_[i], moving ? &u : nullptr, ctx.dt, lw, F, nullptr);
+      stats_.min_gap = std::min(stats_.min_gap, gap);
+      // the swept check's crossing distance for a node is r/2 from the surface
+      clearance = std::min(clearance, gap + 0.5 * node_radius_[i]);
+      if (!(gap < 0)) continue;
+      ++stats_.active;
+      f.segment<3>(x) += F;
+    }
+  }
+}
+
+void SpringDashpotContact::addObstacleStiffness(const EvalContext& ctx, StiffnessSink& K) const {
+  const Vec& q = *ctx.q;
+  const ContactLaw lw = law(ctx);
+  const bool moving = (lw.gamma > 0 || lw.mu > 0);
+  Vec3 F, u;
+  Mat3 B;
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i) {
+    const int x = node_dofs_[i];
+    const Vec3 xi = node(q, x);
+    if (moving) u = xi - ctx.q_start->segment<3>(x);
+    for (const Obstacle* o : obstacles_)
+      if (nodeObstacle(*o, xi, node_radius_[i], moving ? &u : nullptr, ctx.dt, lw, F, &B) < 0 && F.squaredNorm() > 0)
+        K.addContiguous(x, B);
+  }
 }
 
 void SpringDashpotContact::growPairResults(std::size_t n) {
@@ -404,6 +510,10 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
       }
     }
   }
+  if (frictionOn(ctx))
+    for (std::size_t j = 0; j < near_.size(); ++j)
+      addPairFriction(ctx, damp, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], nullptr, &K);
+  if (!obstacles_.empty()) addObstacleStiffness(ctx, K);
 }
 
 double SpringDashpotContact::energy(const EvalContext& ctx) const {
@@ -415,6 +525,11 @@ double SpringDashpotContact::energy(const EvalContext& ctx) const {
         A.radius + B.radius - segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1));
     e += 0.5 * k_ * eps * eps;
   }
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (const Obstacle* o : obstacles_) {
+      const double eps = node_radius_[i] - o->signedDistance(node(q, node_dofs_[i]));
+      if (eps > 0) e += 0.5 * k_ * eps * eps;
+    }
   return e;
 }
 
@@ -454,6 +569,12 @@ void SpringDashpotContact::findOverlaps(const Vec& q, std::vector<Overlap>& out)
         segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - (A.radius + B.radius);
     out.push_back({rods_[A.rod]->name(), rods_[B.rod]->name(), A.index, B.index, gap});
   }
+  // Nodes inside an obstacle (node against surface, as the contact).
+  for (std::size_t i = 0; i < node_dofs_.size(); ++i)
+    for (const Obstacle* o : obstacles_) {
+      const double gap = o->signedDistance(node(q, node_dofs_[i])) - node_radius_[i];
+      if (gap < 0) out.push_back({rods_[node_rod_[i]]->name(), o->name, node_index_[i], -1, gap});
+    }
 }
 
 // A crossing is a pair whose centre-line distance falls below (r_a + r_b)/2 somewhere on the linear

@@ -1,8 +1,11 @@
 // The "spring-dashpot" contact model: the Cosserat seed's self-contact and rod-rod contact
 // (Sec. IV.4, Eqs. 36-37): between the closest points of two elements, a linear spring on the overlap
 // plus a dashpot on the normal velocity, for explicit solvers (and implicit ones: its Jacobian is
-// exact). See README.md.
+// exact); the same law between nodes and [[obstacle]]s, and regularized Coulomb friction on both
+// (friction.h). See README.md.
 #pragma once
+
+#include "friction.h"
 
 #include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
@@ -40,6 +43,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   void addStiffnessReference(const EvalContext& ctx, StiffnessSink& K);
   // The spring's energy sum k eps^2 / 2 (the dashpot has none).
   double energy(const EvalContext& ctx) const override;
+  bool usesObstacles() const override { return true; }
   ContactStats stats() const override { return stats_; }
   void findOverlaps(const Vec& q, std::vector<Overlap>& out) const override;
   // The kernel's continuous check of accepted steps (rodsim/geometry/swept_check.h), with this
@@ -85,6 +89,21 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
                         const geometry::SegmentNormal& sn) const;
   // Whether the dashpot acts in this evaluation (a damping, a step with a start and a dt).
   bool dashpotOn(const EvalContext& ctx) const { return gamma_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0; }
+  // Whether friction acts (a coefficient, implicit velocities: not in quasi-static solves).
+  bool frictionOn(const EvalContext& ctx) const { return mu_ > 0 && !ctx.quasi_static && ctx.q_start && ctx.dt > 0; }
+  // The friction of the rod-rod pair (A, B) if in contact at q (friction.h, pairFriction): its force
+  // added to f, or its K = -dF/dq block to K. Both forms of addForce and addStiffness call these in
+  // the same pair order, so fast and reference stay bitwise equal.
+  void addPairFriction(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B, Vec* f,
+                       StiffnessSink* K) const;
+  // Node-obstacle contact and friction on every node of the selected rods and every selected obstacle
+  // (friction.h, nodeObstacle): forces into f and the stats (active, min_gap, the swept check's
+  // clearance), or K = -dF/dq into K.
+  void addObstacleForces(const EvalContext& ctx, Vec& f, double& clearance);
+  void addObstacleStiffness(const EvalContext& ctx, StiffnessSink& K) const;
+  ContactLaw law(const EvalContext& ctx) const {
+    return {k_, dashpotOn(ctx) ? gamma_ : 0.0, frictionOn(ctx) ? mu_ : 0.0, 1.0 / slip_velocity_};
+  }
   // What the stiffness block of a pair in contact (overlap eps > 0, closest points sn) is made of, in
   // both forms of addStiffness: the 12 DOFs of its four nodes, their velocities v (0 without the
   // dashpot), g = dD/dx, f_n = k eps - gamma g . v (Eq. 37), and which nodes D depends on at all.
@@ -98,12 +117,16 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
                  const geometry::SegmentNormal& sn, double eps, PairTerms& p) const;
 
   // parameters
-  double k_, gamma_, exclusion_;
+  double k_, gamma_, exclusion_, mu_, slip_velocity_;
   std::optional<double> margin_param_;
   bool swept_on_;
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
 
   std::vector<Rod*> rods_;
+  std::vector<const Obstacle*> obstacles_;
+  // Per node of the selected rods (node_dofs_ order): radius, rod (index into rods_) and index on it.
+  std::vector<double> node_radius_;
+  std::vector<int> node_rod_, node_index_;
   geometry::RodEdges table_;  // the edges and nodes of the selected rods, and the broad phase
   const std::vector<EdgeRef>& edges_ = table_.edges();
   const std::vector<int>& node_dofs_ = table_.nodeDofs();  // x DOF of every node of the selected rods

@@ -41,6 +41,10 @@ void SpringDashpotContact::addForceReference(const EvalContext& ctx, const Vec& 
     f.segment<3>(B.x0) += sn.w[2] * F;
     f.segment<3>(B.x1) += sn.w[3] * F;
   }
+  // Friction of the pairs in contact (friction.h), after all normal forces, in candidate order.
+  if (frictionOn(ctx))
+    for (const auto& ab : cand_) addPairFriction(ctx, damp, edges_[ab.first], edges_[ab.second], &f, nullptr);
+  if (!obstacles_.empty()) addObstacleForces(ctx, f, clearance);
   clearance_eval_ = clearance;
   keepEvaluationNodes(q);
 }
@@ -82,6 +86,9 @@ void SpringDashpotContact::addStiffnessReference(const EvalContext& ctx, Stiffne
       }
     }
   }
+  if (frictionOn(ctx))
+    for (const auto& ab : cand_) addPairFriction(ctx, damp, edges_[ab.first], edges_[ab.second], nullptr, &K);
+  if (!obstacles_.empty()) addObstacleStiffness(ctx, K);
 }
 
 }  // namespace rodsim::spring_dashpot

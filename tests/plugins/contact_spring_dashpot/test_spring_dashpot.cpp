@@ -7,6 +7,7 @@
 #include "contact_checks.h"
 #include "finite_differences.h"
 #include "spring_dashpot.h"
+#include "friction.h"
 
 #include <rodsim/testing/fake_world.h>
 
@@ -19,6 +20,7 @@ using namespace rodsim;
 using namespace rodsim::testing;
 using rodsim::spring_dashpot::SpringDashpotContact;
 using rodsim::test::contactForce;
+using rodsim::test::ObstacleWorld;
 using rodsim::test::fdGradient;
 using rodsim::test::relErr;
 using rodsim::test::startStep;
@@ -359,13 +361,33 @@ TEST_CASE("no contact: the smallest gap is that of all candidates, also those be
   }
 }
 
-TEST_CASE("obstacles are refused by name") {
-  FakeWorld w;
+TEST_CASE("obstacles: selected by name (unknown names refused), initial overlaps with them reported") {
+  {
+    FakeWorld w;
+    addCrossing(w, 3 * r);
+    Params p = makeParams(SpringDashpotContact::schema(), {});
+    p.set("obstacles", std::vector<std::string>{"floor"});
+    w.addContact<SpringDashpotContact>(p);
+    CHECK_THROWS_AS(w.finalize(), ParamError);  // this world has no obstacle named 'floor'
+  }
+  ObstacleWorld w;
+  w.body.name = "floor";
+  w.body.origin = Vec3(0, 0, -0.5 * r);  // rod A's nodes (z = 0) are r/2 into it
   addCrossing(w, 3 * r);
   Params p = makeParams(SpringDashpotContact::schema(), {});
   p.set("obstacles", std::vector<std::string>{"floor"});
-  w.addContact<SpringDashpotContact>(p);
-  CHECK_THROWS_AS(w.finalize(), ParamError);
+  auto& c = w.addContact<SpringDashpotContact>(p);
+  w.finalize();
+  CHECK(c.usesObstacles());
+  std::vector<Overlap> ov;
+  c.findOverlaps(w.q(), ov);
+  REQUIRE(ov.size() == 5);  // the five nodes of rod A
+  for (const auto& o : ov) {
+    CHECK(o.rod_a == "a");
+    CHECK(o.rod_b == "floor");
+    CHECK(o.edge_b == -1);
+    CHECK(o.gap == doctest::Approx(-0.5 * r));
+  }
 }
 
 TEST_CASE("swept check: a rod passing through another within one step is caught; small steps skip the full check") {
@@ -478,4 +500,281 @@ TEST_CASE("no heap allocation in beginStep, addForce and addStiffness once warm,
   CHECK(g_allocations.load() == before);
   CHECK(c.builds() > builds);  // the candidate list was rebuilt in the timed steps
   CHECK(active > 0);
+}
+
+// ------------------------------------------------------------------ obstacles and friction (issue 39)
+
+namespace {
+
+SpringDashpotContact& addFrictionModel(FakeWorld& w, double k, double gamma, double mu, double vs) {
+  return w.addContact<SpringDashpotContact>(makeParams(
+      SpringDashpotContact::schema(),
+      {{"stiffness", k}, {"damping", gamma}, {"friction", mu}, {"slip_velocity", vs}, {"allow_initial_overlap", true}}));
+}
+
+// The largest |F_t| / (mu f_n) over the nodes of rod 0 (normal of obstacle `o` at each node).
+double coulombRatio(FakeWorld& w, const Obstacle& o, const Vec& q, const Vec& f, double mu) {
+  double worst = 0;
+  for (int i = 0; i < w.rod(0).numNodes(); ++i) {
+    const int x = w.rod(0).globalPositionDof(i);
+    Vec3 n;
+    o.signedDistance(q.segment<3>(x), &n);
+    const Vec3 F = f.segment<3>(x);
+    const double fn = F.dot(n);
+    if (F.norm() == 0) continue;
+    CHECK(fn > 0);  // never pulling
+    worst = std::max(worst, (F - fn * n).norm() / (mu * fn));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("node-obstacle contact with friction: K = -dF/dq by finite differences on a plane, a sphere and a spinning cylinder") {
+  // Four nodes of a rod pressed into the obstacle (overlaps 1e-4 to 4e-4 m, r = 0.025), moving over the
+  // step with the surface plus a slip of `slip` v_s across it (0.3: the viscous branch of tanh, 20:
+  // sliding), approaching or separating along the normal (the dashpot), with and without friction.
+  const double vs = 1e-3, dt = 1e-3;
+  for (const auto shape : {Obstacle::Shape::Plane, Obstacle::Shape::Sphere, Obstacle::Shape::Cylinder})
+    for (double mu : {0.0, 0.4})
+      for (double slip : {0.3, 20.0})
+        for (double vn : {-0.02, 0.005}) {
+          CAPTURE(static_cast<int>(shape));
+          CAPTURE(mu);
+          CAPTURE(slip);
+          CAPTURE(vn);
+          ObstacleWorld w;
+          w.body.name = "body";
+          w.body.shape = shape;
+          w.body.radius = 0.05;
+          w.body.normal = Vec3(0, 0.2, 1).normalized();
+          w.body.origin = w.body.center = Vec3(0.01, 0, shape == Obstacle::Shape::Plane ? 0.0 : -0.05);
+          w.body.axis = Vec3(1, 0.3, 0).normalized();
+          w.body.angular_velocity = shape == Obstacle::Shape::Cylinder ? 2.0 : 0.0;
+          SpringChain::Options o;
+          for (int k = 0; k < 4; ++k) {
+            const double depth = 1e-4 * (k + 1);
+            if (shape == Obstacle::Shape::Plane) {
+              o.points.push_back(w.body.origin + Vec3(0.3 * L * k, 0.05 * L * k, 0) +
+                                 (r - depth) * w.body.normal - Vec3(0.3 * L * k, 0.05 * L * k, 0).dot(w.body.normal) * w.body.normal);
+              continue;
+            }
+            const double a = 0.2 * (k - 1.5);
+            const Vec3 radial = Vec3(-0.3 * std::sin(a), std::sin(a), std::cos(a)).normalized();
+            const Vec3 across = shape == Obstacle::Shape::Cylinder
+                                    ? Vec3(radial - radial.dot(w.body.axis) * w.body.axis).normalized()
+                                    : radial;
+            const Vec3 along = shape == Obstacle::Shape::Cylinder ? Vec3(0.01 * k * w.body.axis) : Vec3::Zero();
+            o.points.push_back(w.body.origin + (w.body.radius + r - depth) * across + along);
+          }
+          o.radius = r;
+          w.addRod<SpringChain>("rod", o);
+          auto& c = addFrictionModel(w, 1e3, 0.5, mu, vs);
+          w.finalize();
+          const Vec q = w.q();
+          Vec q_start = q;
+          const Vec v0 = Vec::Zero(q.size());
+          for (int k = 0; k < 4; ++k) {
+            Vec3 n;
+            const Vec3 x = q.segment<3>(3 * k);
+            const double d = w.body.signedDistance(x, &n);
+            const Vec3 t = (Vec3::UnitX() - Vec3::UnitX().dot(n) * n).normalized();
+            q_start.segment<3>(3 * k) -= dt * (w.body.surfaceVelocity(x - d * n) + slip * vs * t + vn * n);
+          }
+          const EvalContext ctx = startStep(w, q_start, v0, dt);
+          const Vec f = contactForce(c, ctx, q);
+          CHECK(c.stats().active == 4);
+          const double e = stiffnessError(c, ctx, q, 1e-3 * vs * dt);
+          MESSAGE("shape " << static_cast<int>(shape) << ", mu " << mu << ", slip " << slip << " v_s, v_n " << vn
+                           << ": K rel. error " << e);
+          CHECK(e <= 1e-6);
+          if (mu > 0) {
+            const double ratio = coulombRatio(w, w.body, q, f, mu);
+            CHECK(ratio <= 1 + 1e-12);
+            if (slip > 10) CHECK(ratio > 0.99);  // sliding: the full Coulomb force
+          }
+        }
+}
+
+TEST_CASE("node-obstacle: the spring-dashpot law of Eq. 37 on the overlap, never pulling, energy k eps^2/2") {
+  ObstacleWorld w;
+  w.body.name = "floor";
+  SpringChain::Options o;
+  const double eps = 2e-4;
+  o.points = line(3, Vec3(0, 0, r - eps), Vec3(2 * L, 0, r + 0.5 * r));  // node 0 in contact only
+  o.radius = r;
+  w.addRod<SpringChain>("rod", o);
+  auto& c = addFrictionModel(w, 1e3, 0.5, 0.0, 1e-4);
+  w.finalize();
+  const Vec q = w.q(), v0 = Vec::Zero(q.size());
+  const double dt = 1e-3;
+  for (double vn : {-0.1, 0.1, 1.0}) {  // approaching, separating slower / faster than k eps / gamma = 0.4 m/s
+    CAPTURE(vn);
+    Vec q_start = q;
+    q_start[2] -= vn * dt;
+    const EvalContext ctx = startStep(w, q_start, v0, dt);
+    const Vec f = contactForce(c, ctx, q);
+    CHECK(c.stats().active == 1);
+    CHECK(c.stats().min_gap == doctest::Approx(-eps));
+    const double fn = std::max(1e3 * eps - 0.5 * vn, 0.0);
+    CHECK(f[2] == doctest::Approx(fn).epsilon(1e-12));
+    CHECK(f.norm() == doctest::Approx(fn).epsilon(1e-12));
+    EvalContext e = ctx;
+    e.q = &q;
+    CHECK(c.energy(e) == doctest::Approx(0.5 * 1e3 * eps * eps));
+  }
+}
+
+TEST_CASE("rod-rod friction: K = -dF/dq by finite differences (s, t and n moving), Coulomb bound, dissipation") {
+  // The crossing of addCrossing (interior closest points) and rod B standing on A (point-edge and
+  // point-point closest points), rod B moving over the step along and across A (sliding and in the
+  // viscous branch), approaching and separating, with and without the dashpot.
+  const double vs = 1e-3, dt = 1e-3;
+  for (int config = 0; config < 3; ++config)
+    for (double gamma : {0.0, 0.5})
+      for (double slip : {0.3, 20.0})
+        for (double vz : {-0.02, 0.005}) {
+          CAPTURE(config);
+          CAPTURE(gamma);
+          CAPTURE(slip);
+          CAPTURE(vz);
+          FakeWorld w;
+          const double overlap = 1e-3;
+          if (config == 0) {
+            addCrossing(w, 2 * r - overlap);
+          } else {
+            const double x_foot = config == 1 ? 0.37 * L : 0.0;
+            SpringChain::Options a, b;
+            a.points = line(5, Vec3(-2 * L, 0, 0), Vec3(2 * L, 0, 0));
+            b.points = line(4, Vec3(x_foot + 0.01 * L, 0.02 * L, 2 * r - overlap),
+                            Vec3(x_foot + 0.3 * L, 0.4 * L, 2 * r + 3 * L));
+            a.radius = b.radius = r;
+            w.addRod<SpringChain>("a", a);
+            w.addRod<SpringChain>("b", b);
+          }
+          auto& c = addFrictionModel(w, 1e3, gamma, 0.4, vs);
+          w.finalize();
+          const Vec q = w.q();
+          Vec q_start = q;
+          const Vec v0 = Vec::Zero(q.size());
+          const Vec3 vb = slip * vs * Vec3(0.8, 0.6, 0) + Vec3(0, 0, vz);
+          for (int n = 0; n < w.rod(1).numNodes(); ++n)
+            q_start.segment<3>(w.rod(1).globalPositionDof(n)) -= dt * (vb + 0.1 * slip * vs * n * Vec3(0, 1, 0));
+          EvalContext ctx = startStep(w, q_start, v0, dt);
+          const Vec f = contactForce(c, ctx, q);
+          REQUIRE(c.stats().active >= 1);
+          const double e = stiffnessError(c, ctx, q, 1e-3 * vs * dt);
+          MESSAGE("config " << config << ", gamma " << gamma << ", slip " << slip << " v_s, v_z " << vz
+                            << ": K rel. error " << e);
+          CHECK(e <= 1e-6);
+          // the friction alone: its power is <= 0 and it is at most mu f_n on each rod
+          const Vec v = (q - q_start) / dt;
+          Vec f_nf = Vec::Zero(q.size());
+          {
+            // same model without friction: rebuild with mu = 0 in a copy of the world
+            FakeWorld w2;
+            for (int rod = 0; rod < 2; ++rod) {
+              SpringChain::Options o;
+              const Rod& R = w.rod(rod);
+              for (int i = 0; i < R.numNodes(); ++i) o.points.push_back(q.segment<3>(R.globalPositionDof(i)));
+              o.rest_lengths = static_cast<const SpringChain&>(R).options().rest_lengths;
+              o.radius = R.radius(0);
+              w2.addRod<SpringChain>(rod ? "b" : "a", o);
+            }
+            auto& c2 = addFrictionModel(w2, 1e3, gamma, 0.0, vs);
+            w2.finalize();
+            EvalContext ctx2 = startStep(w2, q_start, v0, dt);
+            f_nf = contactForce(c2, ctx2, q);
+          }
+          const Vec ffr = f - f_nf;
+          CHECK(ffr.dot(v) <= 0);
+          Vec3 fb = Vec3::Zero(), fbn = Vec3::Zero();
+          for (int n = 0; n < w.rod(1).numNodes(); ++n) {
+            fb += ffr.segment<3>(w.rod(1).globalPositionDof(n));
+            fbn += f_nf.segment<3>(w.rod(1).globalPositionDof(n));
+          }
+          if (c.stats().active == 1) {
+            CHECK(fb.norm() <= 0.4 * fbn.norm() * (1 + 1e-12));
+            if (slip > 10) CHECK(fb.norm() > 0.99 * 0.4 * fbn.norm());
+            CHECK(std::abs(fb.dot(fbn)) <= 1e-12 * fb.norm() * fbn.norm() + 1e-300);  // tangential
+          }
+        }
+}
+
+TEST_CASE("closest-point parameters: d(s, t)/dx by finite differences (interior, one clamped)") {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> N(0, 1);
+  int interior = 0, one = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Vec3 x[4];
+    for (auto& p : x) p = Vec3(N(rng), N(rng), N(rng));
+    geometry::SegmentNormal sn;
+    geometry::segmentNormal(x[0], x[1], x[2], x[3], sn);
+    if (!(sn.D > 1e-3)) continue;
+    Eigen::Matrix<double, 2, 12> J;
+    rodsim::spring_dashpot::closestPointJacobian(x[0], x[1], x[2], x[3], sn, J);
+    const double h = 1e-7;
+    double err = 0, ref = 0;
+    bool same_class = true;
+    for (int i = 0; i < 12; ++i) {
+      Vec3 xp[4] = {x[0], x[1], x[2], x[3]}, xm[4] = {x[0], x[1], x[2], x[3]};
+      xp[i / 3][i % 3] += h;
+      xm[i / 3][i % 3] -= h;
+      geometry::SegmentNormal sp, sm;
+      geometry::segmentNormal(xp[0], xp[1], xp[2], xp[3], sp);
+      geometry::segmentNormal(xm[0], xm[1], xm[2], xm[3], sm);
+      same_class = same_class && sp.s_free == sn.s_free && sm.s_free == sn.s_free && sp.t_free == sn.t_free &&
+                   sm.t_free == sn.t_free;
+      const Eigen::Vector2d fd((sp.s - sm.s) / (2 * h), (sp.t - sm.t) / (2 * h));
+      err = std::max(err, (fd - J.col(i)).norm());
+      ref = std::max(ref, fd.norm());
+    }
+    if (!same_class) continue;
+    if (sn.s_free && sn.t_free) ++interior;
+    else if (sn.s_free || sn.t_free) ++one;
+    CHECK(err <= 1e-6 * std::max(1.0, ref));
+  }
+  CHECK(interior > 10);
+  CHECK(one > 10);
+}
+
+TEST_CASE("fast = reference with friction and an obstacle: forces, stats and K bit for bit") {
+  std::mt19937 rng(13);
+  std::normal_distribution<double> step(0, 1);
+  for (int trial = 0; trial < 6; ++trial) {
+    CAPTURE(trial);
+    ObstacleWorld w;
+    w.body.name = "floor";
+    w.body.origin = Vec3(0, 0, -0.5 * r);
+    addCrumpledRods(w, rng);
+    auto& c = w.addContact<SpringDashpotContact>(
+        makeParams(SpringDashpotContact::schema(), {{"stiffness", 1e4}, {"damping", trial % 2 ? 0.0 : 10.0},
+                                                    {"friction", 0.3}, {"allow_initial_overlap", true}}));
+    w.finalize();
+    const Vec q0 = w.q();
+    Vec v0 = Vec::Zero(q0.size());
+    for (int i = 0; i < v0.size(); ++i) v0[i] = 0.1 * step(rng);
+    const double dt = 1e-4;
+    Vec q = q0 + dt * v0;
+    EvalContext ctx = startStep(w, q0, v0, dt);
+    ctx.q = &q;
+    const Vec none = Vec::Zero(q.size());
+    Vec f_ref = Vec::Random(q.size()), f_fast = f_ref;
+    c.addForceReference(ctx, none, f_ref);
+    const ContactStats s_ref = c.stats();
+    c.addForce(ctx, none, f_fast);
+    CHECK(c.stats().active == s_ref.active);
+    CHECK(c.stats().min_gap == s_ref.min_gap);
+    CHECK((f_fast.array() == f_ref.array()).all());
+    StiffnessSink K_ref, K_fast;
+    c.addStiffnessReference(ctx, K_ref);
+    c.addStiffness(ctx, K_fast);
+    REQUIRE(K_fast.entries().size() == K_ref.entries().size());
+    bool same = true;
+    for (std::size_t e = 0; e < K_ref.entries().size(); ++e) {
+      const auto &a = K_ref.entries()[e], &b = K_fast.entries()[e];
+      same = same && a.row() == b.row() && a.col() == b.col() && a.value() == b.value();
+    }
+    CHECK(same);
+  }
 }
