@@ -731,9 +731,10 @@ Schema PositionVerlet::schema() {
            "Explicit, symplectic, second-order position Verlet (Cosserat seed, Appendix B, Eqs. B1-B6): half drift, "
            "one force evaluation, kick, half drift. Rotation DOFs drift in the rod's own rotation-vector "
            "coordinates (exactly the seed's exp(dt/2 omega) when the rod rebases them every step). Second order "
-           "with velocity_forces = \"midpoint\"; the seed's explicit kick (default) is first order in the "
-           "velocity-dependent terms."};
-  declareCommon(s, "explicit", /*velocity_impulses=*/true);
+           "with velocity_forces = \"midpoint\" (default: a free Cosserat rod's energy stays bounded); the seed's "
+           "explicit kick (velocity_forces = \"explicit\", as PyElastica) is first order in the velocity-dependent "
+           "terms and gains energy in proportion to dt."};
+  declareCommon(s, "midpoint", /*velocity_impulses=*/true);
   return s;
 }
 // Position Verlet adds rotation vectors: its two half drifts (at the old and the new angular

@@ -6,6 +6,17 @@
 
 namespace rodsim::explicit_solver {
 
+double ImplicitContactStep::potential(const std::vector<Model>& models, EvalContext ctx, const Vec& q) const {
+  ctx.q = &q;
+  double phi = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(q.size()); ++i) {
+    const double dx = q[i] - q_pred_[i];
+    phi += 0.5 * d_[i] * dx * dx;  // 0 on prescribed DOFs (q = q_pred there)
+  }
+  for (const Model& m : models) phi += m.force->energy(ctx);
+  return phi;
+}
+
 int ImplicitContactStep::activePairs(const std::vector<Model>& models) const {
   int active = 0;
   for (const Model& m : models) active += m.contact->stats().active;
@@ -80,8 +91,9 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
   const auto& fixed = world.fixedMask();
   const int n = static_cast<int>(r_.size());
   k_.clear();
-  for (const Model& m : models)
-    if (m.contact->stats().active > 0) m.force->addStiffness(ctx, k_);
+  // every model, also without a pair in contact: a lagged friction (ipc) acts on pairs that left
+  // the barrier's band
+  for (const Model& m : models) m.force->addStiffness(ctx, k_);
   for (int i : block_dofs_) compact_[i] = -1;
   block_dofs_.clear();
   parent_.clear();
@@ -248,20 +260,30 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
     // Continuous collision detection bounds a barrier's step (0.9 of the way to the first contact).
     double alpha = world.maxStepFraction(q, dq_);
     if (alpha < 1.0) alpha *= 0.9;
-    // Backtracking on max |r|: the regularized friction and the barrier make Newton's full step
-    // overshoot far from the solution; near it the full step is taken.
-    // If no fraction decreases it (a kink of the friction law), the first step is taken anyway and
-    // the iteration cap decides.
+    // Backtracking with a sufficient decrease: the regularized friction and the barrier make
+    // Newton's full step overshoot far from the solution, and a pair at the edge of its force band
+    // can make it cycle between two states of equal residual; near the solution the full step is
+    // taken. If no fraction decreases (a kink of the friction law), the first step is taken anyway
+    // and the iteration cap decides.
     const double alpha0 = alpha;
     auto trial = [&](double fraction) {
       for (int i = 0; i < n; ++i) q_trial_[i] = q[i] + fraction * dq_[i];
       return residual(world, models, ctx, q_trial_);
     };
-    double r_trial = INFINITY;
+    // A fraction is accepted when it decreases the residual enough (friction is not the gradient of
+    // anything), or, from a configuration where no contact has stiffness, the incremental potential: a
+    // barrier between q and q_pred is then invisible to the linearization, the full step enters it
+    // and raises the residual, while the potential, minimal inside the barrier's band, falls.
+    const bool unseen = block_dofs_.empty();  // no contact stiffness at q: the linearization sees no contact
+    double r_trial = INFINITY, phi = NAN;
     bool decreased = false;
     for (int halving = 0; halving < 30 && !decreased; ++halving) {
       r_trial = trial(alpha);
-      decreased = r_trial < rnorm;
+      decreased = r_trial <= (1 - 0.1 * alpha) * rnorm;
+      if (!decreased && unseen && std::isfinite(r_trial)) {
+        if (std::isnan(phi)) phi = potential(models, ctx, q);
+        decreased = potential(models, ctx, q_trial_) < phi;
+      }
       if (!decreased) alpha *= 0.5;
     }
     if (!decreased) r_trial = trial(alpha = alpha0);

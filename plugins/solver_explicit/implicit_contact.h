@@ -59,6 +59,9 @@ class ImplicitContactStep {
   // dq = -(D + K_c)^{-1} r on the free DOFs (K_c at ctx); false if the factorization fails.
   bool newtonDirection(World& world, const std::vector<Model>& models, const EvalContext& ctx);
   int activePairs(const std::vector<Model>& models) const;
+  // The incremental potential 1/2 (q - q_pred)^T D (q - q_pred) + the contact energies (J): r is its
+  // gradient but for friction.
+  double potential(const std::vector<Model>& models, EvalContext ctx, const Vec& q) const;
 
   int max_iterations_ = 50;
   double x_tol_ = 1e-9;
