@@ -25,12 +25,17 @@ Schema SpringDashpotContact::schema() {
            "implicit solvers can drive it too). The same law between the nodes and [[obstacle]]s (planes, spheres, "
            "spinning cylinders) on the overlap r - d, never pulling; regularized Coulomb friction "
            "mu f_n tanh(|v_T|/v_s) against the tangential relative velocity, rod-rod and rod-obstacle."};
-  s.add<double>("stiffness", 1e4, "Spring constant k_sc of Eq. 37 (force per metre of overlap; the seed's Fig. 9: 1e4).")
+  s.add<double>("stiffness", 3e5,
+                "Spring constant k_sc of Eq. 37 (force per metre of overlap), rod-rod pairs and node-obstacle "
+                "contacts. Default 3e5: impacts of ~0.5 m/s of millimetre rods overlap < 1 % of r with every solver "
+                "(README.md, \"Defaults\"); the seed's Fig. 9 uses 1e4, its plectoneme scenes set their own.")
       .unit("N/m")
       .atLeast(0);
-  s.add<double>("damping", 10.0,
+  s.add<double>("damping", 0.0,
                 "Dashpot constant gamma_sc of Eq. 37 on the normal velocity of the closest points (the seed's "
-                "Fig. 9: 10). Zero in quasi-static solves.")
+                "Fig. 9: 10). Default 0: the dashpot switches on with a jump gamma v_n at contact, which a "
+                "backward-Euler step (implicit-euler, the explicit solvers' implicit contact step) cannot solve "
+                "when gamma dt / m is large; those steps dissipate impacts themselves. Zero in quasi-static solves.")
       .unit("kg/s")
       .atLeast(0);
   s.add<double>("friction", 0.0,
@@ -38,10 +43,10 @@ Schema SpringDashpotContact::schema() {
                 "v_T/|v_T| against the tangential relative velocity v_T of the closest points (of the node and "
                 "the surface point under it), f_n the normal force. 0: frictionless, as in the seed's Eq. 37.")
       .atLeast(0);
-  s.add<double>("slip_velocity", 1e-4,
+  s.add<double>("slip_velocity", 1e-3,
                 "Regularization v_s of the Coulomb law: below about v_s the friction is viscous (slope "
                 "mu f_n / v_s), above it it is mu f_n; a contact that Coulomb would stick creeps at "
-                "v_s atanh(F_t / (mu f_n)).")
+                "v_s atanh(F_t / (mu f_n)) (README.md, \"Friction\": why 1e-3).")
       .unit("m/s")
       .greater(0);
   s.add<double>("exclusion", 0.4 * M_PI,
