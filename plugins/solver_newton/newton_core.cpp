@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace rodsim::newton {
@@ -92,6 +93,14 @@ bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, 
     if (!fixed[g]) s += R[g] * R[g];
   rnorm = std::sqrt(s);
   return true;
+}
+
+bool NewtonCore::residualAt(World& world, EvalContext& ctx, const Vec& q, bool inertial, double& rnorm) {
+  inertial_ = inertial;
+  std::string why;
+  if (evaluate(world, ctx, q, F_trial_, R_trial_, nullptr, rnorm, why)) return true;
+  rnorm = std::numeric_limits<double>::infinity();
+  return false;
 }
 
 InertiaTerm NewtonCore::inertia(World& world, const EvalContext& ctx) const {

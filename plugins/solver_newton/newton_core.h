@@ -49,6 +49,11 @@ class NewtonCore {
   // On return, residual() is R (all DOFs) at the last evaluated configuration, which is q.
   NewtonResult solve(World& world, EvalContext& ctx, Vec& q, bool inertial);
 
+  // |R_free| at q without the stiffness (prepare() first), for choosing where a solve starts; false
+  // (and rnorm = +inf) when the residual there is not finite. Uses the line search's trial buffers:
+  // residual() and the next solve() are unaffected.
+  bool residualAt(World& world, EvalContext& ctx, const Vec& q, bool inertial, double& rnorm);
+
   const Vec& residual() const { return R_; }
   // |R_free| after each evaluation of an accepted iterate in the last solve() (capacity
   // reserved in prepare(), so recording it does not allocate).

@@ -1,6 +1,8 @@
 #include "newton_solvers.h"
 
+#include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
+#include <rodsim/rod.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,6 +50,17 @@ void requireOneImpulseContact(World& world) {
 
 // ---------------------------------------------------------------------------- implicit-euler
 
+// The world has a rod whose DOFs include rotation vectors (RodRotationVectors: Cosserat) and a contact
+// model solved through the residual (not an impulse contact, whose impulses R does not contain).
+bool ImplicitEulerSolver::startFromBetterPredictor(World& world) const {
+  if (world.numContacts() == 0) return false;
+  for (int c = 0; c < world.numContacts(); ++c)
+    if (world.contact(c).as<LinearizedImpulseContact>()) return false;
+  for (int r = 0; r < world.numRods(); ++r)
+    if (world.rod(r).as<RodRotationVectors>()) return true;
+  return false;
+}
+
 Schema ImplicitEulerSolver::schema() {
   Schema s{"implicit-euler",
            "Backward Euler on M q'' = F (IMC seed Eq. 7) solved by Newton on the free DOFs with "
@@ -85,7 +98,7 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   const double t_n = world.time(), t = t_n + dt;
   if (!(dt > 0) || !std::isfinite(dt)) return fail(rep, "implicit-euler: time step must be > 0, got " + num(dt));
   const int n = world.numDofs();
-  resizeAll(n, {&q_n_, &v_n_, &q_, &v_});
+  resizeAll(n, {&q_n_, &v_n_, &q_, &v_, &q_start_});
   q_n_ = world.q();
   v_n_ = world.v();
   if (!q_n_.allFinite() || !v_n_.allFinite())
@@ -121,6 +134,22 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   ctx.load_scale = 1.0;
   ctx.q_start = &q_n_;
   ctx.v_start = &v_n_;
+  // Rods with rotation-vector DOFs (Cosserat) in contact: start from q_n when its residual is below
+  // the velocity predictor's (README.md, "Predictor"). After an impact the velocity predictor carries
+  // the approach velocity of step n, during which the contact stopped the rod, into a penalty or
+  // barrier force 1e5 times the rod's weight; the Newton iterates from there load a Cosserat rod far
+  // beyond its shear and stretch stiffness, where its energy is not convex in the rotations and their
+  // inertia (rho I l / dt^2) is too small to hold them: steps of radians, no convergence.
+  if (velocity_predictor_ && !core_.options().linearized && startFromBetterPredictor(world)) {
+    q_start_ = q_n_;
+    world.prescribe(t, q_start_);
+    double r_velocity = 0, r_position = 0;
+    core_.residualAt(world, ctx, q_, /*inertial=*/true, r_velocity);
+    if (core_.residualAt(world, ctx, q_start_, /*inertial=*/true, r_position) && r_position < r_velocity) {
+      q_.swap(q_start_);
+      ++position_starts_;
+    }
+  }
   const NewtonResult r = core_.solve(world, ctx, q_, /*inertial=*/true);
   rep.iterations = r.solves;
   rep.residual = r.residual;

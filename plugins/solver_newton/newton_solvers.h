@@ -19,11 +19,19 @@ class ImplicitEulerSolver : public Solver {
   void bind(World& world) override { requireOneImpulseContact(world); }
   StepReport step(World& world, double dt) override;
   const NewtonCore& core() const { return core_; }
+  // Steps that started from q_n instead of the velocity predictor (its residual was lower; only
+  // with rotation-vector rods in contact, see startFromBetterPredictor).
+  long positionStarts() const { return position_starts_; }
 
  private:
+  // With the velocity predictor, whether a step compares it with q_n and starts from the one with the
+  // lower residual: when rods with rotation-vector DOFs meet a contact solved through the residual.
+  bool startFromBetterPredictor(World& world) const;
+
   NewtonCore core_;
   bool velocity_predictor_ = true;
-  Vec q_n_, v_n_, q_, v_;
+  long position_starts_ = 0;
+  Vec q_n_, v_n_, q_, v_, q_start_;
 };
 
 class StaticSolver : public Solver {
