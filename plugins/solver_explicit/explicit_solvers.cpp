@@ -183,17 +183,11 @@ double stabilityBound(const Scheme& s) {
   return lo;
 }
 
-void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_default, bool velocity_impulses) {
-  if (velocity_impulses)
-    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, VelocityImpulseContact::kInterfaceId},
-              "An explicit step adds contact as forces in its kicks (imc, ipc) or solves contact impulses at the "
-              "velocity level (a Moreau-Jean step); use a contact model that offers one of them.");
-  else
-    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId},
-              "pefrl adds contact as forces in its four kicks (imc, ipc). A velocity-level contact step "
-              "(alart-curnier) fits one-kick schemes only: between pefrl's five drifts the positions would move "
-              "at velocities that ignore the contact (no end-of-step gap control, first order at best); use "
-              "solver type = \"position-verlet\" with alart-curnier, or imc / ipc with pefrl.");
+void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_default) {
+  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, VelocityImpulseContact::kInterfaceId},
+            "An explicit step solves contact at the end of the step: force contacts (imc, ipc, spring-dashpot) "
+            "implicitly with the lumped mass, velocity-impulse contacts (alart-curnier) at the velocity level (a "
+            "Moreau-Jean step); use a contact model that offers one of them.");
   s.add<std::string>("contact_forces", "implicit",
                      "How force contacts (imc, ipc, spring-dashpot) enter the step. implicit: the kicks move the rods "
                      "without contact, then the contact forces are solved at the end of the step with the lumped mass "
@@ -383,6 +377,7 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   }
   rowsum_.setZero(force_contacts_.empty() ? 0 : n);
   dv_.setZero(velocity_contacts_.empty() ? 0 : n);
+  q_detect_.setZero(velocity_contacts_.empty() ? 0 : n);
 }
 
 // Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
@@ -500,31 +495,37 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   return true;
 }
 
-// Moreau-Jean contact step (README.md, "Contact"): v_free is the velocity after the last kick, q_
-// the configuration after the drifts before it; each model adds its impulses' dv = M^-1 H^T P
-// (positions only) and the last drift then moves the positions at the corrected velocity.
+// Moreau-Jean contact step (README.md, "Contact") at the end of the step: q_, v_ are the step
+// without contact (q_pred, v_free). The impulses change the velocity by dv = M^-1 H^T P, and the
+// positions as a constant force over the step would, by h/2 dv (every consistent scheme integrates a
+// constant acceleration exactly); so the contacts are detected at q_pred - h/2 v_free, from where the
+// positions move h/2 at v_{n+1} (position-verlet: exactly its mid-step configuration and last drift,
+// Moreau's midpoint scheme).
 // Off the no-contact path: kept out of the hot text (the per-DOF loops' layout is unchanged).
-[[gnu::cold]] bool ExplicitSolver::contactImpulses(World& world, double t, double dt, double drift, StepReport& report) {
+[[gnu::cold]] bool ExplicitSolver::contactImpulses(World& world, double t, double dt, StepReport& report) {
   const int n = static_cast<int>(v_.size());
+  const Vec& M = world.mass();
+  const auto& fixed = world.fixedMask();
+  for (int i = 0; i < n; ++i) q_detect_[i] = fixed[i] ? q_[i] : q_[i] - 0.5 * dt * v_[i];
   for (const VelocityContactRef& vc : velocity_contacts_) {
     VelocityContactProblem pb;
-    pb.q = &q_;
+    pb.q = &q_detect_;
     pb.v_free = &v_;
-    pb.mass = &world.mass();
-    pb.fixed = &world.fixedMask();
+    pb.mass = &M;
+    pb.fixed = &fixed;
     pb.t = t;
     pb.dt = dt;
-    pb.drift = drift;
+    pb.drift = 0.5 * dt;
     if (!vc.impulses->solveVelocity(pb, dv_)) {
       report.ok = false;
       report.message = type_ + ": contact '" + vc.contact->name() + "' at t = " + std::to_string(t) +
                        " s: " + vc.impulses->failureReason();
       return false;
     }
-    // v += dv; the step-averaged force (residual M a - F on free DOFs = 0) gains the impulse M dv / dt.
-    const Vec& M = world.mass();
+    // v += dv, q += h/2 dv; the step-averaged force (residual M a - F on free DOFs = 0) gains M dv / dt.
     for (int i = 0; i < n; ++i) {
       v_[i] += dv_[i];
+      q_[i] += 0.5 * dt * dv_[i];
       a_[i] += M[i] * dv_[i] / dt;
     }
   }
@@ -643,10 +644,6 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   double tau = t0;
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
-    // Velocity-level contact (Moreau-Jean) between the last kick and the last drift: contacts at the
-    // configuration after drift K-1 (position-verlet: mid-step), the last drift at the corrected v.
-    if (k == K && !velocity_contacts_.empty() && !contactImpulses(world, t0 + dt, dt, scheme_.drift[K] * dt, report))
-      return report;
     const bool start_fused = fused && k == 0;
     if (start_fused)
       startDrift(q, qs, world.q().data(), v0, fixed.data(), scheme_.drift[0] * dt, dt, n);
@@ -658,6 +655,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     world.prescribe(tau, q_);
     if (k == K) {
       if (contact_free_ && !implicitContactStep(world, t0 + dt, dt, report)) return report;
+      if (!velocity_contacts_.empty() && !contactImpulses(world, t0 + dt, dt, report)) return report;
       break;
     }
     if (start_fused) {
@@ -734,7 +732,7 @@ Schema PositionVerlet::schema() {
            "with velocity_forces = \"midpoint\" (default: a free Cosserat rod's energy stays bounded); the seed's "
            "explicit kick (velocity_forces = \"explicit\", as PyElastica) is first order in the velocity-dependent "
            "terms and gains energy in proportion to dt."};
-  declareCommon(s, "midpoint", /*velocity_impulses=*/true);
+  declareCommon(s, "midpoint");
   return s;
 }
 // Position Verlet adds rotation vectors: its two half drifts (at the old and the new angular
@@ -748,7 +746,7 @@ Schema Pefrl::schema() {
            "evaluations per step. Drifts compose Cosserat rotations on SO(3) and kicks integrate the velocity-"
            "dependent forces by RK4 (velocity_forces = \"rk4\", default), so the fourth order holds for rotations "
            "and couples too."};
-  declareCommon(s, "rk4", /*velocity_impulses=*/false);
+  declareCommon(s, "rk4");
   return s;
 }
 Pefrl::Pefrl(const Params& p) : ExplicitSolver(p, pefrlScheme(), "pefrl", /*compose_rotations=*/true) {}

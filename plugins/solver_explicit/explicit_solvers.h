@@ -38,9 +38,8 @@ class ExplicitSolver : public Solver {
   double schemeBound() const { return bound_; }
 
  protected:
-  // velocity_default: the default of `velocity_forces` (explicit, midpoint or rk4); velocity_impulses:
-  // the scheme drives VelocityImpulseContact models (a Moreau-Jean contact step before its last drift).
-  static void declareCommon(Schema& s, const std::string& velocity_default, bool velocity_impulses);
+  // velocity_default: the default of `velocity_forces` (explicit, midpoint or rk4).
+  static void declareCommon(Schema& s, const std::string& velocity_default);
 
  private:
   EvalContext context(double t, double dt) const;
@@ -81,8 +80,9 @@ class ExplicitSolver : public Solver {
   // combined with the elastic estimate; false (report filled) when dt exceeds safety x that limit
   // and `stability` is refuse.
   bool contactStable(World& world, double t, double dt, StepReport& report);
-  // The velocity-level contact step: v += dv (and the step-averaged force += M dv / dt).
-  bool contactImpulses(World& world, double t, double dt, double drift, StepReport& report);
+  // The velocity-level contact step at the end of the step: v += dv, q += dt/2 dv (and the
+  // step-averaged force += M dv / dt).
+  bool contactImpulses(World& world, double t, double dt, StepReport& report);
   // The implicit contact step at the end of the step; report.iterations its Newton iterations.
   bool implicitContactStep(World& world, double t_end, double dt, StepReport& report);
   // "N pairs active in 'imc', ..." or "no contact active", for failure messages.
@@ -110,6 +110,7 @@ class ExplicitSolver : public Solver {
   StiffnessSink contact_k_;  // capacity kept: no allocation once warm
   Vec rowsum_;               // Gershgorin row sums, zero between uses
   Vec dv_;                   // velocity change of the contact impulses
+  Vec q_detect_;             // where the velocity-level step detects contacts: q_pred - dt/2 v_free
   bool contact_warned_ = false;
   // The last full contact-stiffness bound (contactStable): the active pairs it saw, whether dt was
   // then within half the safe step, and the kicks since.

@@ -123,15 +123,15 @@ TEST_CASE("--help after any command prints the usage and exits 0") {
 }
 
 TEST_CASE("a solver refuses a contact model it cannot drive, naming both (composition)") {
-  // kValidScene under pefrl with alart-curnier: a velocity-level contact step fits one-kick schemes only.
-  const std::string scene = sceneWithLine(7, "type = \"pefrl\"") + R"(
+  // kValidScene's implicit-euler with a contact model that offers no coupling (a test plugin): every
+  // in-tree contact model couples to every in-tree solver. The [plugins] table adds two lines in front.
+  const std::string scene = std::string("[plugins]\npaths = [\"") + INERT_CONTACT_PLUGIN + "\"]\n" + kValidScene + R"(
 [[contact]]
 name = "touch"
-type = "alart-curnier"
+type = "test-inert-contact"
 )";
-  auto r = expectInputError("solver-contact", scene, "6:1", "solver 'pefrl' (pefrl) cannot work with contact 'touch' (alart-curnier)");
-  CHECK(r.output.find("contact-force") != std::string::npos);
-  CHECK(r.output.find("position-verlet") != std::string::npos);
+  auto r = expectInputError("solver-contact", scene, "8:1", "solver 'implicit-euler' (implicit-euler) cannot work with contact 'touch' (test-inert-contact)");
+  CHECK(r.output.find("contact-force or contact-linearized-impulse") != std::string::npos);
 }
 
 TEST_CASE("Newton refuses two impulse contact models (one would be ignored)") {
