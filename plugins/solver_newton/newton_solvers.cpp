@@ -135,11 +135,12 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   ctx.q_start = &q_n_;
   ctx.v_start = &v_n_;
   // Rods with rotation-vector DOFs (Cosserat) in contact: start from q_n when its residual is below
-  // the velocity predictor's (README.md, "Predictor"). After an impact the velocity predictor carries
-  // the approach velocity of step n, during which the contact stopped the rod, into a penalty or
-  // barrier force 1e5 times the rod's weight; the Newton iterates from there load a Cosserat rod far
+  // the velocity predictor's (README.md, "Predictor"). At an impact and in the step after it, q_n + dt v_n
+  // moves the rod by its approach velocity into the contact (dropped rod: 0.3 mm into imc's 10 um band,
+  // |R| = 1e4-4e6 N against 0.03-4 N at q_n). The Newton iterates from there load a Cosserat rod far
   // beyond its shear and stretch stiffness, where its energy is not convex in the rotations and their
-  // inertia (rho I l / dt^2) is too small to hold them: steps of radians, no convergence.
+  // inertia (rho I l / dt^2) is too small to hold them: steps of radians, no convergence. Same
+  // equations, same roots; the predictor is evaluated first, as before (imc sets its stiffness there).
   if (velocity_predictor_ && !core_.options().linearized && startFromBetterPredictor(world)) {
     q_start_ = q_n_;
     world.prescribe(t, q_start_);
