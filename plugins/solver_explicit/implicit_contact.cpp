@@ -32,6 +32,7 @@ double ImplicitContactStep::residual(World& world, const std::vector<Model>& mod
   // against the inertial term alone (IMC Eq. B.5, the IPC barrier stiffness read non_contact).
   for (const Model& m : models) m.force->addForce(ctx, zero_, fc_);
   double worst = 0;
+  force_scale_ = 0;
   const int n = static_cast<int>(q.size());
   for (int i = 0; i < n; ++i) {
     if (fixed[i]) {
@@ -39,7 +40,8 @@ double ImplicitContactStep::residual(World& world, const std::vector<Model>& mod
       continue;
     }
     r_[i] = d_[i] * (q[i] - q_pred_[i]) - fc_[i];
-    worst = std::max(worst, std::abs(r_[i]) / d_[i]);
+    worst = std::max(worst, std::abs(r_[i]));
+    force_scale_ = std::max(force_scale_, std::abs(fc_[i]));
   }
   return std::isfinite(worst) ? worst : INFINITY;
 }
@@ -92,14 +94,15 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
   const int n = static_cast<int>(r_.size());
   k_.clear();
   // every model, also without a pair in contact: a lagged friction (ipc) acts on pairs that left
-  // the barrier's band
+  // the barrier's band. The models' structural zeros (blocks of candidates outside the band, kept
+  // for a constant sparsity pattern) are skipped: they would join groups that do not interact.
   for (const Model& m : models) m.force->addStiffness(ctx, k_);
   for (int i : block_dofs_) compact_[i] = -1;
   block_dofs_.clear();
   parent_.clear();
   for (const auto& e : k_.entries()) {
     const int i = int(e.row()), j = int(e.col());
-    if (fixed[i] || fixed[j]) continue;
+    if (fixed[i] || fixed[j] || e.value() == 0.0) continue;
     for (int dof : {i, j})
       if (compact_[dof] < 0) {
         compact_[dof] = static_cast<int>(block_dofs_.size());
@@ -152,7 +155,7 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
     }
     for (const auto& e : k_.entries()) {
       const int i = int(e.row()), j = int(e.col());
-      if (fixed[i] || fixed[j]) continue;
+      if (fixed[i] || fixed[j] || e.value() == 0.0) continue;
       const int ci = compact_[i], cj = compact_[j], g = group_of_[ci], s = group_size_[g];
       dense_[group_start_[g] + std::size_t(local_[ci]) * s + local_[cj]] += e.value();
     }
@@ -166,7 +169,7 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
   for (int c = 0; c < m; ++c) triplets_.emplace_back(c, c, d_[block_dofs_[c]]);
   for (const auto& e : k_.entries()) {
     const int i = int(e.row()), j = int(e.col());
-    if (fixed[i] || fixed[j]) continue;
+    if (fixed[i] || fixed[j] || e.value() == 0.0) continue;
     triplets_.emplace_back(compact_[i], compact_[j], e.value());
   }
   a_.resize(m, m);
@@ -204,7 +207,16 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
     compact_.assign(n, -1);
     block_dofs_.clear();
   }
-  for (int i = 0; i < n; ++i) d_[i] = 2 * M[i] / (h * h);
+  double d_max = 0, q_max = 0;
+  for (int i = 0; i < n; ++i) {
+    d_[i] = 2 * M[i] / (h * h);
+    if (fixed[i]) continue;
+    d_max = std::max(d_max, d_[i]);
+    q_max = std::max(q_max, std::abs(q[i]));
+  }
+  // the residual's round-off: D times a few ulps of the positions
+  force_floor_ = 1e-14 * d_max * (q_max + length_scale_);
+  v_roundoff_ = 1e-14 * (q_max + length_scale_) / h;
   q_pred_ = q;
   // the virtual start of the contact step: velocity(q) = (q - q_start) / (h/2) = v_free + 2 (q - q_pred) / h
   q_start_ = q_pred_ - 0.5 * h * v;
@@ -235,7 +247,7 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
     std::ostringstream msg;
     msg.precision(3);
     msg << "implicit contact step at t = " << t_end << " s " << why << " (" << activePairs(models)
-        << " pairs active, residual / (2 M / h^2) = " << rnorm << " m after " << result.iterations
+        << " pairs active, residual " << rnorm << " N, tolerance " << tolerance() << " N, after " << result.iterations
         << " Newton iterations)";
     result.ok = false;
     result.message = msg.str();
@@ -252,7 +264,7 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
       rnorm = r_pred;
     }
   }
-  bool converged = rnorm <= x_tol_;
+  bool converged = rnorm <= tolerance();
   while (!converged) {
     if (result.iterations >= max_iterations_) return failed("did not converge");
     ++result.iterations;
@@ -291,7 +303,8 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
     const double step = alpha * dq_.cwiseAbs().maxCoeff();
     q.swap(q_trial_);
     rnorm = r_trial;
-    converged = rnorm <= x_tol_ || (decreased && step <= x_tol_);
+    // (or a decreasing update too small to change any velocity by more than round-off)
+    converged = rnorm <= tolerance() || (decreased && 2 * step / h <= v_roundoff_);
   }
   // fc_ holds F_c at the accepted q (the last residual evaluated there).
   contact_force = fc_;

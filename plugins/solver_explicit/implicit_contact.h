@@ -38,11 +38,13 @@ class ImplicitContactStep {
     std::string message;
   };
 
-  // max_iterations: Newton iterations before the step fails; x_tol (m): converged when the residual
-  // is below D x_tol on every DOF, or a Newton update that decreased it moved no DOF by more.
-  void configure(int max_iterations, double x_tol) {
+  // max_iterations: Newton iterations before the step fails; converged when no free DOF's residual
+  // exceeds rel_tol times the largest contact force (plus the residual's round-off: D times a few
+  // ulps of the positions, length_scale (m) standing in for positions near 0).
+  void configure(int max_iterations, double rel_tol, double length_scale) {
     max_iterations_ = max_iterations;
-    x_tol_ = x_tol;
+    rel_tol_ = rel_tol;
+    length_scale_ = length_scale;
   }
 
   // q: on entry q_pred, the end of the step without contact (constraints applied at t_end); on
@@ -53,8 +55,8 @@ class ImplicitContactStep {
                Vec& q, Vec& v, Vec& contact_force);
 
  private:
-  // F_c(q) into fc_ and r = D (q - q_pred) - F_c on free DOFs (D = 2 M / h^2); returns max |r_i| / D_i
-  // (m: how far the inertia alone would move DOF i to balance r_i; converged below x_tol).
+  // F_c(q) into fc_ and r = D (q - q_pred) - F_c on free DOFs (D = 2 M / h^2); returns max |r_i| (N)
+  // and sets force_scale_ = max |F_c,i|.
   double residual(World& world, const std::vector<Model>& models, EvalContext ctx, const Vec& q);
   // dq = -(D + K_c)^{-1} r on the free DOFs (K_c at ctx); false if the factorization fails.
   bool newtonDirection(World& world, const std::vector<Model>& models, const EvalContext& ctx);
@@ -64,7 +66,9 @@ class ImplicitContactStep {
   double potential(const std::vector<Model>& models, EvalContext ctx, const Vec& q) const;
 
   int max_iterations_ = 50;
-  double x_tol_ = 1e-9;
+  double rel_tol_ = 1e-6, length_scale_ = 1e-3;
+  double force_scale_ = 0, force_floor_ = 0, v_roundoff_ = 0;
+  double tolerance() const { return rel_tol_ * force_scale_ + force_floor_; }
   // work arrays, sized at the first call (no allocation once warm, except the sparse factorization
   // of the contact DOFs' block)
   Vec q_pred_, q_start_, d_, r_, fc_, dq_, q_trial_, zero_;
