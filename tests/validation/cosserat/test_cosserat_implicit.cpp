@@ -4,8 +4,9 @@
 // the Euler buckling load of the clamped-free column (Appendix E.1, Eq. E1) found by the static solver
 // in five load steps. Numbers and their origin: docs/validation/cosserat.md, "Implicit and static
 // solvers". Also: ground and force_law = "seed" are refused under them, with the reason; and
-// implicit-euler with contact (imc, ipc, alart-curnier, spring-dashpot) on the dropped-rod and rope-over-bar scenes at
-// dt = 1 ms and default contact parameters (plugins/solver_newton/README.md, "Predictor").
+// implicit-euler with contact (imc, ipc, alart-curnier, spring-dashpot) on the dropped-rod and
+// rope-over-bar scenes at dt = 1 ms and default contact parameters (plugins/solver_newton/README.md,
+// "Predictor").
 #include "csv_table.h"
 #include "run_rodsim.h"
 
@@ -165,10 +166,10 @@ double jsonNumber(const std::string& json, const std::string& key) {
 
 TEST_CASE("implicit-euler with contact on Cosserat rods at dt = 1 ms, default contact parameters: imc, ipc, alart-curnier, "
           "spring-dashpot") {
-  // Both rods of each scene Cosserat rods. With imc, Newton used to fail at the step after an impact
-  // (dropped rod: step 149, |R_free| = 119 N after 50 iterations; spring-dashpot at step 68), where the
-  // velocity predictor carried the approach velocity into the contact; the solver now starts such a
-  // step from q_n when its residual is lower (plugins/solver_newton/README.md, "Predictor").
+  // Both rods of each scene Cosserat rods. Newton used to fail at an impact or in the step after it
+  // (dropped rod: imc at step 149, |R_free| = 119 N after 50 iterations; spring-dashpot at step 68),
+  // where the velocity predictor carried the approach velocity into the contact; the solver now starts
+  // such a step from q_n when its residual is lower (plugins/solver_newton/README.md, "Predictor").
   struct Scene {
     std::string file, held, dropped;
     double radius;  // m, the dropped rod's
