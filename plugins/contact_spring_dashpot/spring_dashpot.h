@@ -30,18 +30,20 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
   // Eq. 37 on every pair of elements in contact, at the velocities ctx.velocity(i): the near list's
-  // pairs at once (pair_kernel.cpp), then the forces of those in contact added in list order.
+  // pairs at once (pair_kernel.cpp), then the forces of those in contact added in list order; then
+  // their friction (friction > 0) and the node-obstacle contacts (friction.h).
   void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
   // The same, pair by pair in the plain form (spring_dashpot_reference.cpp; the tests check that
   // addForce gives bitwise this).
   void addForceReference(const EvalContext& ctx, const Vec& non_contact, Vec& f);
   // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
-  // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact.
+  // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact; then one
+  // more per pair for its friction, and a 3 x 3 block per node on an obstacle (friction.h).
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
   // The same pair by pair over all candidates (spring_dashpot_reference.cpp; addStiffness emits
   // bitwise these entries in this order).
   void addStiffnessReference(const EvalContext& ctx, StiffnessSink& K);
-  // The spring's energy sum k eps^2 / 2 (the dashpot has none).
+  // The spring's energy sum k eps^2 / 2, pairs and node-obstacle contacts (dashpot and friction have none).
   double energy(const EvalContext& ctx) const override;
   bool usesObstacles() const override { return true; }
   ContactStats stats() const override { return stats_; }
