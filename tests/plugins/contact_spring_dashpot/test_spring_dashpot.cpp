@@ -778,3 +778,29 @@ TEST_CASE("fast = reference with friction and an obstacle: forces, stats and K b
     CHECK(same);
   }
 }
+
+TEST_CASE("swept check with an obstacle: a node passing through the floor within one step is caught") {
+  ObstacleWorld w;
+  w.body.name = "floor";
+  SpringChain::Options o;
+  o.points = line(4, Vec3(0, 0, 3 * r), Vec3(3 * L, 0, 3 * r));
+  o.radius = r;
+  w.addRod<SpringChain>("rod", o);
+  auto& c = addFrictionModel(w, 1e4, 0.0, 0.3, 1e-3);
+  w.finalize();
+  const Vec q0 = w.q(), v0 = Vec::Zero(q0.size());
+  EvalContext ctx = startStep(w, q0, v0, 1e-4);
+  (void)contactForce(c, ctx, q0);
+  CHECK(c.stats().active == 0);
+  CHECK(c.stats().min_gap == doctest::Approx(2 * r));
+  Crossing out;
+  Vec q1 = q0;  // down by r/4: cannot cross, the clearance bound skips the full check
+  for (int n = 0; n < 4; ++n) q1[3 * n + 2] -= 0.25 * r;
+  CHECK_FALSE(c.findCrossing(q0, q1, out));
+  CHECK(c.sweptSkipped() == 1);
+  Vec q2 = q0;  // through the floor in one step
+  for (int n = 0; n < 4; ++n) q2[3 * n + 2] -= 6 * r;
+  REQUIRE(c.findCrossing(q0, q2, out));
+  CHECK(out.rod_a == "rod");
+  CHECK(out.rod_b == "floor");
+}
