@@ -33,7 +33,7 @@ TEST_CASE("check refuses an explicit dt above the stability limit, as run would 
   CHECK(c.output.find(file.string() + ":6:1: solver 'position-verlet' (position-verlet): the first step (t = 0 to 0.01 s) "
                       "fails, where `rodsim run` would stop") != std::string::npos);
   CHECK(c.output.find("dt = 0.01 s exceeds the explicit stability limit, estimated at 0.00159 s") != std::string::npos);
-  CHECK(c.output.find("use dt <= 0.00143 s (simulation.dt)") != std::string::npos);
+  CHECK(c.output.find("use dt <= 0.00142 s (simulation.dt)") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));  // nothing written
   // run stops at that step (exit 3), with the same reason
   const CommandResult r = runRodsim("run " + file.string());
