@@ -248,9 +248,9 @@ TEST_CASE("dropped rod on a slope, position-verlet + alart-curnier: Coulomb stic
 }
 
 TEST_CASE("spring-dashpot: a rod on sliders dropped onto a clamped beam, every rod model x solver") {
-  // scenes/contact/spring_dashpot_crossing.toml: the Cosserat seed's contact (Eq. 37) has no obstacle and
-  // no friction, so it is not in the dropped-rod matrix above; here the dropped rod's ends slide along z,
-  // and at rest the one pair in contact carries its weight: overlap m g / k_sc = 1.233e-7 m.
+  // scenes/contact/spring_dashpot_crossing.toml: the Cosserat seed's contact (Eq. 37) between two rods
+  // alone, with the scene's own stiffness: the dropped rod's ends slide along z, and at rest the one
+  // pair in contact carries its weight: overlap m g / k_sc = 1.233e-7 m.
   const std::string scene = "scenes/contact/spring_dashpot_crossing.toml";
   const double weight_overlap = 1000.0 * M_PI * kRadius * kRadius * 0.1 * 9.81 / 1e5;
   int works = 0;
