@@ -10,6 +10,7 @@
 //    alpha = 0.3 rad): mu = 0.5 creeps at the regularized law's v_s atanh(tan(alpha)/mu) (sticks to
 //    within it), mu = 0.2 slides with a = g (sin(alpha) - mu cos(alpha)).
 #include "csv_table.h"
+#include "rod_gaps.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -25,50 +26,16 @@ using namespace rodsim::test;
 
 namespace {
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
-
 struct Scene {
   std::string file, held, dropped;
   double held_radius, radius;  // m
 };
 
-double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,
-                       const Eigen::Vector3d& q1) {
-  const Eigen::Vector3d d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
-  const double a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r), c = d1.dot(r), b = d1.dot(d2);
-  const double den = a * e - b * b;
-  double s = den > 1e-18 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-  double t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-  return (p0 + s * d1 - q0 - t * d2).norm();
-}
-
 // The dropped rod's final gaps (m) to the held rod and to the floor z = 0.
 std::pair<double, double> finalGaps(const Scene& scene, const std::filesystem::path& final_csv) {
-  const CsvTable t = readCsv(final_csv);
-  std::vector<Eigen::Vector3d> held, dropped;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    const Eigen::Vector3d x(t.num(i, "x"), t.num(i, "y"), t.num(i, "z"));
-    if (t.rows[i][t.col("rod")] == scene.held) held.push_back(x);
-    if (t.rows[i][t.col("rod")] == scene.dropped) dropped.push_back(x);
-  }
-  double rod = 1e9, floor = 1e9;
-  for (std::size_t i = 0; i + 1 < dropped.size(); ++i)
-    for (std::size_t j = 0; j + 1 < held.size(); ++j)
-      rod = std::min(rod, segmentDistance(dropped[i], dropped[i + 1], held[j], held[j + 1]) - scene.radius -
-                              scene.held_radius);
-  for (const auto& x : dropped) floor = std::min(floor, x.z() - scene.radius);
-  return {rod, floor};
+  const auto nodes = finalNodes(final_csv);
+  const auto &held = nodes.at(scene.held), &dropped = nodes.at(scene.dropped);
+  return {rodGap(dropped, scene.radius, held, scene.held_radius), floorGap(dropped, scene.radius)};
 }
 
 void runScene(const Scene& scene) {

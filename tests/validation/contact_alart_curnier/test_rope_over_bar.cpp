@@ -11,6 +11,7 @@
 //    bar and the floor in the same step);
 //  - scenes/contact/dropped_rod.toml with friction (mu = 0.5) on both rod models.
 #include "csv_table.h"
+#include "rod_gaps.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -31,42 +32,10 @@ namespace {
 constexpr double kRopeRadius = 0.001, kBarRadius = 0.003;
 constexpr double kRopeMass = 1000.0 * M_PI * kRopeRadius * kRopeRadius * 0.3;  // rho A L, kg
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
-
-// Closest distance between segments [p0, p1] and [q0, q1] (normal equations, then clamping).
-double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,
-                       const Eigen::Vector3d& q1) {
-  const Eigen::Vector3d d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
-  const double a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r), c = d1.dot(r), b = d1.dot(d2);
-  const double den = a * e - b * b;
-  double s = den > 1e-18 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-  double t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-  return (p0 + s * d1 - q0 - t * d2).norm();
-}
-
 std::string number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", x);
   return buf;
-}
-
-std::map<std::string, std::vector<Eigen::Vector3d>> finalNodes(const std::filesystem::path& final_csv) {
-  const CsvTable t = readCsv(final_csv);
-  std::map<std::string, std::vector<Eigen::Vector3d>> nodes;
-  for (std::size_t i = 0; i < t.rows.size(); ++i)
-    nodes[t.rows[i][t.col("rod")]].emplace_back(t.num(i, "x"), t.num(i, "y"), t.num(i, "z"));
-  return nodes;
 }
 
 // The largest dt the rods accept without contact: the explicit solver refuses 2e-5 s at step 1 and
@@ -121,11 +90,7 @@ RopeRun runRope(const std::string& name, const std::string& model, double dt, do
   double z_mean = 0;
   for (const auto& x : rope) z_mean += x.z() / rope.size();
   out.mgh = kRopeMass * 9.81 * (start_z - z_mean);  // equal node masses but the ends' halves: close enough
-  out.rope_bar_gap = 1e9;
-  for (std::size_t i = 0; i + 1 < rope.size(); ++i)
-    for (std::size_t j = 0; j + 1 < bar.size(); ++j)
-      out.rope_bar_gap = std::min(out.rope_bar_gap, segmentDistance(rope[i], rope[i + 1], bar[j], bar[j + 1]) -
-                                                        kRopeRadius - kBarRadius);
+  out.rope_bar_gap = rodGap(rope, kRopeRadius, bar, kBarRadius);
   out.end_z0 = rope.front().z();
   out.end_z1 = rope.back().z();
   MESSAGE(name << " " << model << " (dt " << dt << " s, " << duration << " s): min gap " << out.min_gap

@@ -14,6 +14,7 @@
 // The static solver is left out: a dropped rod has no equilibrium before it lands (the static
 // solver stops with "unconstrained", which is right).
 #include "csv_table.h"
+#include "rod_gaps.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
@@ -31,12 +32,6 @@ namespace {
 
 constexpr double kRadius = 0.002;  // both rods of dropped_rod.toml
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
-
 // One scene of the matrix: its two rods (the held one and the dropped one) and their radii.
 struct MatrixScene {
   std::string file, held, dropped;
@@ -44,43 +39,14 @@ struct MatrixScene {
   std::string duration;        // simulated time (s): the dropped rod is at rest by then
 };
 
-// Closest distance between segments [p0, p1] and [q0, q1] (normal equations, then clamping).
-double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,
-                       const Eigen::Vector3d& q1) {
-  const Eigen::Vector3d d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
-  const double a = d1.dot(d1), e = d2.dot(d2), f = d2.dot(r), c = d1.dot(r), b = d1.dot(d2);
-  const double den = a * e - b * b;
-  double s = den > 1e-18 ? std::clamp((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-  double t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-  return (p0 + s * d1 - q0 - t * d2).norm();
-}
-
 // The dropped rod's final gaps (m) to the held rod and to the floor z = 0, from final.csv.
 struct FinalGaps {
-  double rod = 1e9, floor = 1e9;
+  double rod, floor;
 };
 FinalGaps finalGaps(const MatrixScene& scene, const std::filesystem::path& final_csv) {
-  const CsvTable t = readCsv(final_csv);
-  std::vector<Eigen::Vector3d> held, dropped;
-  for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    const Eigen::Vector3d x(t.num(i, "x"), t.num(i, "y"), t.num(i, "z"));
-    if (t.rows[i][t.col("rod")] == scene.held) held.push_back(x);
-    if (t.rows[i][t.col("rod")] == scene.dropped) dropped.push_back(x);
-  }
-  FinalGaps g;
-  for (std::size_t i = 0; i + 1 < dropped.size(); ++i)
-    for (std::size_t j = 0; j + 1 < held.size(); ++j)
-      g.rod = std::min(g.rod, segmentDistance(dropped[i], dropped[i + 1], held[j], held[j + 1]) - scene.radius -
-                                  scene.held_radius);
-  for (const auto& x : dropped) g.floor = std::min(g.floor, x.z() - scene.radius);
-  return g;
+  const auto nodes = finalNodes(final_csv);
+  const auto &held = nodes.at(scene.held), &dropped = nodes.at(scene.dropped);
+  return {rodGap(dropped, scene.radius, held, scene.held_radius), floorGap(dropped, scene.radius)};
 }
 
 const MatrixScene kRope{"scenes/contact/rope_over_bar.toml", "bar", "rope", 0.003, 0.001, "0.6"};
