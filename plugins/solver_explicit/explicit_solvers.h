@@ -29,6 +29,9 @@ class ExplicitSolver : public Solver {
   // adding h v to every DOF.
   ExplicitSolver(const Params& p, Scheme scheme, std::string type, bool compose_rotations);
   StepReport step(World& world, double dt) override;
+  // The implicit contact step's warm start (the last step's contact forces).
+  void saveState(std::vector<double>& out) const override { implicit_contact_.saveState(out); }
+  void loadState(const std::vector<double>& in) override { implicit_contact_.loadState(in); }
 
   // Highest angular frequency sqrt(λ_max(M⁻¹K)) of the free DOFs at the current state, by power
   // iteration with K v = -(F(q + εv) - F(q - εv)) / 2ε (velocities held fixed). rad/s.

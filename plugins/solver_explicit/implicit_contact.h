@@ -54,10 +54,15 @@ class ImplicitContactStep {
   Result solve(World& world, const std::vector<Model>& models, double t_end, double h, const Vec& q_committed,
                Vec& q, Vec& v, Vec& contact_force);
 
+  // The contact forces of the last step, where the next one starts (checkpoints: a restart must start
+  // every step where the uninterrupted run did, to continue bit for bit).
+  void saveState(std::vector<double>& out) const { out.insert(out.end(), warm_force_.begin(), warm_force_.end()); }
+  void loadState(const std::vector<double>& in) { warm_force_ = Eigen::Map<const Vec>(in.data(), Eigen::Index(in.size())); }
+
  private:
   // F_c(q) into fc_ and r = D (q - q_pred) - F_c on free DOFs (D = 2 M / h^2); returns max |r_i| (N)
   // and sets force_scale_ = max |F_c,i|.
-  double residual(World& world, const std::vector<Model>& models, EvalContext ctx, const Vec& q);
+  double residual(const std::vector<Model>& models, EvalContext ctx, const Vec& q);
   // dq = -(D + K_c)^{-1} r on the free DOFs (K_c at ctx); false if the factorization fails.
   bool newtonDirection(World& world, const std::vector<Model>& models, const EvalContext& ctx);
   int activePairs(const std::vector<Model>& models) const;
@@ -71,8 +76,11 @@ class ImplicitContactStep {
   double tolerance() const { return rel_tol_ * force_scale_ + force_floor_; }
   // work arrays, sized at the first call (no allocation once warm, except the sparse factorization
   // of the contact DOFs' block)
+  Vec warm_force_;  // F_c of the last step (empty before the first)
+  Vec step_;  // a trial move, for the continuous collision detection
   Vec q_pred_, q_start_, d_, r_, fc_, dq_, q_trial_, zero_;
-  std::vector<char> position_dof_;  // 1 on the rods' node positions (the DOFs contact forces act on)
+  std::vector<int> contact_dofs_;   // the free node positions: the DOFs contact forces act on
+  double last_h_ = 0;               // the step d_ = 2 M / h^2 was computed for
   std::vector<int> compact_;        // DOF -> index in the contact block, -1 elsewhere
   std::vector<int> block_dofs_;     // the free DOFs K_c touches
   // independent groups of the contact block (union-find over K_c's entries) and their dense systems
