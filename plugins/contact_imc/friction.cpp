@@ -1,5 +1,7 @@
 #include "friction.h"
 
+#include <rodsim/geometry/smoothed_slip.h>
+
 #include <cmath>
 
 namespace rodsim::imc {
@@ -8,18 +10,6 @@ namespace {
 using Mat3 = Eigen::Matrix3d;
 constexpr double kTiny = 1e-300;
 }  // namespace
-
-void slipFactor(double tau, double a, double& g, double& dg_over_tau) {
-  const double y = a * tau;
-  if (y < 1e-4) {  // tanh(y) = y - y^3/3 + O(y^5)
-    g = a - a * a * a * tau * tau / 3;
-    dg_over_tau = -2 * a * a * a / 3;
-    return;
-  }
-  const double th = std::tanh(y), sech2 = 1 - th * th;
-  g = th / tau;
-  dg_over_tau = (y * sech2 - th) / (tau * tau * tau);
-}
 
 void pairFriction(const Vec12& f, const Vec12& v, double mu, double K2, bool jacobian, FrictionResult& out) {
   out.force.setZero();
@@ -43,7 +33,7 @@ void pairFriction(const Vec12& f, const Vec12& v, double mu, double K2, bool jac
   const Vec3 vT = P * vrel;                                            // Eq. 16
   const double tau = vT.norm();
   double g, gp;
-  slipFactor(tau, 0.5 * K2, g, gp);
+  geometry::smoothedSlip(tau, 0.5 * K2, g, gp);
   const Vec3 phi = g * vT;  // gamma * unit(v_T), Eq. 17
   out.slip = tau;
   out.gamma = g * tau;
@@ -87,7 +77,7 @@ void nodeFriction(double fn, const Vec3& n, const Vec3& v, double mu, double K2,
   const Mat3 P = Mat3::Identity() - n * n.transpose();
   const Vec3 vT = P * v;
   double g, gp;
-  slipFactor(vT.norm(), 0.5 * K2, g, gp);
+  geometry::smoothedSlip(vT.norm(), 0.5 * K2, g, gp);
   const Vec3 phi = g * vT;
   force = -mu * fn * phi;
   const Mat3 Dphi = g * Mat3::Identity() + gp * vT * vT.transpose();  // d phi / d v_T

@@ -39,7 +39,4 @@ void pairFriction(const Vec12& f, const Vec12& v, double mu, double K2, bool jac
 void nodeFriction(double fn, const Vec3& n, const Vec3& v, double mu, double K2, Vec3& force,
                   Eigen::Matrix3d* d_dv, Vec3* d_dfn, Eigen::Matrix3d* d_dn = nullptr);
 
-// gamma(tau)/tau and (d/dtau(gamma/tau))/tau for gamma = tanh(a tau), a = K2/2 (series near 0).
-void slipFactor(double tau, double a, double& g, double& dg_over_tau);
-
 }  // namespace rodsim::imc

@@ -1,23 +1,13 @@
 #include "friction.h"
 
+#include <rodsim/geometry/smoothed_slip.h>
+
 #include <cmath>
 
 namespace rodsim::spring_dashpot {
 
 using RowVec12 = Eigen::Matrix<double, 1, 12>;
 using Mat3x12 = Eigen::Matrix<double, 3, 12>;
-
-void slipFactor(double tau, double inv_vs, double& g, double& dg_over_tau) {
-  const double y = tau * inv_vs;
-  if (y < 1e-4) {  // tanh(y) = y - y^3/3 + O(y^5)
-    g = inv_vs - inv_vs * inv_vs * inv_vs * tau * tau / 3;
-    dg_over_tau = -2 * inv_vs * inv_vs * inv_vs / 3;
-    return;
-  }
-  const double th = std::tanh(y), sech2 = 1 - th * th;
-  g = th / tau;
-  dg_over_tau = (y * sech2 - th) / (tau * tau * tau);
-}
 
 // f(x, theta) = |c|, c = Q - P = (q0 + t e2) - (p0 + s e1). Stationarity in the interior parameters
 // F: f_F(x, theta) = 0, so dF/dx = -f_FF^-1 f_Fx; f_Fx rows and f_FF as segmentDistanceHessian forms
@@ -75,7 +65,7 @@ bool pairFriction(const Vec3 x[4], const Vec12& u, double dt, const geometry::Se
   const Mat3 P = Mat3::Identity() - n * n.transpose();
   const Vec3 vT = P * vrel;
   double g, gp;
-  slipFactor(vT.norm(), law.inv_vs, g, gp);
+  geometry::smoothedSlip(vT.norm(), law.inv_vs, g, gp);
   const Vec3 phi = g * vT;
   const double c = -law.mu * fn;
   for (int k = 0; k < 4; ++k) F.segment<3>(3 * k) = (c * sn.w[k]) * phi;
@@ -131,7 +121,7 @@ double nodeObstacle(const Obstacle& o, const Vec3& x, double radius, const Vec3*
     const Vec3 vrel = v - o.surfaceVelocity(x - d * n);
     const Vec3 vT = P * vrel;
     double g, gp;
-    slipFactor(vT.norm(), law.inv_vs, g, gp);
+    geometry::smoothedSlip(vT.norm(), law.inv_vs, g, gp);
     const Vec3 phi = g * vT;
     F -= law.mu * fn * phi;
     if (K) {

@@ -18,10 +18,8 @@ struct ContactLaw {
   double k = 0, gamma = 0, mu = 0, inv_vs = 0;
 };
 
-// The regularized Coulomb direction phi(v_T) = tanh(|v_T| / v_s) v_T / |v_T| = g v_T (|phi| < 1):
-// g = tanh(tau / v_s) / tau and dg_over_tau = (dg/dtau) / tau at tau = |v_T| (series near 0, where
-// phi is linear: a viscous slope 1 / v_s).
-void slipFactor(double tau, double inv_vs, double& g, double& dg_over_tau);
+// The regularized Coulomb direction phi(v_T) = tanh(|v_T| / v_s) v_T / |v_T| is
+// rodsim::geometry::smoothedSlip with a = 1 / v_s (libs/geometry/smoothed_slip.h).
 
 // d(s, t)/dx of the closest-point parameters of two segments (rows 0 and 1; zero for a clamped or
 // pinned parameter) at their closest points sn (D > 0): -f_FF^-1 f_Fx by the implicit function
