@@ -361,12 +361,10 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   }
   const int n = world.numDofs();
   contact_free_ = nullptr;
-  implicit_models_.clear();
   if (implicit_contacts_ && !force_contacts_.empty()) {
     // an older kernel's World has no contact-free evaluation: the contacts then stay in the kicks
     contact_free_ = worldCapability<ContactFreeEvaluation>(world);
     if (contact_free_) {
-      for (const ForceContactRef& fc : force_contacts_) implicit_models_.push_back({fc.contact, fc.force});
       // converged within 1e-6 of the largest contact force: the friction of a sliding rod is resolved
       // to that relative accuracy (a coarser residual biases it: a tolerance in position, D x_tol,
       // grows as 1/dt^2 and at dt = 5e-6 s exceeded the friction force itself)
@@ -715,7 +713,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
 // on prescribed ones the contact load their constraints carry).
 [[gnu::cold]] bool ExplicitSolver::implicitContactStep(World& world, double t_end, double dt, StepReport& report) {
   const ImplicitContactStep::Result r =
-      implicit_contact_.solve(world, implicit_models_, t_end, dt, world.q(), q_, v_, contact_force_);
+      implicit_contact_.solve(world, force_contacts_, t_end, dt, world.q(), q_, v_, contact_force_);
   report.iterations = r.iterations;
   if (!r.ok) {
     report.ok = false;

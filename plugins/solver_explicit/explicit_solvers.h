@@ -90,10 +90,7 @@ class ExplicitSolver : public Solver {
   bool implicitContactStep(World& world, double t_end, double dt, StepReport& report);
   // "N pairs active in 'imc', ..." or "no contact active", for failure messages.
   std::string activeContacts(World& world) const;
-  struct ForceContactRef {
-    Contact* contact;
-    ForceContact* force;
-  };
+  using ForceContactRef = ImplicitContactStep::Model;  // the contact and its ForceContact
   struct VelocityContactRef {
     Contact* contact;
     VelocityImpulseContact* impulses;
@@ -106,7 +103,6 @@ class ExplicitSolver : public Solver {
   bool implicit_contacts_ = true;
   ContactFreeEvaluation* contact_free_ = nullptr;
   ImplicitContactStep implicit_contact_;
-  std::vector<ImplicitContactStep::Model> implicit_models_;
   Vec contact_force_;
   int contact_max_iterations_ = 50;
   std::vector<VelocityContactRef> velocity_contacts_;

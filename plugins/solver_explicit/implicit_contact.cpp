@@ -109,9 +109,10 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
   const int m = static_cast<int>(block_dofs_.size());
   if (m == 0) return true;
 
-  // The groups, as contiguous runs of members_ (counting sort by root): group_of_[c] is c's group,
-  // local_[c] its index in the group.
+  // The groups (the roots of the union-find): group_of_[c] is c's group, local_[c] its index in the
+  // group, group_size_ the groups' sizes.
   group_of_.assign(m, -1);
+  local_.resize(m);
   group_start_.clear();
   group_size_.clear();
   int largest = 0;
@@ -122,7 +123,6 @@ bool ImplicitContactStep::newtonDirection(World& world, const std::vector<Model>
       group_size_.push_back(0);
     }
     group_of_[c] = group_of_[root];
-    local_.resize(m);
     local_[c] = group_size_[group_of_[c]]++;
     largest = std::max(largest, group_size_[group_of_[c]]);
   }

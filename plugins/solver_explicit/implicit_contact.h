@@ -28,6 +28,7 @@ namespace rodsim::explicit_solver {
 
 class ImplicitContactStep {
  public:
+  // A force contact model: the component (its statistics) and its ForceContact capability.
   struct Model {
     Contact* contact;
     ForceContact* force;

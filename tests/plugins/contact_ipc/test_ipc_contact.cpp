@@ -4,6 +4,7 @@
 // pattern, no allocation in the evaluation loops, and the checkpoint.
 #include "allocation_counter.h"  // g_allocations (this file only)
 #include "contact_checks.h"
+#include "crossing.h"
 #include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "ipc_contact.h"
@@ -15,6 +16,7 @@
 using namespace rodsim;
 using namespace rodsim::testing;
 using rodsim::ipc::IpcContact;
+using namespace rodsim::test::ipc_crossing;  // r, L, addCrossing
 using rodsim::test::fdGradient;
 using rodsim::test::fdJacobian;
 using rodsim::test::relErr;
@@ -26,17 +28,7 @@ using rodsim::test::stiffnessError;
 
 namespace {
 
-constexpr double r = 1e-3, L = 4e-3, d_hat = 1e-4, dt = 1e-3;
-
-// Rod a along x at z = 0; rod b along y crossing it mid-edge at height 2r + gap (centerlines).
-void addCrossing(FakeWorld& w, double gap) {
-  SpringChain::Options a, b;
-  a.points = line(5, Vec3(-2 * L, 0, 0), Vec3(2 * L, 0, 0));
-  b.points = line(5, Vec3(0.3 * L, -2.3 * L, 2 * r + gap), Vec3(0.3 * L, 1.7 * L, 2 * r + gap));
-  a.radius = b.radius = r;
-  w.addRod<SpringChain>("a", a);
-  w.addRod<SpringChain>("b", b);
-}
+constexpr double d_hat = 1e-4, dt = 1e-3;
 
 double energy(IpcContact& c, const EvalContext& ctx0, const Vec& q) {
   EvalContext ctx = ctx0;

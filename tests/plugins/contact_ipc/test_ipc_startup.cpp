@@ -4,6 +4,7 @@
 // the barrier's zero moved below contact; the pair relaxes to the plain barrier as it opens, with no
 // jump of force at a step start; the state survives a checkpoint.
 #include "contact_checks.h"
+#include "crossing.h"
 #include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "ipc_contact.h"
@@ -15,6 +16,7 @@
 using namespace rodsim;
 using namespace rodsim::testing;
 using rodsim::ipc::IpcContact;
+using namespace rodsim::test::ipc_crossing;  // r, L, addCrossing
 using rodsim::test::contactForce;
 using rodsim::test::fdGradient;
 using rodsim::test::ObstacleWorld;
@@ -24,17 +26,7 @@ using rodsim::test::stiffnessError;
 
 namespace {
 
-constexpr double r = 1e-3, L = 4e-3, d_hat = 1e-4, dt = 1e-3, kappa = 1e3;
-
-// Rod a along x at z = 0; rod b along y crossing it mid-edge at height 2r + gap (centerlines).
-void addCrossing(FakeWorld& w, double gap) {
-  SpringChain::Options a, b;
-  a.points = line(5, Vec3(-2 * L, 0, 0), Vec3(2 * L, 0, 0));
-  b.points = line(5, Vec3(0.3 * L, -2.3 * L, 2 * r + gap), Vec3(0.3 * L, 1.7 * L, 2 * r + gap));
-  a.radius = b.radius = r;
-  w.addRod<SpringChain>("a", a);
-  w.addRod<SpringChain>("b", b);
-}
+constexpr double d_hat = 1e-4, dt = 1e-3, kappa = 1e3;
 
 // q with rod b (rod 1) lifted so that the crossing's gap is `gap`.
 Vec atGap(FakeWorld& w, double gap) {
