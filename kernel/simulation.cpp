@@ -120,6 +120,46 @@ class SignalScope {
   void (*previous_usr1_)(int) = nullptr;
 };
 
+// Session::Impl::advance, and `rodsim check`'s first step (summary null: nothing counted): the
+// solver's step, the finiteness and swept checks, and the halvings of on_failure = "substep".
+StepReport advanceChecked(KernelWorld& world, const Scene& scene, double h, int depth, RunSummary* summary) {
+  const double t_start = world.time();
+  world.keepStepStart();  // the start state, to undo a step the swept check rejects (the solver committed it)
+  StepReport report;
+  bool crossed = false;
+  try {
+    report = world.solver().step(world, h);
+  } catch (const std::exception& e) {
+    report.ok = false;
+    report.message = e.what();
+  }
+  if (report.ok && !finiteState(world.q().data(), world.v().data(), world.q().size()))
+    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  if (report.ok && world.hasSweptChecks()) {
+    Crossing crossing;
+    std::string who;
+    try {
+      crossed = world.rejectCrossedStep(crossing, who);  // restores the start state
+    } catch (const std::exception& e) {
+      report = {false, report.iterations, report.residual, e.what()};
+    }
+    if (crossed) report = {false, report.iterations, report.residual, crossingMessage(crossing, who, t_start, h)};
+  }
+  if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
+    if (!report.ok && scene.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
+    return report;
+  }
+  if (summary) {
+    ++summary->step_cuts;
+    if (crossed) ++summary->steps_cut_for_crossing;
+  }
+  StepReport first = advanceChecked(world, scene, 0.5 * h, depth + 1, summary);
+  if (!first.ok) return first;
+  StepReport second = advanceChecked(world, scene, 0.5 * h, depth + 1, summary);
+  second.iterations += first.iterations + report.iterations;
+  return second;
+}
+
 }  // namespace
 
 class Session::Impl {
@@ -176,8 +216,6 @@ class Session::Impl {
   double wall_before_ = 0;  // of the interrupted part, on restart
   double wall_in_steps_ = 0;
   std::vector<double> probe_values_, report_values_;
-  Crossing crossing_;  // of the last step the swept check rejected
-  std::string crossing_who_;
 };
 
 Session::Impl::Impl(const Scene& scene, const TypeRegistry& registry, const RunOptions& options)
@@ -318,40 +356,7 @@ void Session::Impl::interrupt(const std::string& why) {
 // A step the solver accepted is then checked by every contact offering SweptContactCheck (rods
 // passing through each other between the step's ends, which discrete contact detection cannot
 // see): a crossing undoes the step (the start state kept here) and fails it like a solver failure.
-StepReport Session::Impl::advance(double h, int depth) {
-  const bool swept = world_.hasSweptChecks();
-  const double t_start = world_.time();
-  world_.keepStepStart();  // the start state, to undo a step the swept check rejects (the solver committed it)
-  StepReport report;
-  bool crossed = false;
-  try {
-    report = world_.solver().step(world_, h);
-  } catch (const std::exception& e) {
-    report.ok = false;
-    report.message = e.what();
-  }
-  if (report.ok && !finiteState(world_.q().data(), world_.v().data(), world_.q().size()))
-    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
-  if (report.ok && swept) {
-    try {
-      crossed = world_.rejectCrossedStep(crossing_, crossing_who_);  // restores the start state
-    } catch (const std::exception& e) {
-      report = {false, report.iterations, report.residual, e.what()};
-    }
-    if (crossed) report = {false, report.iterations, report.residual, crossingMessage(crossing_, crossing_who_, t_start, h)};
-  }
-  if (report.ok || !scene_.substep_on_failure || depth >= scene_.max_step_cuts) {
-    if (!report.ok && scene_.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
-    return report;
-  }
-  ++summary_.step_cuts;
-  if (crossed) ++summary_.steps_cut_for_crossing;
-  StepReport first = advance(0.5 * h, depth + 1);
-  if (!first.ok) return first;
-  StepReport second = advance(0.5 * h, depth + 1);
-  second.iterations += first.iterations + report.iterations;
-  return second;
-}
+StepReport Session::Impl::advance(double h, int depth) { return advanceChecked(world_, scene_, h, depth, &summary_); }
 
 // Every step goes into the summary's counts; a timeseries row (energies, probes, report columns:
 // the costly part of a small explicit step) is written every row_stride_ steps and at the last
@@ -509,48 +514,11 @@ void checkScene(const Scene& scene, const TypeRegistry& registry) {
   resolveProbes(scene, world);
 }
 
-namespace {
-
-// Session::Impl::advance without a Session: the solver's step, the finiteness and swept checks and
-// the halving of on_failure = "substep", on a world nothing is written from.
-StepReport dryAdvance(KernelWorld& world, const Scene& scene, double h, int depth) {
-  const double t_start = world.time();
-  world.keepStepStart();
-  StepReport report;
-  try {
-    report = world.solver().step(world, h);
-  } catch (const std::exception& e) {
-    report.ok = false;
-    report.message = e.what();
-  }
-  if (report.ok && !finiteState(world.q().data(), world.v().data(), world.q().size()))
-    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
-  if (report.ok && world.hasSweptChecks()) {
-    Crossing crossing;
-    std::string who;
-    try {
-      if (world.rejectCrossedStep(crossing, who))
-        report = {false, report.iterations, report.residual, crossingMessage(crossing, who, t_start, h)};
-    } catch (const std::exception& e) {
-      report = {false, report.iterations, report.residual, e.what()};
-    }
-  }
-  if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
-    if (!report.ok && scene.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
-    return report;
-  }
-  const StepReport first = dryAdvance(world, scene, 0.5 * h, depth + 1);
-  if (!first.ok) return first;
-  return dryAdvance(world, scene, 0.5 * h, depth + 1);
-}
-
-}  // namespace
-
 void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry) {
   KernelWorld world(scene, registry);
   resolveProbes(scene, world);
   const double h = std::min(scene.duration, scene.dt);
-  const StepReport report = dryAdvance(world, scene, h, 0);
+  const StepReport report = advanceChecked(world, scene, h, 0, nullptr);
   if (!report.ok)
     throw InputError(fmt::format("{}: solver '{}' ({}): the first step (t = 0 to {:.6g} s) fails, where `rodsim run` "
                                  "would stop: {}",

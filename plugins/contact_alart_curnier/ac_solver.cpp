@@ -778,6 +778,12 @@ double Solver::polishContacts(Vec& r, Result& result, double tolerance) {
   double error = worstContactError(u_, r);
   if (!(error > tolerance)) return error;
   const Options keep = opt_;
+  // restored on every way out, an exception from solve() included
+  struct Restore {
+    Options& opt;
+    const Options& saved;
+    ~Restore() { opt = saved; }
+  } restore{opt_, keep};
   opt_.tolerance = 1e-15;  // one plain Newton step per solve(): no proximal loop, no rho retries
   opt_.max_iterations = 1;
   opt_.proximal = false;
@@ -796,7 +802,6 @@ double Solver::polishContacts(Vec& r, Result& result, double tolerance) {
     result.residual = more.residual;
     result.ac_norm = more.ac_norm;
   }
-  opt_ = keep;
   return error;
 }
 

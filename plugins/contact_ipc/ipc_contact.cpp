@@ -15,9 +15,6 @@ constexpr double kParallelFrictionTol = 1e-6;  // lagEdgeEdge: overlap-midpoint 
 // d_hat gets the barrier's zero moved below contact, to this gap: a log barrier on a scale the
 // Newton iterations still resolve, rather than on a gap of zero or of round-off.
 constexpr double kStartGapFloor = 1e-2;
-// Rods placed exactly touching overlap by round-off: the kernel lets overlaps down to this fraction
-// of the radii through (kernel/world.cpp, kOverlapRoundOff); deeper ones are real overlaps.
-constexpr double kTouchRoundOff = 1e-9;
 
 }  // namespace
 
@@ -679,11 +676,32 @@ void IpcContact::loadState(const std::vector<double>& in) {
   // A state of four values is from before the start pairs: a run that started with the plain barrier.
   start_captured_ = in.size() <= 4 || in.at(4) != 0;
   if (in.size() <= 4) return;
-  const std::size_t edges = static_cast<std::size_t>(in.at(5)), nodes = static_cast<std::size_t>(in.at(6));
+  // The pairs' counts and indexes come from a file: checked against this scene's edges, nodes and
+  // obstacles before they index anything.
+  auto count = [&](std::size_t i) {
+    const double c = in.at(i);
+    if (!(c >= 0 && c <= double(in.size()) && c == std::floor(c)))
+      throw std::runtime_error("ipc: the checkpoint's start-pair count " + std::to_string(c) + " is not valid");
+    return static_cast<std::size_t>(c);
+  };
+  const std::size_t edges = count(5), nodes = count(6);
+  if (in.size() != 7 + 4 * (edges + nodes))
+    throw std::runtime_error("ipc: the checkpoint holds " + std::to_string(in.size()) + " values for " +
+                             std::to_string(edges + nodes) + " start pairs, expected " +
+                             std::to_string(7 + 4 * (edges + nodes)));
   std::size_t k = 7;
-  for (auto* list : {&start_edges_, &start_nodes_})
-    for (std::size_t i = 0, n = list == &start_edges_ ? edges : nodes; i < n; ++i, k += 4)
-      list->push_back({static_cast<int>(in.at(k)), static_cast<int>(in.at(k + 1)), in.at(k + 2), in.at(k + 3)});
+  for (auto* list : {&start_edges_, &start_nodes_}) {
+    const bool edge_list = list == &start_edges_;
+    const double a_end = double(edge_list ? edges_.size() : node_dofs_.size());
+    const double b_end = double(edge_list ? edges_.size() : obstacles_.size());
+    for (std::size_t i = 0, n = edge_list ? edges : nodes; i < n; ++i, k += 4) {
+      if (!(in[k] >= 0 && in[k] < a_end && in[k + 1] >= 0 && in[k + 1] < b_end))
+        throw std::runtime_error("ipc: a start pair of the checkpoint, (" + std::to_string(in[k]) + ", " +
+                                 std::to_string(in[k + 1]) + "), is not one of this scene's " +
+                                 (edge_list ? "edge pairs" : "node-obstacle pairs"));
+      list->push_back({static_cast<int>(in[k]), static_cast<int>(in[k + 1]), in[k + 2], in[k + 3]});
+    }
+  }
   start_offsets_ = false;
   for (const auto* list : {&start_edges_, &start_nodes_})
     for (const StartPair& sp : *list) start_offsets_ = start_offsets_ || sp.offset > 0;

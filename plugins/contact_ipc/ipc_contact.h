@@ -18,6 +18,11 @@
 
 namespace rodsim::ipc {
 
+// Rods placed exactly touching overlap by round-off: the kernel lets overlaps down to this fraction
+// of the pair's radii through (kernel/world.cpp, kOverlapRoundOff); deeper ones are real overlaps,
+// refused at bind (ipc_overlaps.cpp), and shallower ones start with the barrier's zero below contact.
+constexpr double kTouchRoundOff = 1e-9;
+
 using geometry::Aabb;
 using geometry::CcdOptions;
 using geometry::CcdResult;

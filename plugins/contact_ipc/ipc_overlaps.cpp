@@ -54,9 +54,13 @@ void IpcContact::refuseInitialOverlap(const Vec& q) const {
   std::vector<Overlap> overlaps;
   findOverlaps(q, overlaps);
   // Rods placed exactly touching overlap by round-off: no overlap for the kernel's check either
-  // (kOverlapRoundOff, 1e-9 of the radii; here of the largest), and ipc starts such pairs with the
-  // barrier's zero moved below contact (README, "Start-up: pairs inside d_hat").
-  std::erase_if(overlaps, [&](const Overlap& o) { return !(o.gap < -1e-9 * (o.edge_b < 0 ? h_max_ : 2 * h_max_)); });
+  // (kOverlapRoundOff, of the pair's radii, as startPair measures it), and ipc starts such pairs with
+  // the barrier's zero moved below contact (README, "Start-up: pairs inside d_hat").
+  auto reach = [&](const Overlap& o) {
+    const Rod& a = *world_->findRod(o.rod_a);
+    return o.edge_b < 0 ? a.nodeRadius(o.edge_a) : a.radius(o.edge_a) + world_->findRod(o.rod_b)->radius(o.edge_b);
+  };
+  std::erase_if(overlaps, [&](const Overlap& o) { return !(o.gap < -kTouchRoundOff * reach(o)); });
   if (overlaps.empty()) return;
   const auto deepest =
       std::min_element(overlaps.begin(), overlaps.end(), [](const Overlap& x, const Overlap& y) { return x.gap < y.gap; });

@@ -51,7 +51,8 @@ void closestPointJacobian(const Vec3& p0, const Vec3& p1, const Vec3& q0, const 
 //   dF_k/dq   = -mu (w_k phi df_n/dq + f_n phi dw_k/dq + f_n w_k dphi/dq),
 // dw/ds = (1, -1, 0, 0), dw/dt = (0, 0, -1, 1).
 bool pairFriction(const Vec3 x[4], const Vec12& u, double dt, const geometry::SegmentNormal& sn, double rsum,
-                  const ContactLaw& law, bool damp, Vec12& F, Mat12* K) {
+                  const ContactLaw& law, Vec12& F, Mat12* K) {
+  const bool damp = law.gamma > 0;
   F.setZero();
   if (K) K->setZero();
   const Vec3& n = sn.n;

@@ -32,13 +32,13 @@ void closestPointJacobian(const Vec3& p0, const Vec3& p1, const Vec3& q0, const 
 // coordinates of its nodes x[0..3] (p0, p1, q0, q1). u: their displacements q - q_start over the step
 // dt (v = u / dt). With the relative velocity of the closest points v_rel = sum_k w_k v_k (Q's minus
 // P's), its tangential part v_T = (I - n n^T) v_rel and the normal force of Eq. 37
-// f_n = k eps - gamma n . v_rel (gamma only when `damp`):
+// f_n = k eps - gamma n . v_rel (law.gamma: 0 without the dashpot):
 //     F_k = -mu max(f_n, 0) w_k phi(v_T),
 // i.e. -mu f_n phi on the closest point of the second element and the opposite on the first, shared
 // among the nodes like the normal force (power -mu f_n phi . v_T <= 0). Sets F (12); when K is given,
 // K = -dF/dq (12 x 12, s, t and n moving with the nodes). False (F, K zero) when f_n <= 0.
 bool pairFriction(const Vec3 x[4], const Vec12& u, double dt, const geometry::SegmentNormal& sn, double rsum,
-                  const ContactLaw& law, bool damp, Vec12& F, Mat12* K);
+                  const ContactLaw& law, Vec12& F, Mat12* K);
 
 // Node-obstacle contact: the seed's Eq. 37 on the overlap eps = r - d of a node of radius r at signed
 // distance d from the surface (normal n = grad d): f_n = k eps - gamma n . v, the force

@@ -307,7 +307,7 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   if (frictionOn(ctx))
     for (int i = 0; i < na; ++i) {
       const int j = active_[i];
-      addPairFriction(ctx, damp, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], &f, nullptr);
+      addPairFriction(ctx, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], &f, nullptr);
     }
   // The smallest gap of the candidates (ContactStats): an active pair's when there is one (all are
   // in the near list); else that of all candidates, as the reference reports it.
@@ -317,7 +317,7 @@ void SpringDashpotContact::addForce(const EvalContext& ctx, const Vec& /*non_con
   keepEvaluationNodes(q);
 }
 
-void SpringDashpotContact::addPairFriction(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B,
+void SpringDashpotContact::addPairFriction(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B,
                                            Vec* f, StiffnessSink* K) const {
   const Vec& q = *ctx.q;
   SegmentNormal sn;
@@ -332,15 +332,14 @@ void SpringDashpotContact::addPairFriction(const EvalContext& ctx, bool damp, co
     x[k] = node(q, xs[k]);
     u.segment<3>(3 * k) = x[k] - ctx.q_start->segment<3>(xs[k]);
   }
-  ContactLaw lw = law(ctx);
-  lw.gamma = damp ? gamma_ : 0.0;
+  const ContactLaw lw = law(ctx);
   if (!K) {
-    if (pairFriction(x, u, ctx.dt, sn, rsum, lw, damp, F, nullptr))
+    if (pairFriction(x, u, ctx.dt, sn, rsum, lw, F, nullptr))
       for (int k = 0; k < 4; ++k) f->segment<3>(xs[k]) += F.segment<3>(3 * k);
     return;
   }
   geometry::Mat12 block;
-  if (!pairFriction(x, u, ctx.dt, sn, rsum, lw, damp, F, &block)) return;
+  if (!pairFriction(x, u, ctx.dt, sn, rsum, lw, F, &block)) return;
   int dofs[12];
   for (int k = 0; k < 4; ++k)
     for (int c = 0; c < 3; ++c) dofs[3 * k + c] = xs[k] + c;
@@ -517,7 +516,7 @@ void SpringDashpotContact::addStiffness(const EvalContext& ctx, StiffnessSink& K
   }
   if (frictionOn(ctx))
     for (std::size_t j = 0; j < near_.size(); ++j)
-      addPairFriction(ctx, damp, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], nullptr, &K);
+      addPairFriction(ctx, edges_[cand_[near_[j]].first], edges_[cand_[near_[j]].second], nullptr, &K);
   if (!obstacles_.empty()) addObstacleStiffness(ctx, K);
 }
 

@@ -96,7 +96,7 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // The friction of the rod-rod pair (A, B) if in contact at q (friction.h, pairFriction): its force
   // added to f, or its K = -dF/dq block to K. Both forms of addForce and addStiffness call these in
   // the same pair order, so fast and reference stay bitwise equal.
-  void addPairFriction(const EvalContext& ctx, bool damp, const EdgeRef& A, const EdgeRef& B, Vec* f,
+  void addPairFriction(const EvalContext& ctx, const EdgeRef& A, const EdgeRef& B, Vec* f,
                        StiffnessSink* K) const;
   // Node-obstacle contact and friction on every node of the selected rods and every selected obstacle
   // (friction.h, nodeObstacle): forces into f and the stats (active, min_gap, the swept check's

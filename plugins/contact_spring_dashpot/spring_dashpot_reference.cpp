@@ -43,7 +43,7 @@ void SpringDashpotContact::addForceReference(const EvalContext& ctx, const Vec& 
   }
   // Friction of the pairs in contact (friction.h), after all normal forces, in candidate order.
   if (frictionOn(ctx))
-    for (const auto& ab : cand_) addPairFriction(ctx, damp, edges_[ab.first], edges_[ab.second], &f, nullptr);
+    for (const auto& ab : cand_) addPairFriction(ctx, edges_[ab.first], edges_[ab.second], &f, nullptr);
   if (!obstacles_.empty()) addObstacleForces(ctx, f, clearance);
   clearance_eval_ = clearance;
   keepEvaluationNodes(q);
@@ -87,7 +87,7 @@ void SpringDashpotContact::addStiffnessReference(const EvalContext& ctx, Stiffne
     }
   }
   if (frictionOn(ctx))
-    for (const auto& ab : cand_) addPairFriction(ctx, damp, edges_[ab.first], edges_[ab.second], nullptr, &K);
+    for (const auto& ab : cand_) addPairFriction(ctx, edges_[ab.first], edges_[ab.second], nullptr, &K);
   if (!obstacles_.empty()) addObstacleStiffness(ctx, K);
 }
 

@@ -1000,17 +1000,6 @@ double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
 
 // ------------------------------------------------------------------------------------ stiffness
 
-namespace {
-
-// K += H over the global DOFs `dofs` (H square, dofs.size() == H.rows()).
-template <class Dofs, class Derived>
-void addBlock(StiffnessSink& K, const Dofs& dofs, const Eigen::MatrixBase<Derived>& H) {
-  for (int c = 0; c < H.cols(); ++c)
-    for (int r = 0; r < H.rows(); ++r) K.add(dofs[r], dofs[c], H(r, c));
-}
-
-}  // namespace
-
 // The Hessian of U = Σ_e U_shear,e + Σ_i U_bend,i, one term at a time (shear_stretch_energy.h,
 // bend_twist_energy.h), with respect to the DOFs as setConfiguration reads them: a rotation vector φ
 // that Newton has moved off 0 is differentiated through the Jacobians of the exponential map. Every
@@ -1034,7 +1023,7 @@ void CosseratRod::addStiffness(StiffnessSink& K) const {
     cosserat::shearStretchEnergy(x(a), x(b), gather(Q_, e), rotation_jacobians_[e], element, nullptr, &H);
     const int pa = off + positionDof(a), pb = off + positionDof(b);
     const int dofs[9] = {pa, pa + 1, pa + 2, pb, pb + 1, pb + 2, r, r + 1, r + 2};
-    addBlock(K, dofs, H);
+    K.addBlock(dofs, H);
   }
   // Bend/twist of node i between element p and element i over [x_p, x_i, x_next, φ_p, φ_i] (Eqs. 8, 10,
   // 20); without the rescaling only the φ block is not zero.
@@ -1047,13 +1036,13 @@ void CosseratRod::addStiffness(StiffnessSink& K) const {
     const int rp = off + rotationDof(p), ri = off + rotationDof(i);
     if (!bend_twist_rescaling_) {
       const int dofs[6] = {rp, rp + 1, rp + 2, ri, ri + 1, ri + 2};
-      addBlock(K, dofs, H.block<6, 6>(9, 9));
+      K.addBlock(dofs, H.block<6, 6>(9, 9));
       continue;
     }
     const int xp = off + positionDof(p), xi = off + positionDof(i), xj = off + positionDof(j);
     const int dofs[15] = {xp, xp + 1, xp + 2, xi, xi + 1, xi + 2, xj, xj + 1, xj + 2,
                           rp, rp + 1, rp + 2, ri, ri + 1, ri + 2};
-    addBlock(K, dofs, H);
+    K.addBlock(dofs, H);
   }
 }
 

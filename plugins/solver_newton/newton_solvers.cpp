@@ -141,7 +141,7 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   // beyond its shear and stretch stiffness, where its energy is not convex in the rotations and their
   // inertia (rho I l / dt^2) is too small to hold them: steps of radians, no convergence. Same
   // equations, same roots; the predictor is evaluated first, as before (imc sets its stiffness there).
-  if (velocity_predictor_ && !core_.options().linearized && startFromBetterPredictor(world)) {
+  if (velocity_predictor_ && !core_.options().linearized && compare_starts_) {
     q_start_ = q_n_;
     world.prescribe(t, q_start_);
     double r_velocity = 0, r_position = 0;

@@ -16,7 +16,10 @@ class ImplicitEulerSolver : public Solver {
  public:
   static Schema schema();
   explicit ImplicitEulerSolver(const Params& p);
-  void bind(World& world) override { requireOneImpulseContact(world); }
+  void bind(World& world) override {
+    requireOneImpulseContact(world);
+    compare_starts_ = startFromBetterPredictor(world);
+  }
   StepReport step(World& world, double dt) override;
   const NewtonCore& core() const { return core_; }
   // Steps that started from q_n instead of the velocity predictor (its residual was lower; only
@@ -30,6 +33,7 @@ class ImplicitEulerSolver : public Solver {
 
   NewtonCore core_;
   bool velocity_predictor_ = true;
+  bool compare_starts_ = false;  // startFromBetterPredictor of the bound world (fixed at bind)
   long position_starts_ = 0;
   Vec q_n_, v_n_, q_, v_, q_start_;
 };
