@@ -12,6 +12,7 @@
 #include <Eigen/LU>
 #include <Eigen/UmfPackSupport>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <map>
@@ -60,7 +61,7 @@ class AlartCurnierContact final : public Contact,
   void bind(World& world) override;
   // Checkpoint: the warm-start impulses by contact identity (a restart continues bit for bit).
   void saveState(std::vector<double>& out) const override {
-    for (const auto& [key, r] : warm_) {
+    for (const auto& [key, r] : warm_) {  // in key order
       out.insert(out.end(), key.begin(), key.end());
       out.insert(out.end(), r.data(), r.data() + 3);
     }
@@ -70,8 +71,9 @@ class AlartCurnierContact final : public Contact,
     for (std::size_t k = 0; k + 8 <= in.size(); k += 8) {
       ContactKey key;
       for (int j = 0; j < 5; ++j) key[j] = static_cast<int>(in[k + j]);
-      warm_[key] = Vec3(in[k + 5], in[k + 6], in[k + 7]);
+      warm_.push_back({key, Vec3(in[k + 5], in[k + 6], in[k + 7])});
     }
+    sortWarmStarts();
   }
   void beginStep(const EvalContext& ctx) override;
   // Two edges (self-contact neighbours excluded; none without rod_rod) or a node and an obstacle
@@ -164,14 +166,37 @@ class AlartCurnierContact final : public Contact,
   // candidates rebuilt once per step at the committed state
   std::vector<std::array<int, 3>> obstacle_cands_;  // rod index, node, obstacle index
   std::vector<std::array<int, 4>> edge_cands_;      // rodA, edgeA, rodB, edgeB
+  struct Box {  // beginStep's edge AABBs (kept between steps: no allocation once warm)
+    Vec3 lo, hi;
+    int rod, edge;
+  };
+  std::vector<Box> boxes_;
 
   std::vector<ContactPoint> points_;
+  std::vector<char> drop_;  // buildPoints: near-duplicates to drop
   std::map<ContactKey, ContactKey> merged_;  // this step: dropped near-duplicate -> the one kept
   // Rod-rod contacts of this step, chosen at the first iterate with their frame and closest-point
   // parameters, which then stay fixed for the step (see buildPoints).
   std::vector<ContactPoint> frozen_ee_;
   bool frozen_valid_ = false;
-  std::map<ContactKey, Vec3> warm_;  // impulses of the last solve, by contact identity
+  // Impulses of the last solve by contact identity, sorted by key (a flat vector rather than a
+  // map: rewritten every step, where a map allocated a node per contact).
+  std::vector<std::pair<ContactKey, Vec3>> warm_;
+  const Vec3* warmStart(const ContactKey& key) const {
+    const auto it = std::lower_bound(warm_.begin(), warm_.end(), key,
+                                     [](const std::pair<ContactKey, Vec3>& w, const ContactKey& k) { return w.first < k; });
+    return it != warm_.end() && it->first == key ? &it->second : nullptr;
+  }
+  // Sorted by key (a solve's contacts have distinct keys: one per candidate).
+  void sortWarmStarts() {
+    std::sort(warm_.begin(), warm_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  // warm_ from the contacts and impulses r_ of this solve.
+  void storeWarmStarts() {
+    warm_.clear();
+    for (std::size_t i = 0; i < points_.size(); ++i) warm_.push_back({points_[i].key, r_.segment<3>(3 * i)});
+    sortWarmStarts();
+  }
   // A is block diagonal over the mechanical subsystems: each component is factorized on its own
   // and X = A^-1 H^T is computed per component for the contacts touching it only.
   struct Component {
@@ -203,21 +228,38 @@ class AlartCurnierContact final : public Contact,
   // index in the group; an unreduced group's components have no X = A_c^-1 H_c^T.
   std::vector<std::array<int, 4>> touched_;
   std::vector<int> ntouched_, group_of_, local_;
+  std::vector<Group> spare_groups_;  // groupContacts: Group objects to reuse
+  std::vector<int> group_of_root_;   // groupContacts: scratch
   bool groupUnreduced(const Component& cp) const { return groups_[group_of_[cp.contacts.front()]].unreduced; }
-  // groups_ (appended to), group_of_ and local_ from the root of each of the n contacts: contacts with
-  // the same root (in [0, num_roots)) form one group, in the order of their first contact.
+  // groups_ (rebuilt), group_of_ and local_ from the root of each of the n contacts: contacts with
+  // the same root (in [0, num_roots)) form one group, in the order of their first contact. The
+  // last solve's Group objects are recycled (spare_groups_): their contact lists keep their
+  // capacity, so that an explicit step's dozens of groups allocate nothing once warm.
   template <class RootOf> void groupContacts(int n, int num_roots, RootOf&& root_of) {
-    std::vector<int> group_of_root(num_roots, -1);
+    for (Group& g : groups_) spare_groups_.push_back(std::move(g));
+    groups_.clear();
+    group_of_root_.assign(num_roots, -1);
     group_of_.assign(n, 0);
     local_.assign(n, 0);
     for (int i = 0; i < n; ++i) {
       const int root = root_of(i);
-      if (group_of_root[root] < 0) {
-        group_of_root[root] = static_cast<int>(groups_.size());
-        groups_.emplace_back();
+      if (group_of_root_[root] < 0) {
+        group_of_root_[root] = static_cast<int>(groups_.size());
+        if (spare_groups_.empty()) {
+          groups_.emplace_back();
+        } else {
+          groups_.push_back(std::move(spare_groups_.back()));
+          spare_groups_.pop_back();
+          Group& g = groups_.back();
+          g.contacts.clear();
+          g.dofs = g.active = 0;
+          g.nu = 0;
+          g.unreduced = false;
+          g.result = {};
+        }
       }
-      Group& g = groups_[group_of_root[root]];
-      group_of_[i] = group_of_root[root];
+      Group& g = groups_[group_of_root_[root]];
+      group_of_[i] = group_of_root_[root];
       local_[i] = static_cast<int>(g.contacts.size());
       g.contacts.push_back(i);
     }
@@ -225,6 +267,12 @@ class AlartCurnierContact final : public Contact,
   // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
   std::vector<std::array<int, 3>> vel_nodes_;
   std::vector<int> vel_parent_;
+  // solveVelocity, per group index (kept between steps): W's entries, and q, mu and r of the group.
+  std::vector<std::vector<Eigen::Triplet<double>>> vel_trip_;
+  struct VelocityGroupWork {
+    Vec q, mu, r;
+  };
+  std::vector<VelocityGroupWork> vel_work_;
   std::vector<std::unique_ptr<Solver>> group_solvers_;
   Eigen::MatrixXd rhs_block_;
   Vec rhs_, sol_, dq_free_, r_, qloc_, mu_vec_, u_all_;

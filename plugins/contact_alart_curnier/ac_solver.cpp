@@ -161,34 +161,65 @@ void Solver::computeRho() {
 void Solver::setProblem(const SpMat& W, const Vec& q, const Vec& mu) {
   if (W.rows() != q.size() || W.cols() != q.size())
     throw std::invalid_argument("Alart-Curnier problem: W must be 3n x 3n and q of size 3n for n = mu.size() contacts");
+  w_entries_.clear();
+  for (int c = 0; c < W.outerSize(); ++c)
+    for (SpMat::InnerIterator it(W, c); it; ++it) w_entries_.emplace_back(int(it.row()), c, it.value());
+  setProblem(w_entries_, q, mu);
+}
+
+void Solver::setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec& q, const Vec& mu) {
   setContacts(q, mu);
   const int n = n_;
+  for (const auto& t : W)
+    if (t.row() < 0 || t.row() >= 3 * n || t.col() < 0 || t.col() >= 3 * n)
+      throw std::invalid_argument("Alart-Curnier problem: W must be 3n x 3n and q of size 3n for n = mu.size() contacts");
   unreduced_ = false;
-  // 3x3-block-filled copy of W, diagonal blocks always present: the pattern of the Jacobian.
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(W.nonZeros() + 9 * n);
-  std::vector<std::vector<int>> blocks(n);  // per block column: block rows
-  for (int c = 0; c < W.outerSize(); ++c)
-    for (SpMat::InnerIterator it(W, c); it; ++it) {
-      t.emplace_back(int(it.row()), c, it.value());
-      blocks[c / 3].push_back(int(it.row()) / 3);
-    }
+  // W_ is W with its 3x3 blocks filled, diagonal blocks always present: the pattern of the Jacobian.
+  // Block rows per block column (a bucket per column, then sorted and made unique in it).
+  blk_first_.assign(n + 1, 0);
+  for (const auto& t : W) ++blk_first_[t.col() / 3 + 1];
+  for (int b = 0; b < n; ++b) blk_first_[b + 1] += blk_first_[b] + 1;  // + 1: the diagonal block
+  blk_rows_.resize(blk_first_[n]);
+  pat_outer_.assign(blk_first_.begin(), blk_first_.end() - 1);  // fill position per block column
+  for (int b = 0; b < n; ++b) blk_rows_[pat_outer_[b]++] = b;
+  for (const auto& t : W) blk_rows_[pat_outer_[t.col() / 3]++] = t.row() / 3;
+  int kept = 0;
   for (int b = 0; b < n; ++b) {
-    auto& v = blocks[b];
-    v.push_back(b);
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    for (int bi : v)
-      for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 3; ++c) t.emplace_back(3 * bi + a, 3 * b + c, 0.0);
+    const int first = blk_first_[b], last = blk_first_[b + 1];
+    std::sort(blk_rows_.begin() + first, blk_rows_.begin() + last);
+    blk_first_[b] = kept;
+    for (int p = first, prev = -1; p < last; prev = blk_rows_[p++])
+      if (blk_rows_[p] != prev) blk_rows_[kept++] = blk_rows_[p];
   }
-  SpMat Wb(3 * n, 3 * n);
-  Wb.setFromTriplets(t.begin(), t.end());
-  Wb.makeCompressed();
-  const bool same = J_.rows() == Wb.rows() && J_.nonZeros() == Wb.nonZeros() &&
-                    std::equal(Wb.outerIndexPtr(), Wb.outerIndexPtr() + Wb.outerSize() + 1, J_.outerIndexPtr()) &&
-                    std::equal(Wb.innerIndexPtr(), Wb.innerIndexPtr() + Wb.nonZeros(), J_.innerIndexPtr());
-  W_ = std::move(Wb);
+  blk_first_[n] = kept;
+  // The compressed pattern: column 3b + k holds the 3 rows of each of block column b's block rows.
+  pat_outer_.resize(3 * n + 1);
+  pat_inner_.clear();
+  pat_outer_[0] = 0;
+  for (int c = 0; c < 3 * n; ++c) {
+    for (int p = blk_first_[c / 3]; p < blk_first_[c / 3 + 1]; ++p)
+      for (int a = 0; a < 3; ++a) pat_inner_.push_back(3 * blk_rows_[p] + a);
+    pat_outer_[c + 1] = static_cast<int>(pat_inner_.size());
+  }
+  const bool same = J_.rows() == 3 * n && J_.isCompressed() && J_.nonZeros() == Eigen::Index(pat_inner_.size()) &&
+                    std::equal(pat_outer_.begin(), pat_outer_.end(), J_.outerIndexPtr()) &&
+                    std::equal(pat_inner_.begin(), pat_inner_.end(), J_.innerIndexPtr());
+  if (!same) {
+    W_.resize(3 * n, 3 * n);
+    W_.resizeNonZeros(static_cast<Eigen::Index>(pat_inner_.size()));
+    std::copy(pat_outer_.begin(), pat_outer_.end(), W_.outerIndexPtr());
+    std::copy(pat_inner_.begin(), pat_inner_.end(), W_.innerIndexPtr());
+  }
+  // W's values, summed into the pattern in the order given (bit for bit setFromTriplets' sums).
+  double* wv = W_.valuePtr();
+  std::fill(wv, wv + W_.nonZeros(), 0.0);
+  for (const auto& t : W) {
+    const int c = t.col(), b = c / 3;
+    const int* rows = blk_rows_.data();
+    const int slot = static_cast<int>(std::lower_bound(rows + blk_first_[b], rows + blk_first_[b + 1], t.row() / 3) -
+                                      (rows + blk_first_[b]));
+    wv[pat_outer_[c] + 3 * slot + t.row() % 3] += t.value();
+  }
   if (!same) {
     J_ = W_;
     need_analysis_ = true;
@@ -732,7 +763,8 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
 }
 
 Result Solver::solve(Vec& r) {
-  const auto t0 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point t0;
+  if (opt_.timed) t0 = std::chrono::steady_clock::now();
   Result res = solveWithRho(r);
   // Retries from the best iterate with rho x 10, then x 0.1: the zeros of f_AC do not depend on rho
   // (seed Eq. 4), but where the Newton stalls does: contacts with a large W_ii get a small rho_i
@@ -760,7 +792,7 @@ Result Solver::solve(Vec& r) {
     qeff_ = q_;
     computeU(r, u_);  // velocity() at the returned r
   }
-  res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (opt_.timed) res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
 
@@ -788,6 +820,7 @@ double Solver::polishContacts(Vec& r, Result& result, double tolerance) {
   opt_.max_iterations = 1;
   opt_.proximal = false;
   opt_.rho_retries = false;
+  opt_.timed = false;  // its steps are counted in `result`, not timed
   for (int k = 0; k < 4 && error > tolerance; ++k) {
     rkeep_ = r;
     const Result more = solve(r);

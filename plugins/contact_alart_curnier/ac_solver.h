@@ -80,6 +80,9 @@ struct Options {
   // nonsingular, 3n < m) or by K's LU; a failed Cholesky falls back to K's LU.
   enum class Preconditioner { Auto, Cholesky, Lu };
   Preconditioner unreduced_preconditioner = Preconditioner::Auto;
+  // Result::time_s measured (two clock reads per solve()); off where the solves are too small for
+  // it (the velocity-level step's one-contact groups, timed per step instead) and 0 then.
+  bool timed = true;
 };
 
 struct Result {
@@ -108,6 +111,11 @@ class Solver {
 
   // W: 3n x 3n (any sparse pattern), q: 3n, mu: n (>= 0). Throws std::invalid_argument on sizes.
   void setProblem(const SpMat& W, const Vec& q, const Vec& mu);
+  // The same with W given by its entries (row, col, value; duplicates summed in their order, as
+  // SparseMatrix::setFromTriplets sums them), W 3n x 3n: no intermediate matrix, and no allocation
+  // when W's block pattern is the last problem's (the velocity-level step sets up one small
+  // problem per group and step).
+  void setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec& q, const Vec& mu);
   // The same problem given by the factors of W = G A^-1 G^T: A (m x m, symmetric: the free DOFs of
   // the rods the contacts touch) and G (3n x m). W is never formed: u = G A^-1 G^T r + q through an
   // LDL^T of A, and Newton directions solve the unreduced system of seed Eq. 7,
@@ -178,6 +186,10 @@ class Solver {
   double worstContactError(const Vec& u, const Vec& r) const;  // max_i coulombError at (u, r)
   std::vector<Mat3> Fu_, Fr_;
   std::vector<int> diag_pos_;  // J_ value index of the (c, c) diagonal entry of each column
+  // setProblem: W's block pattern (block rows of block column b: blk_rows_[blk_first_[b] ..
+  // blk_first_[b + 1]), sorted) and the compressed pattern it gives W_ and J_, kept between problems.
+  std::vector<int> blk_first_, blk_rows_, pat_outer_, pat_inner_;
+  std::vector<Eigen::Triplet<double>> w_entries_;  // setProblem(SpMat): W's entries
   double eta_ = 0;
   std::unique_ptr<Lu> lu_;
   std::unique_ptr<Primal> primal_;

@@ -57,8 +57,8 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   const int n = static_cast<int>(points_.size());
   ++step_.solves;
   stats_ = {};
-  groups_.clear();
   if (n == 0) {
+    groups_.clear();
     last_ = {};
     last_.converged = true;
     nu_ = 0;
@@ -110,7 +110,10 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
 
   // W = H M^-1 H^T: block (a, b) += w_a w_b F_a diag(M^-1 of the node) F_b^T for every node the two
   // contacts share (fixed DOFs: M^-1 = 0).
-  std::vector<std::vector<Eigen::Triplet<double>>> gtrip(groups_.size());
+  // (One triplet list per group, kept with their capacity between steps: W's entries are the
+  // problem's only sizeable input, and setProblem takes them without an intermediate matrix.)
+  if (vel_trip_.size() < groups_.size()) vel_trip_.resize(groups_.size());
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) vel_trip_[gi].clear();
   for (std::size_t k0 = 0; k0 < vel_nodes_.size();) {
     std::size_t k1 = k0;
     while (k1 < vel_nodes_.size() && vel_nodes_[k1][0] == vel_nodes_[k0][0]) ++k1;
@@ -123,7 +126,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
           const ContactPoint &pa = points_[ia], &pb2 = points_[ib];
           const Mat3 w = pa.weight[vel_nodes_[a][2]] * pb2.weight[vel_nodes_[b][2]] * pa.frame * mi.asDiagonal() *
                          pb2.frame.transpose();
-          auto& t = gtrip[group_of_[ia]];
+          auto& t = vel_trip_[group_of_[ia]];
           for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
               if (w(r, c) != 0) t.emplace_back(3 * local_[ia] + r, 3 * local_[ib] + c, w(r, c));
@@ -135,8 +138,13 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   r_.setZero(3 * n);
   u_all_.setZero(3 * n);
   for (int i = 0; i < n; ++i)
-    if (auto it = warm_.find(points_[i].key); it != warm_.end()) r_.segment<3>(3 * i) = it->second;
+    if (const Vec3* r = warmStart(points_[i].key)) r_.segment<3>(3 * i) = *r;
   while (group_solvers_.size() < groups_.size()) group_solvers_.push_back(std::make_unique<Solver>(options_));
+  // A group's q, mu and r (by group index, sizes mostly as in the last step: no reallocation).
+  if (vel_work_.size() < groups_.size()) vel_work_.resize(groups_.size());
+  // Solves of one contact take a microsecond: timed as a whole (step_.solve_ms), not one by one.
+  Options options = options_;
+  options.timed = false;
   last_ = {};
   last_.converged = true;
   std::string failed;
@@ -144,9 +152,10 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     Group& g = groups_[gi];
     const int ng = static_cast<int>(g.contacts.size());
-    SpMat W(3 * ng, 3 * ng);
-    W.setFromTriplets(gtrip[gi].begin(), gtrip[gi].end());
-    Vec qg(3 * ng), mug(ng), rg(3 * ng);
+    auto& [qg, mug, rg] = vel_work_[gi];
+    qg.resize(3 * ng);
+    mug.resize(ng);
+    rg.resize(3 * ng);
     for (int a = 0; a < ng; ++a) {
       const int i = g.contacts[a];
       qg.segment<3>(3 * a) = qloc_.segment<3>(3 * i);
@@ -154,8 +163,8 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
       rg.segment<3>(3 * a) = r_.segment<3>(3 * i);
     }
     Solver& solver = *group_solvers_[gi];
-    solver.options() = options_;
-    solver.setProblem(W, qg, mug);
+    solver.options() = options;
+    solver.setProblem(vel_trip_[gi], qg, mug);
     g.result = solver.solve(rg);
     // The relative natural map the solver stops on scales by max(|q|, |u|, |r|): here a velocity (a
     // rope node sliding at 0.3 m/s; an open candidate's gap / drift, up to ~100 m/s) against ~1e-9 N s
@@ -166,7 +175,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     // its own units (Solver::polishContacts): worst contact over 0.4 s of that scene 9.0e-6 -> 1.0e-10
     // (DER), 1.3e-5 -> 5.5e-14 (Cosserat); nearly all groups already are (one pass over them).
     if (g.result.converged) solver.polishContacts(rg, g.result, options_.tolerance);
-    const Vec u = solver.velocityAt(rg);
+    const Vec& u = solver.velocity();  // W rg + qg: solve() and polishContacts() leave it at rg
     for (int a = 0; a < ng; ++a) {
       const int i = g.contacts[a];
       r_.segment<3>(3 * i) = rg.segment<3>(3 * a);
@@ -200,12 +209,11 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
 
   // Bookkeeping. min_gap: the end-of-step gap predicted at q, gap(q) + drift u_N with u_N at the
   // corrected velocities (the gap at q itself when drift = 0).
-  warm_.clear();
+  storeWarmStarts();
   int free_dofs = 0;
   for (char f : fixed) free_dofs += !f;
   nu_ = free_dofs > 0 ? 3.0 * n / free_dofs : 0.0;
   for (int i = 0; i < n; ++i) {
-    warm_[points_[i].key] = r_.segment<3>(3 * i);
     if (r_[3 * i] > 0) ++stats_.active;
     const ContactPoint& p = points_[i];
     Vec3 vel = Vec3::Zero();
