@@ -1,8 +1,11 @@
 // Scene copies, child `rodsim run` processes and reading their output, shared by the studies.
 #include "child_runs.h"
 
+#include "run_directory.h"
 #include "scene.h"
 #include "simulation.h"
+
+#include <rodsim/version.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -187,6 +190,37 @@ std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g
 std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides) {
   return jsonEscape(std::filesystem::absolute(scene).lexically_normal().string()) + "|" +
          jsonEscape(fmt::format("{}", fmt::join(overrides, "\n")));
+}
+
+std::string contentKey(const std::string& scene_file, const std::string& scene_text, const std::vector<std::string>& overrides,
+                       const TypeRegistry& registry, const std::string& extra) {
+  std::string key = fmt::format("rodsim {}\nsdk: {}\n", RODSIM_SDK_VERSION, RODSIM_SDK_SIGNATURE);
+  for (const auto& p : registry.plugins()) key += fmt::format("plugin {} {}\n", p.name, p.version);
+  key += fmt::format("scene: {:016x}\n", fnv1a(scene_text));
+  for (const auto& o : overrides) key += "set " + jsonEscape(o) + "\n";
+  std::vector<std::string> referenced;
+  try {
+    referenced = parseScene(scene_text, scene_file, overrides, registry).referenced_files;
+  } catch (const InputError&) {  // validated before any run starts; the child reports it otherwise
+  }
+  for (const auto& file : referenced) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    key += fmt::format("file {}: {}\n", jsonEscape(file), in ? fmt::format("{:016x}", fnv1a(content.str())) : "unreadable");
+  }
+  key += "study: " + jsonEscape(extra) + "\n";
+  return fmt::format("{:016x}", fnv1a(key));
+}
+
+std::string outputsHash(const std::filesystem::path& dir) {
+  std::string out;
+  for (const char* name : {"summary.json", "timeseries.csv", "final.csv", "objective.txt"}) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir / name, ec)) continue;
+    out += fmt::format("{}={:016x};", name, fnv1a(readFile(dir / name)));
+  }
+  return out;
 }
 
 std::string jsonEscape(const std::string& s) {

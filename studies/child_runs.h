@@ -73,6 +73,19 @@ std::string jsonNumber(double v);
 // What identifies one child run of a study: its scene (absolute) and every --set, escaped as the
 // run's record stores it. A study reuses a finished run whose record holds the same identity.
 std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides);
+// The content key of one child run (a hex hash): what its results depend on besides the values in
+// runIdentity, so that a study reuses a run only while none of it changed: rodsim's version and
+// SDK signature, every loaded plugin's name and version, the scene's text, every --set, the
+// content of every file the scene references with these --set values (path parameters such as
+// geometry.file), and `extra` (the part of the study file the cached result depends on, e.g. an
+// optimization's objective).
+std::string contentKey(const std::string& scene_file, const std::string& scene_text, const std::vector<std::string>& overrides,
+                       const kernel::TypeRegistry& registry, const std::string& extra = "");
+// Hashes of the result files a study reads back from a run directory (summary.json,
+// timeseries.csv, final.csv, objective.txt), "name=hash;" for each that exists. A cache entry
+// stores it when the run ends; a different value later means an output was edited or removed
+// since, and the entry is not reused.
+std::string outputsHash(const std::filesystem::path& dir);
 // The value at `key` of a scene's TOML document, addressed as --set addresses it (array tables by
 // name, or directly when there is only one), or nullptr.
 const toml::node* findSetTarget(const toml::table& root, const std::string& key);

@@ -371,7 +371,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
 
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
   const std::size_t n = f.parameters.size();
-  RunCache cache(f, dir, executable, jobs, true, "rodsim fit");
+  RunCache cache(f, dir, executable, jobs, true, "rodsim fit", registry);
   Residuals residuals(f, data, cache, fd_step);
   if (residuals.size() < n)
     throw InputError(fmt::format("{}: {} data value(s) for {} parameter(s): the problem is underdetermined", data.file, residuals.size(), n));

@@ -284,36 +284,60 @@ double interpolate(const std::vector<double>& t, const std::vector<double>& y, d
 
 // ---------------------------------------------------------------- the run cache
 
-RunCache::RunCache(const InverseFile& f, fs::path dir, std::string executable, int jobs, bool quiet, std::string name)
-    : f_(f), dir_(std::move(dir)), executable_(std::move(executable)), name_(std::move(name)), jobs_(jobs), quiet_(quiet) {}
+RunCache::RunCache(const InverseFile& f, fs::path dir, std::string executable, int jobs, bool quiet, std::string name,
+                   const TypeRegistry& registry, std::string extra)
+    : f_(f), dir_(std::move(dir)), executable_(std::move(executable)), name_(std::move(name)), jobs_(jobs), quiet_(quiet),
+      registry_(registry), extra_(std::move(extra)) {}
 
-namespace {
-
-std::string identity(const InverseFile& f, const std::vector<std::string>& overrides) {
-  return runIdentity(f.scene, overrides);
+// The scene's path and --set values, then the content key (the scene text and the files it
+// references, rodsim's and the plugins' versions, the study's own part): a run is found again only
+// while all of it is unchanged; an edited scene gets other run directories.
+std::string RunCache::identity(const std::vector<double>& point) const {
+  const std::vector<std::string> overrides = f_.overrides(point);
+  return runIdentity(f_.scene, overrides) + "|" + contentKey(f_.scene, f_.scene_text, overrides, registry_, extra_);
 }
 
-}  // namespace
-
 fs::path RunCache::runDir(const std::vector<double>& point) const {
-  return dir_ / "runs" / fmt::format("{:016x}", fnv1a(identity(f_, f_.overrides(point))));
+  return dir_ / "runs" / fmt::format("{:016x}", fnv1a(identity(point)));
+}
+
+void RunCache::record(const fs::path& dir, const std::string& identity, const std::string& command, int exit_status,
+                      double seconds) const {
+  writeFileAtomic((dir / "inverse_run.json").string(),
+                  fmt::format("{{\n  \"identity\": \"{}\",\n  \"command\": \"{}\",\n  \"exit_status\": {},\n  \"seconds\": {:.6g},\n"
+                              "  \"outputs\": \"{}\"\n}}\n",
+                              jsonEscape(identity), jsonEscape(command), exit_status, seconds, jsonEscape(outputsHash(dir))));
+}
+
+void RunCache::rerecord(const fs::path& dir) const {
+  const std::string json = readFile(dir / "inverse_run.json");
+  record(dir, summaryField(json, "identity"), summaryField(json, "command"), std::atoi(summaryField(json, "exit_status").c_str()),
+         parseNumber(summaryField(json, "seconds")));
 }
 
 bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results) {
   results.assign(points.size(), RunResult{});
   std::vector<std::size_t> todo;
+  std::vector<std::string> identities(points.size());
   std::map<fs::path, std::size_t> first;  // a point twice in one batch runs once
   std::vector<std::pair<std::size_t, std::size_t>> same;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    results[i].dir = runDir(points[i]);
+    identities[i] = identity(points[i]);
+    results[i].dir = dir_ / "runs" / fmt::format("{:016x}", fnv1a(identities[i]));
     const std::string record = readFile(results[i].dir / "inverse_run.json");
-    if (!record.empty() && jsonRawField(record, "identity") == jsonEscape(identity(f_, f_.overrides(points[i])))) {
-      results[i].ok = summaryField(record, "exit_status") == "0";
-      results[i].reason = results[i].ok ? "" : fmt::format("exit status {}; see {}", summaryField(record, "exit_status"),
-                                                            (results[i].dir / "run.log").string());
-      results[i].cached = true;
-      if (used_.insert(results[i].dir).second) ++reused_;
-      continue;
+    if (!record.empty() && jsonRawField(record, "identity") == jsonEscape(identities[i])) {
+      // The outputs this study reads back must be those the run wrote: an edited timeseries.csv or
+      // objective.txt is not a result (the run is made again).
+      if (jsonRawField(record, "outputs") == jsonEscape(outputsHash(results[i].dir))) {
+        results[i].ok = summaryField(record, "exit_status") == "0";
+        results[i].reason = results[i].ok ? "" : fmt::format("exit status {}; see {}", summaryField(record, "exit_status"),
+                                                              (results[i].dir / "run.log").string());
+        results[i].cached = true;
+        if (used_.insert(results[i].dir).second) ++reused_;
+        continue;
+      }
+      std::fprintf(stderr, "%s: %s: the outputs of this cached run changed since it was recorded: running it again\n",
+                   name_.c_str(), results[i].dir.c_str());
     }
     if (auto it = first.find(results[i].dir); it != first.end()) {
       same.emplace_back(i, it->second);
@@ -338,6 +362,9 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
         std::error_code ec;
         fs::create_directories(c.dir, ec);
         if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", c.dir.string(), ec.message()));
+        // What an earlier attempt recorded is not this run's: an interrupted rerun must not leave it.
+        fs::remove(c.dir / "inverse_run.json", ec);
+        fs::remove(c.dir / "objective.txt", ec);
         c.argv = {executable_, "run", f_.scene};
         for (const auto& o : f_.overrides(points[i])) c.argv.insert(c.argv.end(), {"--set", o});
         c.argv.insert(c.argv.end(), {"--output", c.dir.string(), "--force", "--quiet"});
@@ -351,11 +378,7 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
         r.ok = c.exit_code == 0;
         r.reason = r.ok ? "" : fmt::format("exit status {}; see {}", c.exit_code, (c.dir / "run.log").string());
         // Exit 3 (the run failed) is a result too: the same values fail again. Signals are not recorded.
-        if (c.signal == 0)
-          writeFileAtomic((c.dir / "inverse_run.json").string(),
-                          fmt::format("{{\n  \"identity\": \"{}\",\n  \"command\": \"{}\",\n  \"exit_status\": {},\n  \"seconds\": {:.6g}\n}}\n",
-                                      jsonEscape(identity(f_, f_.overrides(points[c.id]))), jsonEscape(shellCommand(c.argv)),
-                                      c.exit_code, c.seconds));
+        if (c.signal == 0) record(c.dir, identities[c.id], shellCommand(c.argv), c.exit_code, c.seconds);
       });
   for (const auto& [i, j] : same) results[i] = results[j];
   return completed;

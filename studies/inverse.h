@@ -1,6 +1,6 @@
 // What rodsim fit and rodsim optimize share (docs/inverse.md): the [[parameter]] tables of their
 // files (scene keys as --set reaches them, bounds, an element of an array key), the validation of
-// the scene at the bounds, and a cache of child runs keyed by the --set values they ran with, so
+// the scene at the bounds, and a cache of child runs keyed by their --set values and content, so
 // that a point already simulated is never simulated again (central differences revisit points;
 // an interrupted optimization replays its candidates and finds them finished).
 #pragma once
@@ -81,24 +81,36 @@ struct RunResult {
   bool cached = false;                // finished by an earlier call or an earlier invocation
 };
 
-// Child runs under DIR/runs/<hash of the --set values>/; a run is finished when its
-// inverse_run.json exists (written when the child exits 0).
+// Child runs under DIR/runs/<hash of the identity: scene path, --set values and content key>/; a
+// run is finished when its inverse_run.json exists (written when the child exits) with the same
+// identity and the hashes of the outputs now in its directory.
 class RunCache {
  public:
-  RunCache(const InverseFile& f, std::filesystem::path dir, std::string executable, int jobs, bool quiet, std::string name);
+  // `extra`: the part of the study file a cached result depends on beyond the run (see contentKey).
+  RunCache(const InverseFile& f, std::filesystem::path dir, std::string executable, int jobs, bool quiet, std::string name,
+           const kernel::TypeRegistry& registry, std::string extra = "");
   // Runs the points not finished yet, `jobs` at once. Returns false when interrupted (SIGINT/SIGTERM).
   bool run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results);
   std::size_t simulations() const { return simulations_; }  // children started by this process
   std::size_t reused() const { return reused_; }            // finished by an earlier invocation
   std::size_t distinct() const { return used_.size(); }     // different runs used so far
   std::filesystem::path runDir(const std::vector<double>& point) const;
+  // Records the outputs of a finished run again after the study changed them on purpose (optimize
+  // writes objective.txt and may delete timeseries.csv).
+  void rerecord(const std::filesystem::path& dir) const;
 
  private:
+  std::string identity(const std::vector<double>& point) const;
+  void record(const std::filesystem::path& dir, const std::string& identity, const std::string& command, int exit_status,
+              double seconds) const;
+
   const InverseFile& f_;
   std::filesystem::path dir_;
   std::string executable_, name_;
   int jobs_;
   bool quiet_;
+  const kernel::TypeRegistry& registry_;
+  std::string extra_;
   std::size_t simulations_ = 0, reused_ = 0;
   std::set<std::filesystem::path> used_;
 };

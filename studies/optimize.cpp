@@ -138,6 +138,7 @@ struct Evaluator {
           for (const auto& e : fs::directory_iterator(results[i].dir, ec))
             if (e.path().extension() == ".vtp" || e.path().extension() == ".pvd") fs::remove(e.path(), ec);
         }
+        cache->rerecord(results[i].dir);  // objective.txt is now one of the outputs the entry relies on
       }
       if (!std::isfinite(value)) ++failures;
       objectives[todo[i]] = value;
@@ -266,7 +267,10 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
   const int jobs = process::jobsOrCores(o.jobs);
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
-  RunCache cache(f, dir, executable, jobs, true, "rodsim optimize");
+  // A run's objective.txt holds the objective as it was defined then: a changed objective (probe,
+  // statistic, window) makes other runs (the timeseries it needs may be gone, keep_runs = false).
+  RunCache cache(f, dir, executable, jobs, true, "rodsim optimize", registry,
+                 fmt::format("objective {} {} {:.17g} {:.17g}", objective.probe, objective.statistic, objective.t0, objective.t1));
   auto ev = std::make_shared<Evaluator>();
   ev->f = &f, ev->objective = &objective, ev->cache = &cache, ev->keep_runs = keep_runs;
   if (!o.quiet)

@@ -20,8 +20,13 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -277,12 +282,39 @@ std::string rowIdentity(const Sweep& s, const SweepRow& row) { return runIdentit
 
 fs::path rowDir(const fs::path& dir, const SweepRow& row) { return dir / std::to_string(row.index); }
 
-// A finished row has DIR/<k>/sweep_row.json. A record of a different run (the sweep file changed
-// since) is bad input: rows of two tables must not be merged into one runs.csv.
-bool finished(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+// The content key of a row's run (contentKey): the base scene's text and the files it references,
+// the row's --set values, rodsim's and the plugins' versions.
+std::string rowContent(const Sweep& s, const SweepRow& row, const TypeRegistry& registry) {
+  return contentKey(s.scene, s.scene_text, s.overrides(row), registry);
+}
+
+// What DIR/<k>/sweep_row.json says about row k.
+struct RowState {
+  bool finished = false;  // recorded, and still this row's result
+  std::string stale;      // recorded, but its inputs or outputs changed since: why (the row runs again)
+};
+
+// A finished row has DIR/<k>/sweep_row.json, written when its run ended, with the content key of
+// its inputs and the hashes of its outputs. A record of a different run (the sweep file changed
+// since) is bad input: rows of two tables must not be merged into one runs.csv. A record whose
+// scene, referenced files or rodsim changed since, or whose outputs were edited, is stale: the row
+// runs again. A record that is not one (garbage, another row's) is refused, naming the file.
+RowState rowState(const Sweep& s, const fs::path& dir, const SweepRow& row, const TypeRegistry& registry) {
   const fs::path record = rowDir(dir, row) / "sweep_row.json";
   const std::string json = readFile(record);
-  if (json.empty()) return false;
+  if (json.empty()) return {};
+  auto whole = [](const std::string& v) {
+    return !v.empty() && v.find_first_not_of("-0123456789") == std::string::npos && v.size() < 12;
+  };
+  const std::string index = jsonRawField(json, "index");
+  if (json.front() != '{' || index != std::to_string(row.index) || jsonRawField(json, "scene").empty() ||
+      json.find("\"set\": \"") == std::string::npos || !whole(jsonRawField(json, "exit_status")) ||
+      !whole(jsonRawField(json, "signal")))
+    throw InputError(fmt::format("{}: corrupt row record: not the sweep_row.json that rodsim sweep writes for row {}{}; "
+                                 "delete {} to run the row again",
+                                 record.string(), row.index,
+                                 whole(index) && index != std::to_string(row.index) ? fmt::format(" (it names row {})", index) : "",
+                                 rowDir(dir, row).string()));
   const std::string recorded = jsonRawField(json, "scene") + "|" + jsonRawField(json, "set");
   if (recorded != rowIdentity(s, row))
     throw InputError(fmt::format(
@@ -290,15 +322,19 @@ bool finished(const Sweep& s, const fs::path& dir, const SweepRow& row) {
         "write to another --output DIR, or delete {} to run it again",
         record.string(), row.index, jsonRawField(json, "set"), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
         rowDir(dir, row).string()));
-  return true;
+  if (jsonRawField(json, "content") != rowContent(s, row, registry))
+    return {false, "its scene, a file the scene references, or rodsim changed since it ran"};
+  if (jsonRawField(json, "outputs") != jsonEscape(outputsHash(rowDir(dir, row))))
+    return {false, "its output files were changed since it ran"};
+  return {true, ""};
 }
 
-void writeRowRecord(const Sweep& s, const fs::path& dir, const SweepRow& row, const ChildRun& run) {
+void writeRowRecord(const Sweep& s, const fs::path& dir, const SweepRow& row, const ChildRun& run, const std::string& content) {
   writeFileAtomic((rowDir(dir, row) / "sweep_row.json").string(),
                   fmt::format("{{\n  \"index\": {},\n  \"scene\": \"{}\",\n  \"set\": \"{}\",\n  \"exit_status\": {},\n"
-                              "  \"signal\": {},\n  \"seconds\": {:.6g}\n}}\n",
+                              "  \"signal\": {},\n  \"seconds\": {:.6g},\n  \"content\": \"{}\",\n  \"outputs\": \"{}\"\n}}\n",
                               row.index, jsonEscape(absoluteScene(s)), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
-                              run.exit_code, run.signal, run.seconds));
+                              run.exit_code, run.signal, run.seconds, content, jsonEscape(outputsHash(rowDir(dir, row)))));
 }
 
 
@@ -348,10 +384,13 @@ fs::path rowSceneFile(const Sweep& s, const fs::path& dir, const SweepRow& row) 
 }
 
 // A row stopped before it ended (SIGINT, SIGTERM: a Slurm time limit, scancel) left a checkpoint.
-// When it is this row's run (same scene copy, same --set values), the row continues from it.
-bool hasOwnCheckpoint(const Sweep& s, const fs::path& dir, const SweepRow& row) {
+// When it is this row's run (same scene copy and text, same --set values), the row continues from it.
+bool hasOwnCheckpoint(const Sweep& s, const fs::path& dir, const SweepRow& row, const TypeRegistry& registry) {
   std::error_code ec;
   if (!fs::is_directory(rowDir(dir, row) / "checkpoints", ec)) return false;
+  // The scene copy the checkpoint's run used must be the one this sweep would write now: an edited
+  // base scene starts the row over instead of continuing the old scene's run.
+  if (readFile(rowSceneFile(s, dir, row)) != rowSceneText(s, row, registry)) return false;
   try {
     const Checkpoint c = readLatestCheckpoint(rowDir(dir, row).string());
     return fs::absolute(c.scene_file).lexically_normal() == fs::absolute(rowSceneFile(s, dir, row)).lexically_normal() &&
@@ -374,6 +413,7 @@ ChildRun prepareRow(const Sweep& s, const SweepRow& row, const fs::path& dir, co
   std::error_code ec;
   fs::create_directories(c.dir, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", c.dir.string(), ec.message()));
+  fs::remove(c.dir / "sweep_row.json", ec);  // a stale record: the row is not finished until this run ends
   if (restart) {
     c.label += " continued from its checkpoint";
     c.argv = {executable, "run", "--restart", c.dir.string()};
@@ -432,13 +472,16 @@ const char* signalName(int sig) {
 }
 
 // One line of runs.csv; `outcome` says whether the row counts as ok.
-std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, RowOutcome& outcome) {
+std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, RowOutcome& outcome, const TypeRegistry& registry) {
   const fs::path rd = rowDir(dir, row);
   std::string line = std::to_string(row.index);
   for (std::size_t a = 0; a < s.axes.size(); ++a) line += fmt::format(",{}", csvCell(s.axes[a].values[row.pick[a]].shown));
-  const std::string record = readFile(rd / "sweep_row.json");
+  const RowState state = rowState(s, dir, row, registry);  // a stale row's files are not its result
+  const std::string record = state.finished ? readFile(rd / "sweep_row.json") : "";
   const std::string summary = record.empty() ? "" : readFile(rd / "summary.json");
-  if (record.empty()) {
+  if (!state.stale.empty()) {
+    outcome = {"missing", state.stale + ": run the sweep again"};
+  } else if (record.empty()) {
     outcome = {"missing", "not run yet (or interrupted): run the sweep again"};
   } else if (const int sig = std::atoi(summaryField(record, "signal").c_str()); sig != 0) {
     outcome = {"failed", fmt::format("killed by signal {} ({}); see {}", sig, signalName(sig), (rd / "run.log").string())};
@@ -491,7 +534,7 @@ struct MergeCounts {
   std::vector<std::string> failures;  // "row 3: reason"
 };
 
-MergeCounts writeRunsCsv(const Sweep& s, const fs::path& dir) {
+MergeCounts writeRunsCsv(const Sweep& s, const fs::path& dir, const TypeRegistry& registry) {
   std::string csv = "index";
   for (const Axis& a : s.axes) csv += fmt::format(",{}", csvCell(a.key));
   csv += ",status";
@@ -501,7 +544,7 @@ MergeCounts writeRunsCsv(const Sweep& s, const fs::path& dir) {
   MergeCounts counts;
   for (const SweepRow& row : s.rows) {
     RowOutcome outcome;
-    csv += mergeRow(s, row, dir, outcome);
+    csv += mergeRow(s, row, dir, outcome, registry);
     if (outcome.status == "ok") ++counts.ok;
     else if (outcome.status == "missing") ++counts.missing;
     else {
@@ -513,8 +556,8 @@ MergeCounts writeRunsCsv(const Sweep& s, const fs::path& dir) {
   return counts;
 }
 
-int reportMerge(const Sweep& s, const fs::path& dir, bool quiet) {
-  const MergeCounts c = writeRunsCsv(s, dir);
+int reportMerge(const Sweep& s, const fs::path& dir, bool quiet, const TypeRegistry& registry) {
+  const MergeCounts c = writeRunsCsv(s, dir, registry);
   if (!quiet) {
     std::printf("rodsim sweep: %zu row(s): %zu ok, %zu failed, %zu not run -> %s\n", s.rows.size(), c.ok, c.failed,
                 c.missing, (dir / "runs.csv").c_str());
@@ -523,6 +566,42 @@ int reportMerge(const Sweep& s, const fs::path& dir, bool quiet) {
   }
   return c.failed + c.missing == 0 ? 0 : 3;
 }
+
+// ---------------------------------------------------------------- one sweep per output directory
+
+// A flock on DIR/.rodsim-sweep.lock for the sweep's lifetime (released when the process ends, also
+// when it is killed). A sweep over all rows holds it exclusively; Slurm array tasks (--index) and
+// --merge share it, so that many tasks run rows of one DIR at once but never beside a whole sweep.
+// Two sweeps writing one DIR would race on its rows and runs.csv. (The kernel's run-directory
+// lock, kernel/run_directory.cpp, guards one run's directory the same way.)
+class SweepLock {
+ public:
+  SweepLock(const fs::path& dir, bool exclusive) {
+    const fs::path file = dir / ".rodsim-sweep.lock";
+    // O_NOFOLLOW: a link planted there must not make us truncate its target. O_CLOEXEC: the rows'
+    // children must not inherit (and keep) the lock.
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0)
+      throw InputError(fmt::format("cannot use the sweep's lock {}: {}", file.string(),
+                                   errno == ELOOP ? "it is a symbolic link (not followed)" : std::strerror(errno)));
+    if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+      const std::string holder = readFile(file);
+      ::close(fd_);
+      throw InputError(fmt::format("the output directory '{}' is in use by another rodsim sweep ({}); wait for it to end or "
+                                   "choose another --output",
+                                   dir.string(), holder.empty() ? "a process that holds " + file.string() : holder));
+    }
+    // Names the holder in a refused sweep's message; a failed write changes nothing else.
+    const std::string holder = fmt::format("rodsim sweep process {}", getpid());
+    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, holder.data(), holder.size(), 0) < 0) holder.size();
+  }
+  ~SweepLock() { ::close(fd_); }
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 // ---------------------------------------------------------------- MPI (optional, opened at run time)
 
@@ -616,18 +695,21 @@ bool runRows(const Sweep& s, const std::vector<const SweepRow*>& todo, const fs:
   std::size_t next = 0;
   std::vector<const SweepRow*> from_start;  // restarts that were refused
   std::set<std::size_t> restarted;
+  std::map<std::size_t, std::string> content;  // each row's content key, taken as it starts
   return runChildren(
       ChildPool{"rodsim sweep", jobs, quiet, 0.0, live},
       [&]() -> std::optional<ChildRun> {
         if (!from_start.empty()) {
           const SweepRow* row = from_start.back();
           from_start.pop_back();
+          content[row->index] = rowContent(s, *row, registry);
           return prepareRow(s, *row, dir, registry, executable, false);
         }
         if (next == todo.size()) return std::nullopt;
         const SweepRow& row = *todo[next++];
-        const bool restart = hasOwnCheckpoint(s, dir, row);
+        const bool restart = hasOwnCheckpoint(s, dir, row, registry);
         if (restart) restarted.insert(row.index);
+        content[row.index] = rowContent(s, row, registry);
         return prepareRow(s, row, dir, registry, executable, restart);
       },
       [&](const ChildRun& run) {
@@ -636,7 +718,7 @@ bool runRows(const Sweep& s, const std::vector<const SweepRow*>& todo, const fs:
           from_start.push_back(&s.rows[run.id]);
           return;
         }
-        writeRowRecord(s, dir, s.rows[run.id], run);
+        writeRowRecord(s, dir, s.rows[run.id], run, content[run.id]);
       });
 }
 
@@ -672,19 +754,33 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
     if (o.merge) {
       if (!fs::is_directory(dir))
         throw InputError(fmt::format("--merge: nothing to merge: {} does not exist (run the rows first)", dir.string()));
-      return reportMerge(s, dir, o.quiet);
+      const SweepLock lock(dir, false);
+      return reportMerge(s, dir, o.quiet, registry);
     }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
+    // The lock before the rows are listed: what another sweep is writing is not read. Under mpirun
+    // rank 0 holds it for all ranks, and they learn whether it got it after MPI_Init.
+    std::optional<SweepLock> lock;
+    std::string lock_error;
+    if (!mpi) lock.emplace(dir, !o.index);
+    else if (launcher_rank == 0) try {
+        lock.emplace(dir, true);
+      } catch (const InputError& e) {
+        lock_error = e.what();
+      }
 
     std::vector<const SweepRow*> todo;
     std::size_t done = 0;
     for (const SweepRow& row : s.rows) {
       if (o.index && row.index != *o.index) continue;
-      if (finished(s, dir, row)) ++done;
+      const RowState state = rowState(s, dir, row, registry);
+      if (state.finished) ++done;
       else todo.push_back(&row);
+      if (!state.stale.empty() && !o.quiet && speaks)
+        std::printf("rodsim sweep: row %zu runs again: %s\n", row.index, state.stale.c_str());
     }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
 
     if (o.index) {  // one Slurm array task: this row only, no merge
       if (todo.empty()) {
@@ -708,6 +804,11 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
       pthread_sigmask(SIG_BLOCK, &watched, nullptr);
       if (comm->init(&rank, &size) != 0) throw std::runtime_error("rodsim sweep: MPI_Init failed");  // the machine, not the input: exit 3
       comm->barrier();  // every rank has listed the unfinished rows before any rank finishes one
+      if (comm->max_over_ranks(lock_error.empty() ? 0 : 2) != 0) {  // another sweep holds DIR
+        comm->finalize();
+        if (rank == 0) throw InputError(lock_error);
+        return 2;
+      }
     }
     if (rank == 0) {
       writeFileAtomic((dir / "table.csv").string(), tableCsv(s));
@@ -731,7 +832,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
         return status;
       }
     }
-    const int merged = reportMerge(s, dir, o.quiet);
+    const int merged = reportMerge(s, dir, o.quiet, registry);
     if (status != 0 && !o.quiet)
       std::printf("rodsim sweep: interrupted; run the same command again to run the rows not finished\n");
     if (comm) comm->finalize();

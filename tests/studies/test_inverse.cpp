@@ -171,6 +171,70 @@ TEST_CASE("rodsim optimize: CMA-ES improves on its start, is deterministic and r
 
 namespace {
 
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto p = text.find(from);
+  REQUIRE_MESSAGE(p != std::string::npos, from);
+  return text.replace(p, from.size(), to);
+}
+
+}  // namespace
+
+// Issue 43: the cache was keyed by the scene's path and the --set values, so an edited scene, a
+// changed objective or edited outputs were reused without a word.
+TEST_CASE("rodsim fit and optimize key their cached runs by content: an edited scene, a changed objective, edited outputs run again") {
+  const fs::path dir = scratchDir("inverse_cache_content");
+  const std::string scene_text = readText(kInverse / "cantilever_drop.toml");
+  const fs::path scene = writeText(dir / "beam.toml", scene_text);
+  makeData(dir, scene, "tip_z", 0.02, 0.5, 25);
+  writeText(dir / "fit.toml", "scene = \"beam.toml\"\ndata = \"measured.csv\"\n"
+                              "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 7.5e7\nlower = 1.0e6\nupper = 2.0e8\nlog = true\n");
+  const std::string fit = "fit " + (dir / "fit.toml").string() + " --output " + (dir / "fit").string() + " --jobs 2 --quiet";
+  auto r = runRodsim(fit);
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(std::abs(fittedValue(readText(dir / "fit" / "fit.json"), "rod.beam.youngs_modulus") / 5e7 - 1) < 0.01);
+
+  SUBCASE("fit: the scene edited (density x3): no run is reused, the fit moves with it") {
+    writeText(scene, replaced(scene_text, "density = 1000.0", "density = 3000.0"));
+    r = runRodsim(fit);
+    REQUIRE_MESSAGE(r.status == 0, r.output);
+    const std::string json = readText(dir / "fit" / "fit.json");
+    CHECK(jsonNumber(json, "simulations_reused") == 0);
+    // Sag and frequency depend on E / rho only: the same motion needs three times the modulus.
+    CHECK(std::abs(fittedValue(json, "rod.beam.youngs_modulus") / 1.5e8 - 1) < 0.01);
+  }
+  SUBCASE("optimize: edited objective.txt files and a changed statistic are not reused") {
+    const std::string opt = "scene = \"beam.toml\"\ngoal = \"maximize\"\nseed = 3\ngenerations = 2\npopulation = 5\nsigma = 0.3\n"
+                            "[set]\n\"simulation.duration\" = 0.1\n"
+                            "[objective]\nprobe = \"tip_z\"\nstatistic = \"min\"\n"
+                            "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 2e7\nlower = 1e7\nupper = 1e8\n";
+    writeText(dir / "opt.toml", opt);
+    const std::string cmd = "optimize " + (dir / "opt.toml").string() + " --output " + (dir / "opt").string() + " --jobs 2";
+    r = runRodsim(cmd + " --quiet");
+    REQUIRE_MESSAGE(r.status == 0, r.output);
+    const std::string first = readText(dir / "opt" / "optimize.json");
+    std::size_t edited = 0;
+    for (const auto& e : fs::directory_iterator(dir / "opt" / "runs"))
+      if (fs::exists(e.path() / "objective.txt")) writeText(e.path() / "objective.txt", "-1e9\n"), ++edited;
+    REQUIRE(edited > 0);
+    r = runRodsim(cmd);
+    REQUIRE_MESSAGE(r.status == 0, r.output);
+    CHECK(r.output.find("changed since it was recorded: running it again") != std::string::npos);
+    std::string json = readText(dir / "opt" / "optimize.json");
+    CHECK(jsonNumber(json, "simulations_reused") == 0);
+    CHECK(jsonNumber(json, "best_objective") == jsonNumber(first, "best_objective"));
+    CHECK(jsonNumber(json, "best_objective") > -1);
+
+    writeText(dir / "opt.toml", replaced(opt, "statistic = \"min\"", "statistic = \"final\""));
+    r = runRodsim(cmd + " --quiet");
+    REQUIRE_MESSAGE(r.status == 0, r.output);
+    json = readText(dir / "opt" / "optimize.json");
+    CHECK(jsonNumber(json, "simulations_reused") == 0);
+    CHECK(json.find("\"statistic\": \"final\"") != std::string::npos);
+  }
+}
+
+namespace {
+
 // A bad file: exit 2, the message names file:line:column, nothing is written.
 void expectRefused(const std::string& verb, const fs::path& dir, const std::string& text, const std::string& where,
                    const std::string& message) {

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <spawn.h>
 #include <sstream>
@@ -317,5 +319,134 @@ TEST_CASE("sweep: a bad sweep file is refused with file:line:column, exit 2, not
     CHECK(r.status == 2);
     CHECK(r.output.find(c.message) != std::string::npos);
     CHECK_FALSE(fs::exists(out));
+  }
+}
+
+// ---------------------------------------------------------------- issue 43
+
+namespace {
+
+// `rodsim sweep ARGS` started in the background; its pid.
+pid_t startSweep(std::vector<std::string> args) {
+  args.insert(args.begin(), {RODSIM_EXECUTABLE, "sweep"});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  REQUIRE(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0);
+  return pid;
+}
+
+bool waitFor(const std::function<bool()>& ready, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// A process that is gone or a zombie (nobody reaps an orphan in some containers).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+const char* kSlowRows = R"(scene = "beam.toml"
+[set]
+"simulation.duration" = 200.0
+"simulation.dt" = 0.001
+[axes]
+"rod.beam.density" = [1000, 1100]
+)";
+
+}  // namespace
+
+TEST_CASE("sweep: cached rows are keyed by content: an edited scene or output runs its rows again, a garbage record is named") {
+  auto dir = scratchDir("sweep-content");
+  auto sweep = writeSweep(dir, R"(scene = "beam.toml"
+[axes]
+"rod.beam.density" = [1000, 2000]
+)");
+  const fs::path out = dir / "out";
+  const std::string cmd = "sweep " + sweep.string() + " --jobs 2 --output " + out.string();
+  REQUIRE(runRodsim(cmd + " --quiet").status == 0);
+  const std::string tip = readCsv(out / "runs.csv").rows[0][static_cast<std::size_t>(readCsv(out / "runs.csv").col("tip_z_final"))];
+
+  // The base scene edited between two invocations (the beam twice as long): both rows run again
+  // with it, runs.csv holds only the new scene's results.
+  std::string scene = readText(dir / "beam.toml");
+  scene.replace(scene.find("end = [0.5, 0, 0]"), 17, "end = [1.0, 0, 0]");
+  writeText(dir / "beam.toml", scene);
+  CommandResult r = runRodsim(cmd);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("row 0 runs again: its scene, a file the scene references, or rodsim changed since it ran") != std::string::npos);
+  CHECK(r.output.find("0 finished before, 2 to run") != std::string::npos);
+  CHECK(readText(out / "0" / "beam.toml").find("end = [1.0, 0, 0]") != std::string::npos);
+  CsvTable runs = readCsv(out / "runs.csv");
+  CHECK(runs.rows[0][static_cast<std::size_t>(runs.col("tip_z_final"))] != tip);
+
+  // An edited output of a finished row: that row runs again, the other is reused.
+  writeText(out / "1" / "timeseries.csv", readText(out / "1" / "timeseries.csv") + "9,9,9\n");
+  r = runRodsim(cmd);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("row 1 runs again: its output files were changed since it ran") != std::string::npos);
+  CHECK(r.output.find("1 finished before, 1 to run") != std::string::npos);
+
+  // Garbage in a row record: named as a corrupt record, not as a changed sweep file.
+  writeText(out / "0" / "sweep_row.json", "\x01\x02 not json {{{");
+  r = runRodsim(cmd);
+  CHECK(r.status == 2);
+  CHECK(r.output.find((out / "0" / "sweep_row.json").string() + ": corrupt row record") != std::string::npos);
+  CHECK(r.output.find("the sweep file changed") == std::string::npos);
+}
+
+TEST_CASE("sweep: a second sweep into the same output directory is refused (exit 2) while the first runs") {
+  auto dir = scratchDir("sweep-lock");
+  auto sweep = writeSweep(dir, kSlowRows);
+  const fs::path out = dir / "out";
+  const pid_t first = startSweep({sweep.string(), "--jobs", "1", "--quiet", "--output", out.string()});
+  REQUIRE(waitFor([&] { return fs::exists(out / "0" / "timeseries.csv"); }, 60));
+  CommandResult r = runRodsim("sweep " + sweep.string() + " --jobs 1 --output " + out.string());
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("is in use by another rodsim sweep (rodsim sweep process " + std::to_string(first) + ")") != std::string::npos);
+  r = runRodsim("sweep " + sweep.string() + " --index 1 --output " + out.string());  // an array task too
+  CHECK(r.status == 2);
+  CHECK_FALSE(fs::exists(out / "1" / "sweep_row.json"));
+  kill(first, SIGINT);
+  int status = 0;
+  waitpid(first, &status, 0);
+  CHECK(WIFEXITED(status));
+}
+
+TEST_CASE("sweep: the driver killed with SIGKILL takes its running rows down (parent-death signal)") {
+  auto dir = scratchDir("sweep-orphans");
+  auto sweep = writeSweep(dir, kSlowRows);
+  const fs::path out = dir / "out";
+  const pid_t driver = startSweep({sweep.string(), "--jobs", "2", "--quiet", "--output", out.string()});
+  REQUIRE(waitFor([&] { return fs::exists(out / "0" / "timeseries.csv") && fs::exists(out / "1" / "timeseries.csv"); }, 60));
+  // The children's pids, from the kernel's run-directory lock ("rodsim process N").
+  std::vector<pid_t> children;
+  for (const char* row : {"0", "1"}) {
+    const std::string holder = readText(out / row / ".rodsim.lock");
+    REQUIRE(holder.rfind("rodsim process ", 0) == 0);
+    children.push_back(static_cast<pid_t>(std::stol(holder.substr(15))));
+  }
+  kill(driver, SIGKILL);
+  waitpid(driver, nullptr, 0);
+  for (pid_t child : children) {
+    const bool gone = waitFor([&] { return ended(child); }, 30);
+    if (!gone) kill(child, SIGKILL);  // do not leave it running
+    CHECK_MESSAGE(gone, "row child " << child << " still runs after its sweep was killed");
+  }
+  // Each stopped as on SIGTERM (a checkpoint, not recorded as finished): the next sweep continues them.
+  for (const char* row : {"0", "1"}) {
+    CHECK(readText(out / row / "summary.json").find("interrupted by SIGTERM") != std::string::npos);
+    CHECK_FALSE(fs::exists(out / row / "sweep_row.json"));
   }
 }
