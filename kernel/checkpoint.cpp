@@ -105,7 +105,8 @@ class Reader {
   }
   std::vector<double> vector() {
     const double n = number();
-    if (!(n >= 0) || n > double(bytes_.size())) bad("corrupt vector length");
+    // At most the doubles left in the file: what it allocates is bounded by the file's size.
+    if (!(n >= 0) || n > double((bytes_.size() - pos_) / sizeof(double))) bad("corrupt vector length");
     std::vector<double> v(static_cast<std::size_t>(n));
     for (double& x : v) x = number();
     return v;
@@ -136,10 +137,15 @@ std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& reg
   for (const auto& o : overrides) scene += "\n--set " + o;
   id += fmt::format("scene: {:016x}\n", fnv1a(scene));
   for (const auto& file : referenced_files) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    id += fmt::format("file {}: {}\n", escapeLine(file), in ? fmt::format("{:016x}", fnv1a(content.str())) : "unreadable");
+    // Hashed in blocks (memory bounded by the block, whatever the file's size); only a regular file
+    // is read (a device such as /dev/zero would never end).
+    std::error_code ec;
+    std::ifstream in;
+    if (fs::is_regular_file(file, ec)) in.open(file, std::ios::binary);
+    std::uint64_t h = fnv1a({});
+    char block[64 * 1024];
+    while (in && in.read(block, sizeof block).gcount() > 0) h = fnv1a(std::string_view(block, std::size_t(in.gcount())), h);
+    id += fmt::format("file {}: {}\n", escapeLine(file), in.eof() ? fmt::format("{:016x}", h) : "unreadable");
   }
   return id;
 }
@@ -195,12 +201,7 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
                                  output_dir, dir.string()));
   std::sort(files.begin(), files.end());
   const std::string file = files.back().string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the checkpoint", file));
-  std::ostringstream content;
-  content << in.rdbuf();
-
-  Reader r(content.str(), file);
+  Reader r(readUserFile(file, kMaxCheckpointBytes, "checkpoint"), file);
   Checkpoint c;
   if (r.line() != kMagic) r.bad("wrong format line (written by another version of rodsim?)");
   for (std::string l = r.line(); l != "---"; l = r.line()) {
@@ -248,6 +249,14 @@ Checkpoint readLatestCheckpoint(const std::string& output_dir) {
   if (s.steps != c.step || !std::isfinite(c.t) || !std::isfinite(c.next_frame) || !std::isfinite(s.sim_time) ||
       !std::isfinite(s.wall_time_s) || c.frame_times.size() > 1000001)
     r.bad("inconsistent counters");
+  // A run never writes a NaN or an infinity into its state (each step is checked), so one here was
+  // put there: continuing would write it into final.csv. min_gap is +inf until a contact is seen.
+  const auto finite = [](const auto& values) { return std::all_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); }); };
+  if (!c.q.allFinite() || !c.v.allFinite() || !c.residual.allFinite())
+    r.bad("the state (positions, velocities or constraint reactions) holds a NaN or an infinity");
+  if (!finite(c.frame_times) || !finite(s.report_sums) || !std::isfinite(c.last_frame_time) ||
+      !std::isfinite(s.contact_wall_ms) || std::isnan(s.min_gap))
+    r.bad("a time or a counter holds a NaN or an infinity");
   s.run_id = c.run_id;
   return c;
 }

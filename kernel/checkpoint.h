@@ -3,6 +3,7 @@
 
 #include "output.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,11 @@ struct Checkpoint {
 
 // Writes DIR/checkpoints/step_<k>.ckpt atomically and keeps the newest `keep`.
 void writeCheckpoint(const std::string& output_dir, const Checkpoint& c, int keep);
-// The newest checkpoint in DIR/checkpoints. InputError if there is none, if it is damaged (checksum,
-// counters out of range) or if it belongs to another run than the directory's summary.json.
+// The newest checkpoint in DIR/checkpoints. InputError if there is none, if it is not a regular
+// file of at most kMaxCheckpointBytes, if it is damaged (checksum, counters out of range, a NaN or
+// an infinity in the state) or if it belongs to another run than the directory's summary.json.
 Checkpoint readLatestCheckpoint(const std::string& output_dir);
+inline constexpr std::uintmax_t kMaxCheckpointBytes = std::uintmax_t(1) << 30;  // about 40 million degrees of freedom
 // Identity string of a world built from a scene (see Checkpoint::identity): also the content of
 // every file the scene references.
 std::string checkpointIdentity(const KernelWorld& world, const TypeRegistry& registry, const std::string& scene_text,

@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     }
     TypeRegistry registry;
     std::vector<std::string> scene_plugin_paths;
-    if (!args.scene.empty()) scene_plugin_paths = readPluginPaths(args.scene);
+    if (!args.scene.empty()) scene_plugin_paths = readPluginPaths(args.scene, args.sets);
     try {
       loadPlugins(registry, scene_plugin_paths);
     } catch (const InputError& e) {

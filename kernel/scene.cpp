@@ -9,10 +9,16 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -40,7 +46,10 @@ Schema simulationSchema() {
 Schema outputSchema() {
   Schema s{"output", "[output]: where and how often results are written."};
   s.optional<std::string>("dir", "Output directory, relative to the working directory; default out/<simulation.name>. --output overrides.");
-  s.add<double>("every", 0.01, "Simulated time between VTK frames; 0: the final frame only.").unit("s").atLeast(0);
+  s.add<double>("every", 0.01,
+                "Simulated time between VTK frames; 0: the final frame only. Default: 0.01 s, or dt when the time "
+                "step is longer.")
+      .unit("s").atLeast(0);
   s.add<std::vector<std::string>>("formats", std::vector<std::string>{"vtk", "csv"}, "Files to write besides summary.json.")
       .choices({"vtk", "csv"});
   s.add<std::string>("vtk_format", "binary",
@@ -603,21 +612,29 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     const toml::node* n = root.get("output");
     validateTable(doc, n ? requireTable(doc, *n, "output") : empty, outputSchema(), "[output]", {}, p, locs);
     scene.output.dir = p.has("dir") ? p.string("dir") : "out/" + scene.name;
-    scene.output.every = p.real("every");
+    // The default interval follows a longer time step: a default must never make a valid scene invalid.
+    scene.output.every = locs.count("every") ? p.real("every") : std::max(p.real("every"), scene.dt);
     scene.output.checkpoint_every = p.real("checkpoint_every");
     scene.output.checkpoint_wall = p.real("checkpoint_wall");
     scene.output.checkpoint_keep = static_cast<int>(p.integer("checkpoint_keep"));
     if (p.has("timeseries_every")) scene.output.timeseries_every = p.real("timeseries_every");
     // A period shorter than the step would mean a write every step at best (or a loop that never
     // catches up with the clock): refused.
-    for (const char* key : {"every", "checkpoint_every", "timeseries_every"}) {
-      const double period = p.has(key) ? p.real(key) : 0.0;
+    // Where an [output] value came from: its key, else the table, else the file (never empty).
+    const Location table_at = n ? doc.where(*n) : Location{doc.file()};
+    auto at = [&](const char* key) { return locs.count(key) ? locs[key] : table_at; };
+    const double periods[] = {scene.output.every, scene.output.checkpoint_every,
+                              p.has("timeseries_every") ? p.real("timeseries_every") : 0.0};
+    const char* period_keys[] = {"every", "checkpoint_every", "timeseries_every"};
+    for (int i = 0; i < 3; ++i) {
+      const char* key = period_keys[i];
+      const double period = periods[i];
       if (period > 0 && period < scene.dt)
-        fail(locs[key], fmt::format("[output]: '{}' must be 0 (off) or at least the time step dt = {}, found {}", key,
+        fail(at(key), fmt::format("[output]: '{}' must be 0 (off) or at least the time step dt = {}, found {}", key,
                                     formatNumber(scene.dt), formatNumber(period)));
     }
     if (scene.output.every > 0 && scene.duration / scene.output.every > 1e6)
-      fail(locs.count("every") ? locs["every"] : Location{doc.file()},
+      fail(at("every"),
            fmt::format("[output]: duration / every = {:.3g} frames; at most 1e6 are allowed", scene.duration / scene.output.every));
     const auto& formats = p.strings("formats");
     scene.output.vtk = std::find(formats.begin(), formats.end(), "vtk") != formats.end();
@@ -658,10 +675,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
 }
 
 toml::table parseText(std::string_view text, const std::string& file) {
-  const TomlDepth nesting = tomlNestingDepth(text);
-  if (nesting.depth > kMaxTomlDepth)
-    throw InputError(fmt::format("{}:{}:{}: tables and arrays nested {} levels deep; at most {} are accepted",
-                                 file, nesting.line, nesting.column, nesting.depth, kMaxTomlDepth));
+  checkTomlDepth(text, file);
   try {
     return toml::parse(text, std::string_view(file));
   } catch (const toml::parse_error& e) {
@@ -670,15 +684,50 @@ toml::table parseText(std::string_view text, const std::string& file) {
   }
 }
 
-std::string readFileText(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the scene file", file));
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+std::string readFileText(const std::string& file) { return readUserFile(file, kMaxSceneBytes, "scene file"); }
 
 }  // namespace
+
+void checkTomlDepth(std::string_view text, const std::string& file) {
+  const TomlDepth nesting = tomlNestingDepth(text);
+  if (nesting.depth > kMaxTomlDepth)
+    throw InputError(fmt::format("{}:{}:{}: tables and arrays nested {} levels deep; at most {} are accepted",
+                                 file, nesting.line, nesting.column, nesting.depth, kMaxTomlDepth));
+}
+
+std::string readUserFile(const std::string& file, std::uintmax_t max_bytes, const std::string& what) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before any read, so
+  // /dev/zero, /dev/urandom, a FIFO or a directory is refused at once instead of read forever.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open the {}: {}", file, what, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(fmt::format("{}: not a regular file (a device, FIFO or directory); the {} must be a file", file, what));
+  }
+  const auto too_big = [&] {
+    ::close(fd);
+    return InputError(fmt::format("{}: larger than {} MiB, the most a {} may hold", file, max_bytes >> 20, what));
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_big();
+  // Read at most max_bytes + 1 (a file that grows while it is read is still bounded).
+  std::string text;
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw InputError(fmt::format("{}: cannot read the {}: {}", file, what, std::strerror(err)));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) throw too_big();
+  }
+  ::close(fd);
+  return text;
+}
 
 std::string readSceneText(const std::string& file) { return readFileText(file); }
 
@@ -690,9 +739,10 @@ long long OutputSpec::rowStride(long long total_steps, double dt) const {
   return std::max<long long>(10, (total_steps + kAutoRows - 1) / kAutoRows);
 }
 
-std::vector<std::string> readPluginPaths(const std::string& file) {
+std::vector<std::string> readPluginPaths(const std::string& file, const std::vector<std::string>& overrides) {
   const std::string text = readFileText(file);
   Document doc(parseText(text, file), file);
+  for (const auto& o : overrides) doc.applyOverride(o);  // --set plugins.paths=[...] is honoured
   std::vector<std::string> out;
   if (auto* arr = doc.root()["plugins"]["paths"].as_array())
     for (const auto& el : *arr)

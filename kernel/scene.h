@@ -6,9 +6,11 @@
 #include <rodsim/obstacle.h>
 #include <rodsim/params.h>
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rodsim::kernel {
@@ -86,8 +88,9 @@ Schema outputSchema();
 Schema probeSchema();
 Schema obstacleSchema();
 
-// Reads only [plugins] paths (absolute), so plugins can be loaded before validation.
-std::vector<std::string> readPluginPaths(const std::string& file);
+// Reads only [plugins] paths (absolute), so plugins can be loaded before validation; `overrides`
+// (--set values) apply as in loadScene, so --set plugins.paths=[...] loads what it names.
+std::vector<std::string> readPluginPaths(const std::string& file, const std::vector<std::string>& overrides = {});
 
 // Parses `file`, applies `--set KEY=VALUE` overrides and validates every table against the
 // schemas in `registry`. Throws InputError.
@@ -98,8 +101,18 @@ Scene loadScene(const std::string& file, const std::vector<std::string>& overrid
 Scene parseScene(std::string_view text, const std::string& file,
                  const std::vector<std::string>& overrides, const TypeRegistry& registry);
 
-// The text of a scene file (InputError if it cannot be read).
+// The text of a scene file (InputError if it cannot be read, is not a regular file or holds more
+// than kMaxSceneBytes).
 std::string readSceneText(const std::string& file);
+inline constexpr std::uintmax_t kMaxSceneBytes = 16u << 20;
+
+// The bytes of a file a user names (scene, study file, checkpoint), bounded before they are read:
+// InputError ("FILE: ...", naming `what`) unless it is a regular file of at most `max_bytes`.
+std::string readUserFile(const std::string& file, std::uintmax_t max_bytes, const std::string& what);
+
+// TOML++ recurses: refuses (InputError "FILE:LINE:COLUMN: ...") text nested deeper than
+// kMaxTomlDepth before it is parsed. Every parse of a user's TOML calls it first.
+void checkTomlDepth(std::string_view text, const std::string& file);
 
 // "did you mean 'x'?" helper: the closest candidate by edit distance, or "".
 std::string closestMatch(const std::string& word, const std::vector<std::string>& candidates);

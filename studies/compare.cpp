@@ -324,6 +324,7 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
   }
   const std::string text = readSceneText(o.scene);
   toml::table root;
+  checkTomlDepth(text, o.scene);  // TOML++ recurses: a deep nesting is refused before it is parsed
   try {
     root = toml::parse(std::string_view(text), std::string_view(o.scene));
   } catch (const toml::parse_error& e) {

@@ -63,6 +63,7 @@ void loadPluginsFor(const std::string& file, TypeRegistry& registry) {
   std::string scene;
   try {
     const std::string text = readSceneText(file);
+    checkTomlDepth(text, file);  // TOML++ recurses: a deep nesting is refused (loadInverseFile reports it)
     scene = toml::parse(std::string_view(text), std::string_view(file))["scene"].value<std::string>().value_or("");
   } catch (const std::exception&) {
   }  // loadInverseFile reports it
@@ -88,6 +89,7 @@ InverseFile loadInverseFile(const std::string& file, const TypeRegistry& registr
     throw InputError(fmt::format("{}: cannot open the {} file", file, verb));
   }
   f.lines = splitLines(text);
+  checkTomlDepth(text, file);  // TOML++ recurses: a deep nesting is refused before it is parsed
   try {
     f.root = toml::parse(std::string_view(text), std::string_view(file));
   } catch (const toml::parse_error& e) {

@@ -96,6 +96,7 @@ Sweep loadSweep(const std::string& file, const TypeRegistry& registry, std::opti
   const std::string text = readSceneText(file);  // InputError "file: cannot open"
   const std::vector<std::string> lines = splitLines(text);
   toml::table root;
+  checkTomlDepth(text, file);  // TOML++ recurses: a deep nesting is refused before it is parsed
   try {
     root = toml::parse(std::string_view(text), std::string_view(file));
   } catch (const toml::parse_error& e) {
@@ -737,6 +738,7 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
     {
       const std::string text = readSceneText(o.file);
       std::string scene;
+      checkTomlDepth(text, o.file);  // TOML++ recurses: a deep nesting is refused before it is parsed
       try {
         scene = toml::parse(std::string_view(text), std::string_view(o.file))["scene"].value<std::string>().value_or("");
       } catch (const toml::parse_error&) {

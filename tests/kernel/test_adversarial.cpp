@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <vector>
 
 #include <unistd.h>
@@ -349,4 +352,143 @@ TEST_CASE("14: two runs of a scene differ only in the wall-clock columns (wall_m
   CHECK(withoutWallClock(rows_a) == withoutWallClock(readText(dir / "b/timeseries.csv")));
   CHECK(withoutWallClock(rows_a).find("_ms") == std::string::npos);
   CHECK(readText(dir / "a/final.csv") == readText(dir / "b/final.csv"));
+}
+
+// ---- third round (issue 43): links, unbounded reads, defaults, overflow, plugin paths, forged
+// checkpoints, deep study files.
+
+namespace {
+
+// Rewrites the checkpoint's first position value (q[0]) and gives the file a valid checksum: the
+// load must refuse a non-finite state that the checksum cannot catch.
+void forgeCheckpointFirstPosition(const fs::path& file, double value) {
+  std::string bytes = readText(file);
+  const std::string tag = "\nchecksum ";
+  bytes.resize(bytes.size() - (tag.size() + 17));
+  std::size_t pos = bytes.find("\n---\n") + 5 + 13 * sizeof(double);  // the 13 counters
+  for (int skip = 0; skip < 2; ++skip) {                                   // frame_times, report_sums
+    double n = 0;
+    std::memcpy(&n, bytes.data() + pos, sizeof n);
+    pos += (1 + static_cast<std::size_t>(n)) * sizeof(double);
+  }
+  std::memcpy(bytes.data() + pos + sizeof(double), &value, sizeof value);  // after q's length
+  char checksum[17];
+  std::snprintf(checksum, sizeof checksum, "%016llx", static_cast<unsigned long long>(rodsim::kernel::fnv1a(bytes)));
+  std::ofstream(file, std::ios::binary) << bytes << tag << checksum << "\n";
+}
+
+// rodsim with a time limit: a read that never ends fails the test instead of hanging it.
+CommandResult runRodsimWithin(int seconds, const std::string& args) {
+  return runCommand("timeout " + std::to_string(seconds) + " " + RODSIM_EXECUTABLE + " " + args);
+}
+
+}  // namespace
+
+TEST_CASE("16: a scene or checkpoint that is not a regular file, or too large, is refused at once") {
+  auto dir = scratchDir("attack-unbounded-read");
+  for (const std::string verb : {"check", "run"})
+    for (const std::string device : {"/dev/zero", "/dev/urandom"}) {
+      CommandResult r = runRodsimWithin(20, verb + " " + device + " --output " + (dir / "out").string());
+      INFO(verb, device, r.output);
+      CHECK(r.status == 2);
+      CHECK(r.output.find(device + ": not a regular file") != std::string::npos);
+    }
+  REQUIRE(runCommand("mkfifo " + (dir / "fifo.toml").string()).status == 0);
+  CommandResult r = runRodsimWithin(20, "check " + (dir / "fifo.toml").string());
+  CHECK(r.status == 2);
+  CHECK(r.output.find("not a regular file") != std::string::npos);
+  // A sparse file of 17 MiB: refused by its size, with the limit, before it is read.
+  writeText(dir / "huge.toml", kValidScene);
+  fs::resize_file(dir / "huge.toml", 17u << 20);
+  r = runRodsimWithin(20, "check " + (dir / "huge.toml").string());
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("huge.toml: larger than 16 MiB") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+
+  // The newest checkpoint replaced by /dev/zero.
+  auto file = writeText(dir / "scene.toml", checkpointScene(0.1));
+  const fs::path out = dir / "ckpt";
+  REQUIRE(runRodsim("run " + file.string() + " --quiet --output " + out.string()).status == 0);
+  fs::create_symlink("/dev/zero", out / "checkpoints/step_000000000099.ckpt");
+  r = runRodsimWithin(20, "run --restart " + out.string() + " --quiet");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("step_000000000099.ckpt: not a regular file") != std::string::npos);
+}
+
+TEST_CASE("17: a time step above the default frame interval, without [output], is valid") {
+  auto dir = scratchDir("attack-default-every");
+  std::string scene = kValidScene;
+  scene.replace(scene.find("duration = 0.02"), 15, "duration = 1.0");
+  scene.replace(scene.find("dt = 0.01"), 9, "dt = 0.25");
+  scene.erase(scene.find("[output]"), std::string("[output]\nevery = 0.01\n").size());
+  auto file = writeText(dir / "scene.toml", scene);
+  CommandResult r = runRodsim("check " + file.string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(fs::exists(dir / "out/vtk/frame_4.vtp"));  // a frame every dt: t = 0, 0.25, ..., 1
+  CHECK_FALSE(fs::exists(dir / "out/vtk/frame_5.vtp"));
+  // An explicit interval below dt is still refused, with its location.
+  r = runRodsim("check " + file.string() + " --set output.checkpoint_every=0.1");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("<--set output.checkpoint_every>: [output]: 'checkpoint_every' must be 0") != std::string::npos);
+}
+
+TEST_CASE("19: --set plugins.paths is honoured") {
+  auto dir = scratchDir("attack-set-plugin-paths");
+  auto file = writeText(dir / "scene.toml", kValidScene);
+  CommandResult r = runRodsim("check " + file.string() + " --set 'plugins.paths=[\"nowhere/rodsim-x.so\"]'");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find((dir / "nowhere/rodsim-x.so").string() + "' (from the scene's [plugins] paths) does not exist") !=
+        std::string::npos);
+}
+
+TEST_CASE("20: a forged checkpoint with a valid checksum and a NaN or an infinity in the state is refused") {
+  auto dir = scratchDir("attack-nan-checkpoint");
+  auto file = writeText(dir / "scene.toml", checkpointScene(0.2));
+  const fs::path out = dir / "out";
+  REQUIRE(runRodsim("run " + file.string() + " --quiet --output " + out.string()).status == 0);
+  keepOnlyCheckpoint(out, "step_000000000010.ckpt");
+  const fs::path ckpt = out / "checkpoints/step_000000000010.ckpt";
+  const std::string original = readText(ckpt);
+  const std::string final_csv = readText(out / "final.csv");
+  for (double value : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    std::ofstream(ckpt, std::ios::binary) << original;
+    forgeCheckpointFirstPosition(ckpt, value);
+    CommandResult r = runRodsim("run --restart " + out.string() + " --quiet");
+    INFO(value, r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("holds a NaN or an infinity") != std::string::npos);
+    CHECK(readText(out / "final.csv") == final_csv);  // nothing written
+  }
+  std::ofstream(ckpt, std::ios::binary) << original;  // the forger's helper itself is sound:
+  forgeCheckpointFirstPosition(ckpt, 0.0);           // q[0] is the clamped root, 0 already
+  CommandResult r = runRodsim("run --restart " + out.string() + " --quiet");
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("21: deeply nested sweep, fit and optimize files and compare scenes are refused, not a stack overflow") {
+  auto dir = scratchDir("attack-deep-studies");
+  std::string header = "[a";
+  for (int i = 0; i < 50000; ++i) header += ".a";
+  auto file = writeText(dir / "deep.toml", "scene = \"scene.toml\"\n" + header + "]\nx = 1\n");
+  writeText(dir / "scene.toml", kValidScene);
+  for (const std::string verb : {"sweep", "fit", "optimize"}) {
+    CommandResult r = runRodsim(verb + " " + file.string() + " --output " + (dir / verb).string());
+    INFO(verb, r.output.substr(0, 400));
+    CHECK(r.status == 2);
+    CHECK(r.output.find("deep.toml:3:1: tables and arrays nested") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / verb));
+  }
+  file = writeText(dir / "deep_scene.toml", std::string(kValidScene) + header + "]\nx = 1\n");
+  CommandResult r = runRodsim("compare " + file.string() + " --contact imc,ipc --output " + (dir / "compare").string());
+  INFO(r.output.substr(0, 400));
+  CHECK(r.status == 2);
+  CHECK(r.output.find("deep_scene.toml:37:1: tables and arrays nested") != std::string::npos);
 }
