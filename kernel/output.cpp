@@ -45,9 +45,18 @@ std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g
 void writeFileAtomic(const std::string& path, const std::string& text) {
   // A full disk or a vanished directory stops the run cleanly (OutputError) and leaves the
   // previous version of the file intact.
+  // The temporary is a fresh file (O_EXCL, O_NOFOLLOW): whatever sits at its name, a link
+  // included, is removed (unlink removes a link, not its target), never written through. The
+  // rename then replaces `path` itself, also when `path` is a link.
   const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw OutputError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+  if (!f) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw OutputError(fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
+  }
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
   const int err = errno;
   if (std::fclose(f) != 0 || !ok) {
@@ -78,7 +87,8 @@ void appendCsvNumber(std::string& out, double v) {
 
 void OutputWriter::openTimeseries(bool truncate) {
   const std::string path = (fs::path(dir_) / "timeseries.csv").string();
-  timeseries_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+  // O_NOFOLLOW: a link at this name (RunDirectory refuses one before the run) is never written through.
+  timeseries_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
   if (timeseries_ < 0) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   const off_t end = ::lseek(timeseries_, 0, SEEK_END);
   timeseries_size_ = end > 0 ? static_cast<std::uintmax_t>(end) : 0;

@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -33,11 +34,36 @@ const std::vector<std::string>& runFiles() {
   return files;
 }
 
-std::string readText(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+// summary.json ("" when there is none), bounded: a summary is a few KiB, whatever the file holds.
+std::string readSummary(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return "";
+  return readUserFile(file.string(), 1u << 20, "summary.json of the run");
+}
+
+// A link where a run writes could make it write outside the output directory (a planted
+// OUT/.rodsim.lock -> ~/.bashrc would be truncated): rodsim never writes through one, and never
+// removes or replaces one either (a planted link is not another run's file, so --force does not
+// apply). Checked with lstat under the lock, before anything is written: every name a run writes,
+// their temporary files, and what vtk/ and checkpoints/ hold. The opens use O_NOFOLLOW as well.
+void refuseLinks(const fs::path& dir) {
+  auto check = [](const fs::path& p) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec)))
+      throw InputError(fmt::format("{} is a symbolic link; rodsim never writes through links (it could write outside "
+                                   "the output directory): remove it, or choose another --output",
+                                   p.string()));
+  };
+  check(dir / kLockFile);
+  for (const auto& name : runFiles()) {
+    check(dir / name);
+    check(dir / (name + ".tmp"));
+  }
+  for (const char* sub : {"vtk", "checkpoints"}) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(dir / sub, ec))) continue;
+    for (const auto& f : fs::directory_iterator(dir / sub, ec)) check(f.path());
+  }
 }
 
 std::size_t countCheckpoints(const fs::path& dir) {
@@ -65,7 +91,7 @@ std::string newRunId() {
 }
 
 PreviousRun readPreviousRun(const std::string& dir) {
-  const std::string json = readText(fs::path(dir) / "summary.json");
+  const std::string json = readSummary(fs::path(dir) / "summary.json");
   return {summaryField(json, "run_id"), summaryField(json, "identity"), summaryField(json, "status"),
           summaryField(json, "scene")};
 }
@@ -75,16 +101,38 @@ RunDirectory::RunDirectory(std::string dir) : dir_(std::move(dir)) {
   fs::create_directories(dir_, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir_, ec.message()));
   const std::string lock = (fs::path(dir_) / kLockFile).string();
-  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0)
-    throw InputError(fmt::format("cannot write into the output directory '{}': {}", dir_, std::strerror(errno)));
+  // O_NOFOLLOW: a link planted at the lock's name is refused, never followed (the lock is truncated
+  // and written below); a hard link (another name of some file) is refused too.
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) {
+    const int err = errno;
+    if (err == ELOOP) refuseLinks(dir_);  // names the link
+    throw InputError(fmt::format("cannot write into the output directory '{}': {}", dir_, std::strerror(err)));
+  }
+  struct stat st {};
+  if (::fstat(lock_fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw InputError(fmt::format("{} is not a plain file of its own (a device, FIFO or hard link); rodsim writes "
+                                 "its lock there: remove it, or choose another --output",
+                                 lock));
+  }
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    const std::string holder = readText(lock);
+    char buf[256];
+    const ssize_t n = ::pread(lock_fd_, buf, sizeof buf, 0);
+    const std::string holder(buf, n > 0 ? std::size_t(n) : 0);
     ::close(lock_fd_);
     lock_fd_ = -1;
     throw InputError(fmt::format("the output directory '{}' is in use by another run ({}); wait for it to end or "
                                  "choose another --output",
                                  dir_, holder.empty() ? "a process that holds " + lock : holder));
+  }
+  try {
+    refuseLinks(dir_);
+  } catch (const InputError&) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw;
   }
   const std::string holder = fmt::format("rodsim process {}", getpid());
   if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, holder.data(), holder.size(), 0) != ssize_t(holder.size()))
@@ -128,7 +176,10 @@ std::string RunDirectory::startNewRun(const std::string& identity_hash, bool rep
 
 void RunDirectory::reserveSpace(std::uintmax_t bytes) {
   const std::string file = (fs::path(dir_) / kReserveFile).string();
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A fresh file (O_EXCL, O_NOFOLLOW): a link or another name of some file at this name is never
+  // written through; the one a run left behind is removed first (unlink removes a link, not its target).
+  ::unlink(file.c_str());
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   int err = fd < 0 ? errno : ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
   if (err == EOPNOTSUPP || err == EINVAL) {  // no fallocate here: write the bytes
     const std::string zeros(64 * 1024, '\0');

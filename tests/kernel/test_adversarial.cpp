@@ -384,6 +384,53 @@ CommandResult runRodsimWithin(int seconds, const std::string& args) {
 
 }  // namespace
 
+TEST_CASE("15: a link planted in the output directory is never written through (refused, also with --force and --restart)") {
+  auto dir = scratchDir("attack-links");
+  auto file = writeText(dir / "scene.toml", checkpointScene(0.2));
+  const fs::path out = dir / "out", victim = dir / "victim.txt";
+  writeText(victim, "precious\n");
+  const std::string run = "run " + file.string() + " --quiet --output " + out.string();
+  fs::create_directories(out);
+  for (const std::string name : {".rodsim.lock", ".rodsim.reserve", "timeseries.csv", "summary.json", "final.csv"}) {
+    for (const std::string force : {"", " --force"}) {
+      fs::create_symlink(victim, out / name);
+      CommandResult r = runRodsim(run + force);
+      INFO(name, force, r.output);
+      CHECK(r.status == 2);
+      CHECK(r.output.find((out / name).string() + " is a symbolic link") != std::string::npos);
+      CHECK(readText(victim) == "precious\n");
+      CHECK(fs::is_symlink(fs::symlink_status(out / name)));  // refused, not replaced
+      fs::remove(out / name);
+    }
+  }
+  // A dangling link: the run must not create its target.
+  fs::create_symlink(dir / "elsewhere.csv", out / "timeseries.csv");
+  CommandResult r = runRodsim(run + " --force");
+  CHECK(r.status == 2);
+  CHECK_FALSE(fs::exists(dir / "elsewhere.csv"));
+  fs::remove(out / "timeseries.csv");
+
+  // A finished run, then links planted before --restart: at the reserve, at the rows, in vtk/.
+  REQUIRE(runRodsim(run).status == 0);
+  keepOnlyCheckpoint(out, "step_000000000010.ckpt");
+  for (const std::string name : {".rodsim.reserve", "timeseries.csv", "vtk/frame_3.vtp", "checkpoints/x.ckpt.tmp"}) {
+    const fs::path link = out / name;
+    fs::path saved = dir / "saved";
+    if (fs::exists(link)) fs::rename(link, saved);
+    fs::create_symlink(victim, link);
+    r = runRodsim("run --restart " + out.string() + " --quiet");
+    INFO(name, r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(link.string() + " is a symbolic link") != std::string::npos);
+    CHECK(readText(victim) == "precious\n");
+    fs::remove(link);
+    if (fs::exists(saved)) fs::rename(saved, link);
+  }
+  r = runRodsim("run --restart " + out.string() + " --quiet");  // the links gone, it continues
+  INFO(r.output);
+  CHECK(r.status == 0);
+}
+
 TEST_CASE("16: a scene or checkpoint that is not a regular file, or too large, is refused at once") {
   auto dir = scratchDir("attack-unbounded-read");
   for (const std::string verb : {"check", "run"})
