@@ -70,6 +70,23 @@ bool finiteState(const double* __restrict q, const double* __restrict v, Eigen::
   return (bad >> 63) == 0;
 }
 
+// A state whose energies overflowed: the run stops (exit 3) with the reason.
+class StateError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A finite state can still overflow what is computed from it (a speed of 1e200 m/s is finite, its
+// kinetic energy is not): such energies would be written as empty cells, a run that looks fine.
+// Checked where the energies are computed anyway (every timeseries row), so it costs no step time.
+void checkEnergies(long long step, double t, double kinetic, double elastic) {
+  if (std::isfinite(kinetic) && std::isfinite(elastic)) return;
+  throw StateError(fmt::format("step {} (t = {:.6g} s): the {} energy is {} (the state overflows double precision: "
+                               "a speed or a deformation far too large); the run stops rather than write it",
+                               step, t, std::isfinite(kinetic) ? "elastic" : "kinetic",
+                               std::isfinite(kinetic) ? elastic : kinetic));
+}
+
 // The first multiple of `period` after t (infinity for period 0). Computed, not stepped to: the
 // scene guarantees period >= dt, and a computed value cannot loop.
 double nextMultiple(double t, double period) {
@@ -294,7 +311,9 @@ void Session::Impl::begin() {
   ContactStats initial = world_.contactStats();
   initial.min_gap = std::min(initial.min_gap, world_.initialOverlapGap());
   summary_.min_gap = std::min(summary_.min_gap, initial.min_gap);
-  out_->writeRow(0, 0.0, 0, 0.0, initial, world_.kineticEnergy(), world_.elasticEnergy(), probe_values_, Clock::now());
+  const double kinetic = world_.kineticEnergy(), elastic = world_.elasticEnergy();
+  checkEnergies(0, world_.time(), kinetic, elastic);
+  out_->writeRow(0, 0.0, 0, 0.0, initial, kinetic, elastic, probe_values_, Clock::now());
   out_->writeFrame(world_);
 }
 
@@ -328,6 +347,8 @@ bool Session::Impl::step() {
       showProgress(step);
     }
   } catch (const OutputError& e) {
+    fail(e.what());
+  } catch (const StateError& e) {  // from record() or begin(): names its step
     fail(e.what());
   } catch (const std::exception& e) {
     fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
@@ -374,12 +395,13 @@ bool Session::Impl::record(long long step, const StepReport& report, double wall
   }
   summary_.min_gap = std::min(summary_.min_gap, contacts.min_gap);
   if (step % row_stride_ != 0 && step != total_steps_) return false;
+  const double kinetic = world_.kineticEnergy(), elastic = world_.elasticEnergy();
+  checkEnergies(step, world_.time(), kinetic, elastic);
   sample();
   ++summary_.report_rows;
   for (std::size_t i = 0; i < report_values_.size(); ++i)
     if (std::isfinite(report_values_[i])) summary_.report_sums[i] += report_values_[i];
-  out_->writeRow(step, world_.time(), report.iterations, wall_ms, contacts, world_.kineticEnergy(),
-                 world_.elasticEnergy(), probe_values_, now);
+  out_->writeRow(step, world_.time(), report.iterations, wall_ms, contacts, kinetic, elastic, probe_values_, now);
   return true;
 }
 
@@ -447,6 +469,8 @@ int Session::Impl::finish() {
     try {
       begin();
     } catch (const OutputError& e) {
+      fail(e.what());
+    } catch (const StateError& e) {
       fail(e.what());
     } catch (const std::exception& e) {
       fail(fmt::format("internal error at t = {:.6g} s: {}", world_.time(), e.what()));
@@ -518,7 +542,14 @@ void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry) {
   KernelWorld world(scene, registry);
   resolveProbes(scene, world);
   const double h = std::min(scene.duration, scene.dt);
-  const StepReport report = advanceChecked(world, scene, h, 0, nullptr);
+  StepReport report;
+  try {
+    checkEnergies(0, 0.0, world.kineticEnergy(), world.elasticEnergy());
+    report = advanceChecked(world, scene, h, 0, nullptr);
+    if (report.ok) checkEnergies(1, world.time(), world.kineticEnergy(), world.elasticEnergy());
+  } catch (const StateError& e) {  // what `run` stops on, found here
+    report = {false, 0, 0.0, e.what()};
+  }
   if (!report.ok)
     throw InputError(fmt::format("{}: solver '{}' ({}): the first step (t = 0 to {:.6g} s) fails, where `rodsim run` "
                                  "would stop: {}",

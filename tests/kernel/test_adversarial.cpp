@@ -485,6 +485,25 @@ TEST_CASE("17: a time step above the default frame interval, without [output], i
   CHECK(r.output.find("<--set output.checkpoint_every>: [output]: 'checkpoint_every' must be 0") != std::string::npos);
 }
 
+TEST_CASE("18: a state whose energy overflows stops the run (exit 3), no empty energy cell") {
+  auto dir = scratchDir("attack-overflow");
+  auto file = writeText(dir / "scene.toml", kValidScene);
+  const std::string set = " --set 'rod.beam.initial_velocity=[0, 0, 1e200]'";
+  CommandResult r = runRodsim("run " + file.string() + " --quiet --output " + (dir / "out").string() + set);
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const std::string summary = readText(dir / "out/summary.json");
+  CHECK(summary.find("\"status\": \"failed\"") != std::string::npos);
+  CHECK(summary.find("the kinetic energy is inf") != std::string::npos);
+  const std::string rows = readText(dir / "out/timeseries.csv");
+  CHECK(rows.find(",,0") == std::string::npos);  // no row with an empty kinetic_energy
+  CHECK(rows.find("nan") == std::string::npos);
+  CHECK(readText(dir / "out/final.csv").find("nan") == std::string::npos);
+  r = runRodsim("check " + file.string() + set);  // check finds what run stops on
+  CHECK(r.status == 2);
+  CHECK(r.output.find("the kinetic energy is inf") != std::string::npos);
+}
+
 TEST_CASE("19: --set plugins.paths is honoured") {
   auto dir = scratchDir("attack-set-plugin-paths");
   auto file = writeText(dir / "scene.toml", kValidScene);
