@@ -6,6 +6,12 @@
 // it; the run loop takes it back between chunks of steps for the callbacks and for Ctrl-C
 // (PyErr_CheckSignals), so the interpreter's own SIGINT handling stays in charge: Ctrl-C raises
 // KeyboardInterrupt between steps and the simulation can go on afterwards.
+//
+// Threads: every call on a Simulation (and on its rods) holds the Simulation's own mutex, so two
+// Python threads stepping or reading one Simulation take turns instead of running the solver on one
+// state at once (that corrupted the heap). The mutex is recursive (a callback, run with it held, may
+// read and steer its Simulation) and is waited for without the GIL (its holder steps without the
+// GIL and takes the GIL back between chunks).
 #include "describe.h"
 #include "output.h"
 #include "registry.h"
@@ -31,6 +37,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -186,6 +193,20 @@ Component* makePythonForce(const Params& p) { return new PythonForce(p); }
 
 using Clock = std::chrono::steady_clock;
 
+// Holds a Simulation's mutex for one call from Python (see the top of the file). Called with the GIL.
+class Guard {
+ public:
+  explicit Guard(std::recursive_mutex& m) : lock_(m, std::try_to_lock) {
+    if (!lock_.owns_lock()) {
+      py::gil_scoped_release nogil;  // the holder may be waiting for the GIL
+      lock_.lock();
+    }
+  }
+
+ private:
+  std::unique_lock<std::recursive_mutex> lock_;
+};
+
 struct Callback {
   py::function fn;
   long long every;
@@ -281,6 +302,8 @@ class Simulation {
     advance(n, std::numeric_limits<double>::infinity());
   }
   void run(std::optional<double> until) {
+    // NaN compares false with every step's end time: no step would run and none would end the loop.
+    if (until && std::isnan(*until)) throw py::value_error("run(until=nan): 'until' must be a time in seconds, not NaN");
     requireOpen();
     advance(std::numeric_limits<long long>::max(), until ? *until : std::numeric_limits<double>::infinity());
   }
@@ -360,8 +383,10 @@ class Simulation {
 
   Session& session() { return *session_; }
   const Scene& scene() const { return scene_; }
+  std::recursive_mutex& mutex() { return mutex_; }
 
  private:
+  std::recursive_mutex mutex_;
   TypeRegistry registry_;
   Scene scene_;
   std::map<std::string, PyForceSpec> py_forces_;
@@ -412,44 +437,49 @@ PYBIND11_MODULE(_rodsim, m) {
                     const std::vector<PyForceSpec>&>(),
            py::arg("scene"), py::arg("sets"), py::arg("output"), py::arg("force"), py::arg("quiet"),
            py::arg("progress"), py::arg("forces"))
-      .def("step", &Simulation::step, py::arg("n") = 1)
-      .def("run", &Simulation::run, py::arg("until") = py::none())
-      .def("close", &Simulation::finish)
-      .def("add_callback", &Simulation::addCallback, py::arg("fn"), py::arg("every") = 1)
-      .def("parameter", &Simulation::parameter)
-      .def("set_parameter", &Simulation::setParameter)
-      .def("adjustable_parameters", &Simulation::adjustableParameters)
-      .def("summary_json", [](Simulation& s) { return s.session().summaryJson(); })
-      .def_property_readonly("time", [](Simulation& s) { return s.session().world().time(); })
-      .def_property_readonly("step_count", [](Simulation& s) { return s.session().stepsDone(); })
-      .def_property_readonly("total_steps", [](Simulation& s) { return s.session().totalSteps(); })
-      .def_property_readonly("dt", [](Simulation& s) { return s.scene().dt; })
-      .def_property_readonly("duration", [](Simulation& s) { return s.scene().duration; })
-      .def_property_readonly("finished", [](Simulation& s) { return s.session().finished(); })
-      .def_property_readonly("status", [](Simulation& s) { return s.session().summary().status; })
-      .def_property_readonly("reason", [](Simulation& s) { return s.session().summary().reason; })
-      .def_property_readonly("output_dir", [](Simulation& s) { return s.session().outputDir(); })
+      .def("step", [](Simulation& s, long long n) { Guard g(s.mutex()); s.step(n); }, py::arg("n") = 1)
+      .def("run", [](Simulation& s, std::optional<double> until) { Guard g(s.mutex()); s.run(until); },
+           py::arg("until") = py::none())
+      .def("close", [](Simulation& s) { Guard g(s.mutex()); return s.finish(); })
+      .def("add_callback", [](Simulation& s, py::function fn, long long every) { Guard g(s.mutex()); s.addCallback(std::move(fn), every); },
+           py::arg("fn"), py::arg("every") = 1)
+      .def("parameter", [](Simulation& s, const std::string& path) { Guard g(s.mutex()); return s.parameter(path); })
+      .def("set_parameter", [](Simulation& s, const std::string& path, py::object v) { Guard g(s.mutex()); s.setParameter(path, std::move(v)); })
+      .def("adjustable_parameters", [](Simulation& s) { Guard g(s.mutex()); return s.adjustableParameters(); })
+      .def("summary_json", [](Simulation& s) { Guard g(s.mutex()); return s.session().summaryJson(); })
+      .def_property_readonly("time", [](Simulation& s) { Guard g(s.mutex()); return s.session().world().time(); })
+      .def_property_readonly("step_count", [](Simulation& s) { Guard g(s.mutex()); return s.session().stepsDone(); })
+      .def_property_readonly("total_steps", [](Simulation& s) { Guard g(s.mutex()); return s.session().totalSteps(); })
+      .def_property_readonly("dt", [](Simulation& s) { Guard g(s.mutex()); return s.scene().dt; })
+      .def_property_readonly("duration", [](Simulation& s) { Guard g(s.mutex()); return s.scene().duration; })
+      .def_property_readonly("finished", [](Simulation& s) { Guard g(s.mutex()); return s.session().finished(); })
+      .def_property_readonly("status", [](Simulation& s) { Guard g(s.mutex()); return s.session().summary().status; })
+      .def_property_readonly("reason", [](Simulation& s) { Guard g(s.mutex()); return s.session().summary().reason; })
+      .def_property_readonly("output_dir", [](Simulation& s) { Guard g(s.mutex()); return s.session().outputDir(); })
       .def_property_readonly("rod_names",
                              [](Simulation& s) {
+                               Guard g(s.mutex());
                                std::vector<std::string> names;
                                for (const auto& r : s.session().world().rods()) names.push_back(r.object->name());
                                return names;
                              })
       .def("rod", [](py::object self, const std::string& name) {
         auto& s = self.cast<Simulation&>();
+        Guard g(s.mutex());
         const int i = s.rodIndex(name);
         return RodView{self, &s, i, std::make_shared<const NodeLayout>(s.session().world().rod(i))};
       });
 
   py::class_<RodView>(m, "Rod", "A rod of a Simulation: every property is a new array with the state now.")
-      .def_property_readonly("name", [](const RodView& r) { return r.rod().name(); })
-      .def_property_readonly("model", [](const RodView& r) { return r.sim->scene().rods[r.index].type; })
-      .def_property_readonly("num_nodes", [](const RodView& r) { return r.rod().numNodes(); })
-      .def_property_readonly("positions", [](const RodView& r) { return nodeArray(r.sim->session().world().q(), *r.layout); },
+      .def_property_readonly("name", [](const RodView& r) { Guard g(r.sim->mutex()); return r.rod().name(); })
+      .def_property_readonly("model", [](const RodView& r) { Guard g(r.sim->mutex()); return r.sim->scene().rods[r.index].type; })
+      .def_property_readonly("num_nodes", [](const RodView& r) { Guard g(r.sim->mutex()); return r.rod().numNodes(); })
+      .def_property_readonly("positions", [](const RodView& r) { Guard g(r.sim->mutex()); return nodeArray(r.sim->session().world().q(), *r.layout); },
                              "(n, 3) node positions, m")
-      .def_property_readonly("velocities", [](const RodView& r) { return nodeArray(r.sim->session().world().v(), *r.layout); },
+      .def_property_readonly("velocities", [](const RodView& r) { Guard g(r.sim->mutex()); return nodeArray(r.sim->session().world().v(), *r.layout); },
                              "(n, 3) node velocities, m/s")
       .def_property_readonly("mass", [](const RodView& r) {
+            Guard g(r.sim->mutex());
             const Vec& m = r.sim->session().world().mass();
             py::array a = newArray(py::ssize_t(r.layout->dofs.size()));
             double* out = arrayData(a);
@@ -457,6 +487,7 @@ PYBIND11_MODULE(_rodsim, m) {
             return a;
           }, "(n,) lumped node masses, kg")
       .def_property_readonly("radius", [](const RodView& r) {
+            Guard g(r.sim->mutex());
             const Rod& rod = r.rod();
             py::array a = newArray(rod.numNodes());
             double* out = arrayData(a);
@@ -466,6 +497,7 @@ PYBIND11_MODULE(_rodsim, m) {
       .def_property_readonly("directors", [](const RodView& r) {
             // Rows d1, d2, d3 of each edge's material frame (m1, m2, tangent) in the last configuration the
             // rod was set to: the committed one after a step.
+            Guard g(r.sim->mutex());
             const Rod& rod = r.rod();
             const int e = rod.numEdges();
             py::array_t<double> a({e, 3, 3});

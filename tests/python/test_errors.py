@@ -52,3 +52,39 @@ def test_failed_step_raises_and_keeps_the_state(tmp_path):
     out = rodsim.read_output(tmp_path / "out")
     assert out.summary["status"] == "failed" and "the prototype gave up" in out.summary["reason"]
     assert len(out.timeseries["step"]) == 11
+
+
+def test_two_threads_stepping_one_simulation_take_turns(tmp_path):
+    # Issue 43: two threads in step() of one Simulation ran the solver on one state at once
+    # ("double free or corruption", the interpreter aborted). Every call holds the Simulation's lock.
+    import threading
+    sim = rodsim.Simulation(cantilever(tmp_path, duration=1.0), output=tmp_path / "out", quiet=True)
+    errors = []
+
+    def stepper():
+        try:
+            for _ in range(20):
+                sim.step(2)
+                sim.rod("beam").positions
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=stepper) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sim.step_count == 4 * 20 * 2
+    assert np.isfinite(sim.rod("beam").positions).all()
+    sim.close()
+
+
+def test_run_until_nan_raises_instead_of_spinning(tmp_path):
+    sim = rodsim.Simulation(cantilever(tmp_path), output=tmp_path / "out", quiet=True)
+    with pytest.raises(ValueError, match="not NaN"):
+        sim.run(until=float("nan"))
+    assert sim.step_count == 0
+    sim.run(until=2 * sim.dt)  # still usable
+    assert sim.step_count == 2
+    sim.close()
