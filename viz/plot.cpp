@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -51,12 +52,20 @@ int runPlot(const PlotOptions& o, const std::string& executable) {
     throw InputError(fmt::format("rodsim plot needs matplotlib for {}: install the Debian package 'python3-matplotlib' "
                                  "(scripts/setup.sh installs it)", python));
   }
-  const bool failed = runJobs({Job{{python, script.string(), o.run_dir}, {}, log}}, 1, "").has_value();
+  // The script's exit status 2: the timeseries.csv is not one (its message names the file and line).
+  const pid_t pid = process::spawnLogged({python, script.string(), o.run_dir}, log);
+  int status = 0;
+  const bool failed = pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
   in.close();
   fs::remove(log);
+  if (failed && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+    std::string message = text.str();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw InputError(message);
+  }
   if (failed) {
     std::fprintf(stderr, "rodsim plot: %s failed:\n%s", script.c_str(), text.str().c_str());
     return 3;

@@ -3,6 +3,8 @@
 
 Usage: plot_run.py OUT_DIR   ->   in OUT_DIR: energies.png, solves.png, contacts.png and, when the
 scene has probes or report columns, probes.png. Prints the files it wrote, one per line.
+A timeseries.csv that is not one (text in a number cell, binary bytes, a short row) is refused with
+its file and line on standard error and exit status 2 (bad input, as rodsim's own errors).
 Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/share/rodsim/).
 """
 import csv
@@ -19,9 +21,44 @@ import matplotlib.pyplot as plt
 FIXED = ["step", "t", "iterations", "wall_ms", "contacts", "min_gap", "kinetic_energy", "elastic_energy"]
 
 
+class BadInput(Exception):
+    """A timeseries.csv that cannot be plotted: the message names the file and line."""
+
+
 def number(text):
     """An empty cell (no contact pair: min_gap) is a gap in the curve."""
     return float(text) if text not in ("", None) else math.nan
+
+
+def read_table(table):
+    """The rows of timeseries.csv as {column: float}, every cell checked (a traceback is no error
+    message: a text cell or random bytes name the file and line)."""
+    try:
+        with open(table, encoding="utf-8", newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if not header or "t" not in header:
+                raise BadInput(f"{table}:1: not a timeseries.csv of rodsim (its header has no column 't')")
+            missing = [c for c in FIXED if c not in header]
+            if missing:
+                raise BadInput(f"{table}:1: not a timeseries.csv of rodsim (no column {', '.join(missing)})")
+            rows = []
+            for cells in reader:
+                line = reader.line_num
+                if len(cells) != len(header):
+                    raise BadInput(f"{table}:{line}: {len(cells)} cells, the header has {len(header)}")
+                row = {}
+                for name, cell in zip(header, cells):
+                    try:
+                        row[name] = number(cell)
+                    except ValueError:
+                        raise BadInput(f"{table}:{line}: column '{name}': {cell[:40]!r} is not a number") from None
+                rows.append(row)
+            return rows
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{table}: not a text file (byte {e.start} is not UTF-8)") from None
+    except csv.Error as e:
+        raise BadInput(f"{table}:{reader.line_num}: not CSV ({e})") from None
 
 
 def save(fig, path, written):
@@ -35,15 +72,15 @@ def main(out):
     table = out / "timeseries.csv"
     if not table.exists():
         sys.exit(f"plot_run.py: {table} does not exist (a run with \"csv\" in [output] formats writes it)")
-    rows = list(csv.DictReader(open(table)))
+    rows = read_table(table)
     if not rows:
         sys.exit(f"plot_run.py: {table} has no rows yet")
     try:  # the scene's name for the titles; the folder's while the run has not written its summary
         name = json.load(open(out / "summary.json"))["name"]
     except (OSError, ValueError, KeyError):
         name = out.name
-    t = [number(r["t"]) for r in rows]
-    column = lambda name: [number(r[name]) for r in rows]
+    t = [r["t"] for r in rows]
+    column = lambda name: [r[name] for r in rows]
     written = []
 
     fig, ax = plt.subplots(figsize=(6.4, 4))
@@ -80,4 +117,8 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/flagellum_spin"))
+    try:
+        main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/flagellum_spin"))
+    except BadInput as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)

@@ -234,8 +234,13 @@ Camera frameCamera(const RenderOptions& o, const Bounds& rods, const std::vector
     const Vec3 side = anyPerpendicular(up), front = up.cross(side);
     direction = 0.55 * side - 1.0 * front + 0.6 * up;
   }
+  // Eigen leaves a zero vector as it is when normalizing it: test the direction itself, before any
+  // POV-Ray scene (or scratch folder) is made.
+  if (!(direction.norm() > 0) || !direction.allFinite())
+    throw InputError(fmt::format("--camera {},{},{} is the point it looks at ({}): the camera needs a direction to look in",
+                                 c.look_at.x() + direction.x(), c.look_at.y() + direction.y(), c.look_at.z() + direction.z(),
+                                 o.look_at ? "--look-at" : "the rods' centre, the default --look-at"));
   c.forward = -direction.normalized();
-  if (!c.forward.allFinite()) throw InputError("--camera and --look-at are the same point");
   c.right = c.forward.cross(up);
   if (c.right.norm() < 1e-9) c.right = anyPerpendicular(c.forward);  // looking straight along up
   c.right.normalize();

@@ -233,6 +233,15 @@ TEST_CASE("rodsim render refuses bad input and names the package of a missing re
   CHECK(r.output.find("WIDTHxHEIGHT") != std::string::npos);
   r = runRodsim("render " + (dir / "nowhere").string());
   CHECK(r.status == 2);
+
+  // Issue 43: a camera standing at the point it looks at reached POV-Ray (exit 3, its log dumped, a
+  // scratch folder left). Refused before anything is written.
+  r = runRodsim("render " + out + " --camera 0.1,0.2,0.3 --look-at 0.1,0.2,0.3");
+  INFO(r.output);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("--camera 0.1,0.2,0.3 is the point it looks at (--look-at)") != std::string::npos);
+  CHECK(r.output.find("povray") == std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out" / "render"));
 }
 
 TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
@@ -249,4 +258,25 @@ TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
     CHECK(r.output.find(png) != std::string::npos);
   }
   CHECK(runRodsim("plot " + (dir / "nowhere").string()).status == 2);
+
+  // Issue 43: a text cell or random bytes in timeseries.csv gave a Python traceback and exit 3. Now
+  // exit 2 and a message naming the file and the line.
+  const fs::path table = dir / "out" / "timeseries.csv";
+  std::string text = readText(table);
+  const std::size_t third = text.find('\n', text.find('\n') + 1) + 1;  // line 3 (the second row)
+  text.replace(third, text.find(',', third) - third, "abc");
+  writeText(table, text);
+  CommandResult bad = runRodsim("plot " + (dir / "out").string());
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find(table.string() + ":3: column 'step': 'abc' is not a number") != std::string::npos);
+  CHECK(bad.output.find("Traceback") == std::string::npos);
+  std::string bytes(4096, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  writeText(table, bytes);
+  bad = runRodsim("plot " + (dir / "out").string());
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find(table.string()) != std::string::npos);
+  CHECK(bad.output.find("Traceback") == std::string::npos);
 }
