@@ -440,6 +440,17 @@ TEST_CASE("16: a scene or checkpoint that is not a regular file, or too large, i
       CHECK(r.status == 2);
       CHECK(r.output.find(device + ": not a regular file") != std::string::npos);
     }
+  // Study files, and a sweep whose scene is a device.
+  for (const std::string verb : {"sweep", "fit", "optimize"}) {
+    CommandResult r = runRodsimWithin(20, verb + " /dev/zero --output " + (dir / "out").string());
+    INFO(verb, r.output);
+    CHECK(r.status == 2);
+  }
+  auto sweep = writeText(dir / "sweep.toml", "scene = \"/dev/urandom\"\n[axes]\n\"rod.beam.radius\" = [0.01, 0.02]\n");
+  CommandResult sweep_run = runRodsimWithin(20, "sweep " + sweep.string() + " --output " + (dir / "out").string());
+  INFO(sweep_run.output);
+  CHECK(sweep_run.status == 2);
+  CHECK(sweep_run.output.find("/dev/urandom: not a regular file") != std::string::npos);
   REQUIRE(runCommand("mkfifo " + (dir / "fifo.toml").string()).status == 0);
   CommandResult r = runRodsimWithin(20, "check " + (dir / "fifo.toml").string());
   CHECK(r.status == 2);
