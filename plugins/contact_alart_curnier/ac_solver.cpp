@@ -682,7 +682,8 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
   double phi_ref = phi;
   int it_ref = 0;
   for (int k = 0;; ++k) {
-    if (converged(naturalResidual(qeff_, u_, r, mu_), tol_rel, tol_abs)) return true;
+    newton_residual_ = naturalResidual(qeff_, u_, r, mu_);
+    if (converged(newton_residual_, tol_rel, tol_abs)) return true;
     if (k >= budget || res.iterations >= opt_.max_iterations) return false;
     // Newton direction: J d = -F, with a diagonal shift if J is singular.
     bool ok = false;
@@ -846,6 +847,9 @@ Result Solver::solveWithRho(Vec& r) {
   eta_ = 0;
   qeff_ = q_;
   bool ok = n_ == 0 || newton(r, opt_.tolerance, opt_.abs_tolerance, opt_.max_iterations, res, opt_.proximal);
+  // The plain Newton stops on the natural map of the plain problem (eta = 0, qeff = q) at
+  // u_ = W r + q: that residual is the answer's (nothing to recompute).
+  const bool plain_converged = ok && n_ > 0;
   if (!ok && opt_.proximal && res.iterations < opt_.max_iterations) {
     // Proximal-point loop: u = (W + eta I) r + q - eta r_k. eta starts at the mean diagonal of W
     // and shrinks tenfold after each inner solve that converged (grows fivefold otherwise).
@@ -881,10 +885,14 @@ Result Solver::solveWithRho(Vec& r) {
     }
     r = rk_;
   }
-  eta_ = 0;
-  qeff_ = q_;
-  computeU(r, u_);
-  res.residual = naturalResidual(q_, u_, r, mu_);
+  if (plain_converged) {
+    res.residual = newton_residual_;
+  } else {
+    eta_ = 0;
+    qeff_ = q_;
+    computeU(r, u_);
+    res.residual = naturalResidual(q_, u_, r, mu_);
+  }
   res.ac_norm = std::sqrt(acNorm2(u_, r));
   res.converged = converged(res.residual, opt_.tolerance, opt_.abs_tolerance);
   if (res.converged)

@@ -191,6 +191,7 @@ class Solver {
   std::vector<int> blk_first_, blk_rows_, pat_outer_, pat_inner_;
   std::vector<Eigen::Triplet<double>> w_entries_;  // setProblem(SpMat): W's entries
   double eta_ = 0;
+  Residual newton_residual_;  // newton(): the natural map at its last check
   std::unique_ptr<Lu> lu_;
   std::unique_ptr<Primal> primal_;
   bool primal_failed_ = false;  // this problem: K's LU preconditions (primal off, or it failed)

@@ -162,6 +162,20 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
       mug[a] = mu_vec_[i];
       rg.segment<3>(3 * a) = r_.segment<3>(3 * i);
     }
+    // A group whose contacts all start from r = 0 with u_N = q_N >= 0 (open at the predicted gap,
+    // or separating at v_free: most candidates of a rope at rest) is solved by r = 0, u = q: the
+    // natural map and f_AC are exactly zero there, the solver would stop at iteration 0 and the
+    // polish find every contact exact. Its problem is not set up.
+    bool open = true;
+    for (int a = 0; a < ng && open; ++a) open = rg.segment<3>(3 * a).isZero(0) && qg[3 * a] >= 0;
+    if (open) {
+      g.result = {};
+      g.result.converged = true;
+      g.result.message = "converged";
+      for (int a = 0; a < ng; ++a) u_all_.segment<3>(3 * g.contacts[a]) = qg.segment<3>(3 * a);  // r_ stays 0
+      max_group = std::max(max_group, ng);
+      continue;
+    }
     Solver& solver = *group_solvers_[gi];
     solver.options() = options;
     solver.setProblem(vel_trip_[gi], qg, mug);
