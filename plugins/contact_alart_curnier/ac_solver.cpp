@@ -108,6 +108,8 @@ Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu
 
 struct Solver::Lu {
   Eigen::UmfPackLU<SpMat> lu;   // J (reduced)
+  Eigen::MatrixXd dense;        // J (reduced, at most Options::dense_rows rows)
+  Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu;
   Eigen::UmfPackLU<SpMat> klu;  // K (unreduced)
 };
 
@@ -515,6 +517,15 @@ bool Solver::assembleAndFactorize(double shift) {
   }
   if (shift != 0)
     for (int c = 0; c < 3 * n_; ++c) jv[diag_pos_[c]] -= shift;  // J ~ -rho W: shift away from 0
+  if (denseJ()) {
+    lu_->dense.setZero(3 * n_, 3 * n_);
+    for (int c = 0; c < 3 * n_; ++c)
+      for (int p = J_.outerIndexPtr()[c]; p < J_.outerIndexPtr()[c + 1]; ++p) lu_->dense(J_.innerIndexPtr()[p], c) = jv[p];
+    lu_->dense_lu.compute(lu_->dense);
+    // Singular as UMFPACK reports it: an exactly zero (or non-finite) pivot.
+    const auto pivots = lu_->dense_lu.matrixLU().diagonal();
+    return pivots.allFinite() && (pivots.array() != 0).all();
+  }
   if (need_analysis_) {
     // No iterative refinement: a Newton direction does not need it, and UMFPACK's default (up to
     // 2 steps, each a product with J and a solve) was a fifth of the solve time on rod piles.
@@ -693,7 +704,10 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
       } else {
         if (!assembleAndFactorize(shift)) continue;
         rtrial_ = -F_;
-        d_ = lu_->lu.solve(rtrial_);
+        if (denseJ())
+          d_ = lu_->dense_lu.solve(rtrial_);
+        else
+          d_ = lu_->lu.solve(rtrial_);
       }
       if (d_.allFinite()) {
         ok = true;

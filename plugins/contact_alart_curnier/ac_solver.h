@@ -83,6 +83,10 @@ struct Options {
   // Result::time_s measured (two clock reads per solve()); off where the solves are too small for
   // it (the velocity-level step's one-contact groups, timed per step instead) and 0 then.
   bool timed = true;
+  // Reduced systems of at most this many rows (3n) are factorized by a dense LU with partial
+  // pivoting instead of UMFPACK, whose numeric factorization and solve allocate and take
+  // microseconds even at 3 x 3 (0: never). The velocity-level step's groups of one or a few contacts.
+  int dense_rows = 0;
 };
 
 struct Result {
@@ -164,6 +168,7 @@ class Solver {
   double acNorm2(const Vec& u, const Vec& r) const;  // |f_AC|^2 (no Jacobian)
   void acEval(const Vec& u, const Vec& r);          // F_, Fu_, Fr_
   bool assembleAndFactorize(double shift);
+  bool denseJ() const { return !unreduced_ && 3 * n_ <= opt_.dense_rows; }
   bool assembleAndFactorizeUnreduced(double shift);
   void applyJ(const Vec& x, Vec& out, double shift) const;  // (F_u (W + eta I) + F_r - shift I) x
   // d_ by GMRES, preconditioned by the primal factorization or by the LU in klu.

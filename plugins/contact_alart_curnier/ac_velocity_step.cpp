@@ -145,6 +145,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   // Solves of one contact take a microsecond: timed as a whole (step_.solve_ms), not one by one.
   Options options = options_;
   options.timed = false;
+  options.dense_rows = 24;  // groups of up to 8 contacts
   last_ = {};
   last_.converged = true;
   std::string failed;
