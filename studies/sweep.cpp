@@ -592,9 +592,11 @@ class SweepLock {
                                    "choose another --output",
                                    dir.string(), holder.empty() ? "a process that holds " + file.string() : holder));
     }
-    // Names the holder in a refused sweep's message; a failed write changes nothing else.
+    // Names the holder in a refused sweep's message (best effort: the lock is what counts).
     const std::string holder = fmt::format("rodsim sweep process {}", getpid());
-    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, holder.data(), holder.size(), 0) < 0) holder.size();
+    if (::ftruncate(fd_, 0) == 0) {
+      [[maybe_unused]] const ssize_t written = ::pwrite(fd_, holder.data(), holder.size(), 0);
+    }
   }
   ~SweepLock() { ::close(fd_); }
   SweepLock(const SweepLock&) = delete;
