@@ -96,18 +96,20 @@ void ImcContact::bind(World& world) {
 void ImcContact::buildCandidates(const Vec& q) {
   auto t0 = Clock::now();
   const double pad_extra = 0.5 * (delta_ + margin_);
-  table_.findBoxPairs(q, pad_extra);
+  // A Verlet list with a skin of the largest radius: the same candidates as a fresh sweep and
+  // prune (the distance test below decides), rebuilt only every few hundred explicit steps.
+  // Self-contact: no neighbours closer along the rod (rest arc length between the edges) than the
+  // contact distance r_a + r_b + delta plus a margin; adjacent edges (gap 0) included. A straight
+  // rod then has no candidates whatever its radius/edge ratio.
+  const auto& near = table_.nearPairs(q, pad_extra, h_max_,
+                                      [this](const EdgeRef& A, const EdgeRef& B) { return excludedSelfPair(A, B); });
   timing_.broad_s += since(t0);
 
   t0 = Clock::now();
   cand_.clear();
-  for (const auto& [a, b] : table_.boxPairs()) {
+  for (const auto& [a, b] : near) {
     const EdgeRef &A = edges_[a], &B = edges_[b];
     const double reach = A.radius + B.radius;
-    // Self-contact: skip neighbours closer along the rod (rest arc length between the edges)
-    // than the contact distance r_a + r_b + delta plus a margin; adjacent edges (gap 0)
-    // included. A straight rod then has no candidates whatever its radius/edge ratio.
-    if (excludedSelfPair(A, B)) continue;
     const double gap = segmentDistance(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1)) - reach;
     // The Jacobian's pattern holds the pairs that can reach the band within a step or so; the
     // others add their block only once active (the pattern then changes and the solver

@@ -64,8 +64,8 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   int numCandidates() const { return static_cast<int>(cand_.size()); }
   int numObstacleCandidates() const { return static_cast<int>(obstacle_cand_.size()); }
   int numEdges() const { return static_cast<int>(edges_.size()); }
-  // Broad-phase pairs of the last build before exclusion and the distance check.
-  int numBroadPairs() const { return static_cast<int>(table_.boxPairs().size()); }
+  // Broad-phase pairs (the Verlet list) before exclusion and the distance check.
+  int numBroadPairs() const { return table_.numNearPairs(); }
 
  private:
   using EdgeRef = geometry::RodEdge;

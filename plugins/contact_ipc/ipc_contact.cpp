@@ -137,6 +137,8 @@ void IpcContact::bind(World& world) {
       edge_rest_length_.push_back(arc[e + 1] - arc[e]);
     }
   }
+  near_.bind(edges_, geometry::VerletPairs::Kind::Capsules);
+  ccd_near_.bind(edges_, geometry::VerletPairs::Kind::Boxes);
   d_hat_ = d_hat_param_ ? *d_hat_param_ : (std::isfinite(r_min) ? 0.1 * r_min : 1e-4);
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
@@ -259,16 +261,12 @@ void IpcContact::relaxStartPairs(const Vec& q) {
 
 // Candidates: pairs whose gap is below d_hat + margin at q; friction lags from q_lag (the step start).
 void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
-  boxes_.resize(edges_.size());
-  const double pad = 0.5 * (d_hat_ + margin_);
-  for (std::size_t e = 0; e < edges_.size(); ++e)
-    boxes_[e] = geometry::segmentBox(node(q, edges_[e].x0), node(q, edges_[e].x1), edges_[e].radius + pad);
-  sap_.query(boxes_, overlaps_);
+  // The pairs whose boxes grown by radius + (d_hat + margin)/2 may overlap, from a Verlet list with a
+  // skin of the largest radius: the gap test below keeps the same candidates as a fresh sweep.
+  const auto& near = near_.pairs(q, nullptr, 0.5 * (d_hat_ + margin_), h_max_, excludedByIndex());
   cand_.clear();
   Vec3 p0, p1, q0, q1;
-  for (const auto& [a, b] : overlaps_) {
-    const EdgeRef &A = edges_[a], &B = edges_[b];
-    if (excludedSelfPair(A, B)) continue;
+  for (const auto& [a, b] : near) {
     Candidate c;
     c.a = a;
     c.b = b;
@@ -607,11 +605,13 @@ double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
     box.hi = box.hi.cwiseMax(a1.cwiseMax(b1) + Vec3::Constant(edges_[e].radius));
     boxes_[e] = box;
   }
-  sap_.query(boxes_, overlaps_);
+  // The pairs of overlapping swept boxes, from a Verlet list (a Newton iteration moves the nodes
+  // far less than its skin, the largest radius).
+  q_end_ = q + dq;
   double t = 1;
-  for (const auto& [a, b] : overlaps_) {
+  for (const auto& [a, b] : ccd_near_.pairs(q, &q_end_, 0.0, h_max_, excludedByIndex())) {
+    if (!boxes_[a].overlaps(boxes_[b])) continue;
     const EdgeRef &A = edges_[a], &B = edges_[b];
-    if (excludedSelfPair(A, B)) continue;
     double reach = A.radius + B.radius;  // less a start-up offset: the gap the barrier keeps positive
     if (start_offsets_)
       if (const StartPair* sp = findStart(start_edges_, std::min(a, b), std::max(a, b))) reach -= sp->offset;

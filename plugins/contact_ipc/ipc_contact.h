@@ -9,6 +9,7 @@
 #include <rodsim/capabilities.h>
 #include <rodsim/geometry/broad_phase.h>
 #include <rodsim/geometry/ccd.h>
+#include <rodsim/geometry/verlet_pairs.h>
 #include <rodsim/contact.h>
 #include <rodsim/rod.h>
 
@@ -105,6 +106,10 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   };
 
   bool excludedSelfPair(const EdgeRef& A, const EdgeRef& B) const;
+  // The same by edge index, for the Verlet lists.
+  auto excludedByIndex() const {
+    return [this](int a, int b) { return excludedSelfPair(edges_[a], edges_[b]); };
+  }
   // bind(): the barrier is undefined on overlapping rods, so `allow_initial_overlap = true` cannot
   // be honoured; refused (ParamError) when the initial configuration overlaps (ipc_overlaps.cpp).
   void refuseInitialOverlap(const Vec& q) const;
@@ -147,9 +152,10 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   double d_hat_ = 0, h_max_ = 0, self_exclusion_ = 0, mean_node_mass_ = 0;
 
   // candidates (rebuilt each step and when a node moved farther than margin/2)
-  std::vector<Aabb> boxes_;
-  geometry::SweepAndPrune sap_;
-  std::vector<std::pair<int, int>> overlaps_;
+  geometry::VerletPairs near_;      // the broad phase of the candidates
+  std::vector<Aabb> boxes_;          // the swept boxes of maxStepFraction
+  geometry::VerletPairs ccd_near_;   // its broad phase
+  Vec q_end_;                        // q + dq there
   std::vector<Candidate> cand_;
   std::vector<ObstacleCandidate> obstacle_cand_;
   Vec q_cand_;

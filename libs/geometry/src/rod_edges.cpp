@@ -33,6 +33,7 @@ void RodEdges::bind(const std::vector<Rod*>& rods, const std::string& edge_word,
   }
   r_min_ = r_max_;
   for (const RodEdge& E : edges_) r_min_ = std::min(r_min_, E.radius);
+  near_.bind(edges_, VerletPairs::Kind::Capsules);
 }
 
 void NodeSnapshot::take(const Vec& q, const std::vector<int>& node_dofs) {

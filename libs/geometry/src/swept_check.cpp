@@ -1,5 +1,7 @@
 #include <rodsim/geometry/swept_check.h>
 
+#include <algorithm>
+
 namespace rodsim::geometry {
 
 namespace {
@@ -29,6 +31,9 @@ void SweptCrossingCheck::bind(const std::vector<Rod*>& rods, const std::vector<c
     for (int n = 0; n < rod.numNodes(); ++n) nodes_.push_back({rod.globalPositionDof(n), ri, n, rod.nodeRadius(n)});
   }
   boxes_.resize(edges_.size());
+  near_.bind(edges_, VerletPairs::Kind::Boxes);
+  skin_ = 0;
+  for (const Edge& e : edges_) skin_ = std::max(skin_, e.radius);
 }
 
 void SweptCrossingCheck::sweptBoxes(const Vec& q0, const Vec& q1) {

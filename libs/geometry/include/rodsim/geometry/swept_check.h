@@ -10,8 +10,9 @@
 // is seen even when the step ends with the centre lines apart again. Pairs already closer than
 // that at the start (an allowed initial overlap) are not checked.
 //
-// Candidates: edges' boxes swept from q0 to q1 (the union of both boxes, grown by the radius), a
-// sweep and prune over them, the model's own neighbour exclusion, then the conservative-advancement
+// Candidates: edges' boxes swept from q0 to q1 (the union of both boxes, grown by the radius), the
+// pairs among them that overlap (a Verlet list, verlet_pairs.h, rebuilt when a node has moved more
+// than the largest radius since its last build), the model's own neighbour exclusion, then the conservative-advancement
 // edge-edge CCD (ccd.h) with the target R = fraction (r_a + r_b) and gap_fraction 0: a crossing is
 // a result t < 1, where the distance came within 1e-6 of the starting margin of R (one iterate for
 // a head-on approach), or where the advancement ran out of its 200 iterations still approaching
@@ -22,6 +23,7 @@
 #include <rodsim/capabilities.h>
 #include <rodsim/geometry/broad_phase.h>
 #include <rodsim/geometry/ccd.h>
+#include <rodsim/geometry/verlet_pairs.h>
 #include <rodsim/obstacle.h>
 #include <rodsim/rod.h>
 
@@ -49,12 +51,11 @@ class SweptCrossingCheck {
   template <class Excluded> bool find(const Vec& q0, const Vec& q1, Excluded&& excluded, Crossing& out) {
     if (!edges_.empty()) {
       sweptBoxes(q0, q1);
-      sap_.query(boxes_, pairs_);
-      for (const auto& [a, b] : pairs_) {
-        const Edge &A = edges_[a], &B = edges_[b];
-        if (excluded(A, B)) continue;
-        if (edgePair(q0, q1, A, B, out)) return true;
-      }
+      // (the exclusion per call: a caller may change it, the list does not know it)
+      for (const auto& [a, b] : near_.pairs(q0, &q1, 0.0, skin_))
+        if (boxes_[a].overlaps(boxes_[b]) && !excluded(edges_[a], edges_[b]) &&
+            edgePair(q0, q1, edges_[a], edges_[b], out))
+          return true;
     }
     return nodesAgainstObstacles(q0, q1, out);
   }
@@ -74,9 +75,9 @@ class SweptCrossingCheck {
   };
   std::vector<Node> nodes_;
   std::vector<const Obstacle*> obstacles_;
-  std::vector<Aabb> boxes_;
-  SweepAndPrune sap_;
-  std::vector<std::pair<int, int>> pairs_;
+  std::vector<Aabb> boxes_;  // swept boxes of the step being checked
+  VerletPairs near_;
+  double skin_ = 0;  // the Verlet list's skin: the largest edge radius
 };
 
 }  // namespace rodsim::geometry
