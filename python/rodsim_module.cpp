@@ -74,6 +74,9 @@ void loadAllPlugins(TypeRegistry& registry, const std::vector<std::string>& scen
 
 // ------------------------------------------------------------------------------ Python forces
 
+// > 0 while this thread runs a PythonForce function (see Guard).
+thread_local int t_in_python_force = 0;
+
 // What rodsim.PythonForce hands over: fn(t, x, v) -> (n, 3) forces (N) on the nodes of one rod.
 struct PyForceSpec {
   std::string name, rod;
@@ -163,6 +166,10 @@ class PythonForce final : public Force {
   // a C++ one whose message names the force, so the step fails with it.
   void compute(double t, const Vec& q, const Vec& v) {
     py::gil_scoped_acquire gil;
+    ++t_in_python_force;
+    struct Leave {
+      ~Leave() { --t_in_python_force; }
+    } leave;
     try {
       py::object r = spec_.fn(t, nodeArray(q, *layout_), nodeArray(v, *layout_));
       const int n = rod_->numNodes();
@@ -194,10 +201,15 @@ Component* makePythonForce(const Params& p) { return new PythonForce(p); }
 using Clock = std::chrono::steady_clock;
 
 // Holds a Simulation's mutex for one call from Python (see the top of the file). Called with the GIL.
+// A PythonForce function that a solver's worker thread runs must not wait for it: the thread that
+// holds it is waiting for that very force. It gets an error instead of a hang.
 class Guard {
  public:
   explicit Guard(std::recursive_mutex& m) : lock_(m, std::try_to_lock) {
     if (!lock_.owns_lock()) {
+      if (t_in_python_force > 0)
+        throw std::runtime_error("a PythonForce function cannot use a Simulation that another thread is stepping "
+                                 "(it gets t, x, v: use those)");
       py::gil_scoped_release nogil;  // the holder may be waiting for the GIL
       lock_.lock();
     }

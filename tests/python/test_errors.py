@@ -88,3 +88,39 @@ def test_run_until_nan_raises_instead_of_spinning(tmp_path):
     sim.run(until=2 * sim.dt)  # still usable
     assert sim.step_count == 2
     sim.close()
+
+
+def test_a_python_force_using_a_simulation_another_thread_steps_fails_instead_of_hanging(tmp_path):
+    # The stepping thread holds the Simulation's lock while the solver calls the force; a force run
+    # on a solver's worker thread that waited for that lock would wait forever. It fails instead.
+    import threading
+    busy = rodsim.Simulation(cantilever(tmp_path, duration=100.0, name="busy.toml"), output=tmp_path / "busy", quiet=True)
+    started, stop = threading.Event(), threading.Event()
+
+    class Stop(Exception):
+        pass
+
+    def tick(sim):
+        started.set()
+        if stop.is_set():
+            raise Stop()
+
+    busy.every(1, tick)
+
+    def runner():
+        try:
+            busy.run()
+        except Stop:
+            pass
+
+    thread = threading.Thread(target=runner)
+    thread.start()
+    assert started.wait(30)
+    sim = rodsim.Simulation(cantilever(tmp_path, duration=0.01), output=tmp_path / "out", quiet=True,
+                            forces=[rodsim.PythonForce("peek", lambda t, x, v: busy.time and None, rod="beam")])
+    try:
+        with pytest.raises(rodsim.SimulationError, match="another thread is stepping"):
+            sim.step()
+    finally:
+        stop.set()
+        thread.join()
