@@ -287,7 +287,6 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
     c.eps_x = parallel_eps_ * edge_rest_length_[a] * edge_rest_length_[a] * edge_rest_length_[b] *
               edge_rest_length_[b];
     pairNodes(q_lag, c, p0, p1, q0, q1);
-    c.lag = lagEdgeEdge(p0, p1, q0, q1, kParallelFrictionTol);
     // Lagged normal force for unit kappa: the barrier force on edge a (equal and opposite on b).
     pairBarrier(p0, p1, q0, q1, pairReach(c), c.d_hat, c.eps_x, 1, pb_);
     if (pb_.active && !(pb_.gap > 0))
@@ -295,7 +294,12 @@ void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
                                " overlap (gap " + std::to_string(pb_.gap - c.offset) +
                                " m) at the start of the step; the barrier needs separated rods (check the "
                                "initial geometry against the radii, or the self-contact margin)");
-    c.lag.lambda_unit = pb_.active ? (pb_.grad.segment<3>(0) + pb_.grad.segment<3>(3)).norm() : 0.0;
+    // The lagged closest points and normal serve friction, which a pair without a lagged normal
+    // force does not have (most candidates).
+    if (pb_.active) {
+      c.lag = lagEdgeEdge(p0, p1, q0, q1, kParallelFrictionTol);
+      c.lag.lambda_unit = (pb_.grad.segment<3>(0) + pb_.grad.segment<3>(3)).norm();
+    }
     cand_.push_back(c);
   }
   obstacle_cand_.clear();
