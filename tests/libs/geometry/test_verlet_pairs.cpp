@@ -5,6 +5,7 @@
 // list is reused while the nodes move less than the skin and rebuilt beyond it.
 #include <rodsim/geometry/segment_segment_distance.h>
 #include <rodsim/geometry/verlet_pairs.h>
+#include <rodsim/linalg.h>
 
 #include <doctest/doctest.h>
 
