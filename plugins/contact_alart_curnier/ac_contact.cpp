@@ -117,9 +117,9 @@ void AlartCurnierContact::bind(World& world) {
   rods_ = resolveRods(world, rod_names_, "rods");
   refuseClosedRods(rods_, "rods", "the alart-curnier contact model");
   obstacles_ = resolveObstacles(world, obstacle_names_, "obstacles");
-  std::vector<const Obstacle*> obstacles;
-  for (int i : obstacles_) obstacles.push_back(&world.obstacle(i));
-  swept_.bind(rods_, obstacles);
+  obstacle_ptrs_.clear();
+  for (int i : obstacles_) obstacle_ptrs_.push_back(&world.obstacle(i));
+  swept_.bind(rods_, obstacle_ptrs_);
 }
 
 void AlartCurnierContact::beginStep(const EvalContext& ctx) {
@@ -136,13 +136,14 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
   // Node-obstacle candidates.
   for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
     const Rod& rod = *rods_[ri];
-    for (int n = 0; n < rod.numNodes(); ++n) {
+    for (int n = 0, nodes = rod.numNodes(); n < nodes; ++n) {
       const int dof = rod.globalPositionDof(n);
       const Vec3 x = q.segment<3>(dof);
       const double rad = rod.nodeRadius(n);
       const double reach = margin_ + 0.5 * rad + 2 * dt * speed(dof) + 2 * dt * dt * 10.0;
-      for (int oi : obstacles_) {
-        const Obstacle& ob = world_->obstacle(oi);
+      for (std::size_t k = 0; k < obstacles_.size(); ++k) {
+        const int oi = obstacles_[k];
+        const Obstacle& ob = *obstacle_ptrs_[k];
         double reach_o = reach;
         if (ob.shape == Obstacle::Shape::Cylinder) reach_o += 2 * dt * std::abs(ob.angular_velocity) * ob.radius;
         if (ob.signedDistance(x) - rad < reach_o) obstacle_cands_.push_back({ri, n, oi});
@@ -158,12 +159,12 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
   boxes.clear();
   for (int ri = 0; ri < static_cast<int>(rods_.size()); ++ri) {
     const Rod& rod = *rods_[ri];
-    for (int e = 0; e < rod.numEdges(); ++e) {
+    for (int e = 0, edges = rod.numEdges(); e < edges; ++e) {
       const int a = rod.globalPositionDof(e), b = rod.globalPositionDof(e + 1);
       const Vec3 xa = q.segment<3>(a), xb = q.segment<3>(b);
-      const double inflate = rod.radius(e) + 0.5 * margin_ + 0.25 * rod.radius(e) +
-                             dt * std::max(speed(a), speed(b)) + dt * dt * 10.0;
-      boxes.push_back({xa.cwiseMin(xb).array() - inflate, xa.cwiseMax(xb).array() + inflate, ri, e});
+      const double radius = rod.radius(e), vmax = std::max(speed(a), speed(b));
+      const double inflate = radius + 0.5 * margin_ + 0.25 * radius + dt * vmax + dt * dt * 10.0;
+      boxes.push_back({xa.cwiseMin(xb).array() - inflate, xa.cwiseMax(xb).array() + inflate, ri, e, a, b, radius, vmax});
     }
   }
   int axis = 0;
@@ -180,32 +181,26 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
   std::sort(boxes.begin(), boxes.end(), [axis](const Box& x, const Box& y) { return x.lo[axis] < y.lo[axis]; });
   for (std::size_t i = 0; i < boxes.size(); ++i)
     for (std::size_t j = i + 1; j < boxes.size() && boxes[j].lo[axis] <= boxes[i].hi[axis]; ++j) {
-      const Box &A = boxes[i], &B = boxes[j];
-      if ((A.lo.array() > B.hi.array()).any() || (B.lo.array() > A.hi.array()).any()) continue;
-      int ra = A.rod, ea = A.edge, rb = B.rod, eb = B.edge;
-      if (ra > rb || (ra == rb && ea > eb)) {
-        std::swap(ra, rb);
-        std::swap(ea, eb);
-      }
-      if (ra == rb && excludedSelfPair(*rods_[ra], ea, eb)) continue;  // self contact: neighbours along the rod
+      const Box *A = &boxes[i], *B = &boxes[j];
+      if ((A->lo.array() > B->hi.array()).any() || (B->lo.array() > A->hi.array()).any()) continue;
+      if (A->rod > B->rod || (A->rod == B->rod && A->edge > B->edge)) std::swap(A, B);
+      if (A->rod == B->rod && excludedSelfPair(*rods_[A->rod], A->edge, B->edge)) continue;  // self contact: neighbours along the rod
       // Narrow phase: the boxes are inflated by about a radius each, so overlapping boxes admit
       // pairs up to ~2.5 radii apart (in a dense pile, most of them: 1638 points for 40 rods on a
       // mat where ~900 can close). Keep a pair if its gap is within the same reach as a node near
       // an obstacle: margin + r/2 + twice the motion over a step.
       {
-        const Rod &RA = *rods_[ra], &RB = *rods_[rb];
-        const int a0 = RA.globalPositionDof(ea), a1 = RA.globalPositionDof(ea + 1);
-        const int b0 = RB.globalPositionDof(eb), b1 = RB.globalPositionDof(eb + 1);
+        const int a0 = A->dof0, a1 = A->dof1, b0 = B->dof0, b1 = B->dof1;
         double s, t;
         closestSegmentPoints(q.segment<3>(a0), q.segment<3>(a1), q.segment<3>(b0), q.segment<3>(b1), s, t);
         const Vec3 pa = q.segment<3>(a0) + s * (q.segment<3>(a1) - q.segment<3>(a0));
         const Vec3 pb = q.segment<3>(b0) + t * (q.segment<3>(b1) - q.segment<3>(b0));
-        const double gap = (pa - pb).norm() - RA.radius(ea) - RB.radius(eb);
-        const double vmax = std::max({speed(a0), speed(a1)}) + std::max({speed(b0), speed(b1)});
-        const double reach = margin_ + 0.5 * std::max(RA.radius(ea), RB.radius(eb)) + 2 * dt * vmax + 2 * dt * dt * 10.0;
+        const double gap = (pa - pb).norm() - A->radius - B->radius;
+        const double vmax = A->speed + B->speed;
+        const double reach = margin_ + 0.5 * std::max(A->radius, B->radius) + 2 * dt * vmax + 2 * dt * dt * 10.0;
         if (gap > reach) continue;
       }
-      edge_cands_.push_back({ra, ea, rb, eb});
+      edge_cands_.push_back({A->rod, A->edge, B->rod, B->edge});
     }
   std::sort(edge_cands_.begin(), edge_cands_.end());
 }

@@ -162,6 +162,7 @@ class AlartCurnierContact final : public Contact,
   World* world_ = nullptr;
   std::vector<Rod*> rods_;
   std::vector<int> obstacles_;
+  std::vector<const Obstacle*> obstacle_ptrs_;  // world_->obstacle(obstacles_[k])
   geometry::SweptCrossingCheck swept_;  // the continuous check of accepted steps
   // candidates rebuilt once per step at the committed state
   std::vector<std::array<int, 3>> obstacle_cands_;  // rod index, node, obstacle index
@@ -169,6 +170,8 @@ class AlartCurnierContact final : public Contact,
   struct Box {  // beginStep's edge AABBs (kept between steps: no allocation once warm)
     Vec3 lo, hi;
     int rod, edge;
+    int dof0, dof1;       // the edge's nodes' global x DOFs
+    double radius, speed;  // the edge's radius, its nodes' larger speed
   };
   std::vector<Box> boxes_;
 
