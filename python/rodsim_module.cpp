@@ -228,7 +228,8 @@ class Simulation {
  public:
   Simulation(const std::string& scene_file, const std::vector<std::string>& sets, const std::string& output,
              bool replace, bool quiet, bool progress, const std::vector<PyForceSpec>& forces) {
-    loadAllPlugins(registry_, readPluginPaths(scene_file));
+    // The sets apply to [plugins] paths too, as `rodsim run --set plugins.paths=[...]` (issue 43).
+    loadAllPlugins(registry_, readPluginPaths(scene_file, sets));
     if (!forces.empty()) {
       registry_.beginPlugin("python", "<rodsim Python module>", nullptr);
       registry_.add(ComponentKind::Force, PythonForce::schema(), &makePythonForce);

@@ -124,3 +124,16 @@ def test_a_python_force_using_a_simulation_another_thread_steps_fails_instead_of
     finally:
         stop.set()
         thread.join()
+
+
+def test_plugins_paths_among_the_sets_is_honoured(tmp_path, rodsim_exe):
+    # Issue 43: the module loaded the plugins from the scene's own [plugins] paths only, so a
+    # plugins.paths among the sets was silently ignored; it applies as `--set plugins.paths=` does.
+    scene = cantilever(tmp_path)
+    missing = tmp_path / "nowhere" / "rodsim-x.so"
+    status, cli = run_cli(rodsim_exe, "check", scene, "--set", f'plugins.paths=["{missing}"]')
+    assert status == 2 and str(missing) in cli
+    with pytest.raises(rodsim.InputError) as e:
+        rodsim.Simulation(scene, set={"plugins.paths": [str(missing)]}, output=tmp_path / "out")
+    assert f"{missing}' (from the scene's [plugins] paths) does not exist" in str(e.value)
+    assert not (tmp_path / "out").exists()
