@@ -72,9 +72,9 @@ Schema IpcContact::schema() {
       .range(1, 1e6);
   s.optional<double>("margin",
                      "Candidate margin: pairs closer than r_i + r_j + d_hat + margin at the start of a step get "
-                     "barrier terms; rebuilt within the step when a node moves farther than margin/2. Also the "
-                     "arc-length margin of the self-contact exclusion. Default: max(2 h_max, 2 max|v| dt) "
-                     "(2 h_max for the exclusion).")
+                     "barrier terms (and are the pairs min_gap reports); rebuilt within the step when a node moves "
+                     "farther than margin/2. Also the arc-length margin of the self-contact exclusion. Default: "
+                     "max(d_hat, 4 max|v| dt) (2 h_max for the exclusion).")
       .unit("m")
       .greater(0);
   declareContactSelection(s);
@@ -140,6 +140,7 @@ void IpcContact::bind(World& world) {
   near_.bind(edges_, geometry::VerletPairs::Kind::Capsules);
   ccd_near_.bind(edges_, geometry::VerletPairs::Kind::Boxes);
   d_hat_ = d_hat_param_ ? *d_hat_param_ : (std::isfinite(r_min) ? 0.1 * r_min : 1e-4);
+  verlet_skin_ = std::isfinite(r_min) ? r_min : 1.0;
   self_exclusion_ = margin_param_ ? *margin_param_ : 2 * h_max_;
 
   for (int i : resolveObstacles(world, obstacle_names_, "obstacles")) obstacles_.push_back(&world.obstacle(i));  // planes, spheres, cylinders
@@ -263,7 +264,7 @@ void IpcContact::relaxStartPairs(const Vec& q) {
 void IpcContact::buildCandidates(const Vec& q, const Vec& q_lag) {
   // The pairs whose boxes grown by radius + (d_hat + margin)/2 may overlap, from a Verlet list with a
   // skin of the largest radius: the gap test below keeps the same candidates as a fresh sweep.
-  const auto& near = near_.pairs(q, nullptr, 0.5 * (d_hat_ + margin_), h_max_, excludedByIndex());
+  const auto& near = near_.pairs(q, nullptr, 0.5 * (d_hat_ + margin_), verlet_skin_, excludedByIndex());
   cand_.clear();
   Vec3 p0, p1, q0, q1;
   for (const auto& [a, b] : near) {
@@ -349,7 +350,12 @@ void IpcContact::beginStep(const EvalContext& ctx) {
   if (ctx.v_start && ctx.v_start->size() == q.size())
     for (int x : node_dofs_) vmax = std::max(vmax, ctx.v_start->segment<3>(x).norm());
   dt_ = ctx.dt;
-  margin_ = margin_param_ ? *margin_param_ : std::max(2 * h_max_, 2 * vmax * ctx.dt);
+  // The candidates need only cover the pairs a step can bring inside d_hat: twice the step's motion
+  // (a Newton iterate that moves a node farther than margin/2 rebuilds them, maybeRefresh). A pair
+  // beyond d_hat has no barrier and no friction, and nothing else reads the candidates (the stiffness
+  // rules look at the pairs inside d_hat), so the margin sets the cost alone: each candidate is
+  // evaluated at every residual.
+  margin_ = margin_param_ ? *margin_param_ : std::max(d_hat_, 4 * vmax * ctx.dt);
   pattern_band_ = std::min(margin_, std::max(d_hat_, 4 * vmax * ctx.dt));
   if (barrier_grad_.size() != q.size()) barrier_grad_.setZero(q.size());
   if (!start_captured_)
@@ -613,7 +619,7 @@ double IpcContact::maxStepFraction(const Vec& q, const Vec& dq) {
   // far less than its skin, the largest radius).
   q_end_ = q + dq;
   double t = 1;
-  for (const auto& [a, b] : ccd_near_.pairs(q, &q_end_, 0.0, h_max_, excludedByIndex())) {
+  for (const auto& [a, b] : ccd_near_.pairs(q, &q_end_, 0.0, verlet_skin_, excludedByIndex())) {
     if (!boxes_[a].overlaps(boxes_[b])) continue;
     const EdgeRef &A = edges_[a], &B = edges_[b];
     double reach = A.radius + B.radius;  // less a start-up offset: the gap the barrier keeps positive

@@ -152,6 +152,7 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   double d_hat_ = 0, h_max_ = 0, self_exclusion_ = 0, mean_node_mass_ = 0;
 
   // candidates (rebuilt each step and when a node moved farther than margin/2)
+  double verlet_skin_ = 0;           // m, the skin of both Verlet lists: the smallest radius
   geometry::VerletPairs near_;      // the broad phase of the candidates
   std::vector<Aabb> boxes_;          // the swept boxes of maxStepFraction
   geometry::VerletPairs ccd_near_;   // its broad phase
