@@ -14,8 +14,10 @@ namespace rodsim::viz {
 
 namespace fs = std::filesystem;
 
-std::optional<std::size_t> runJobs(const std::vector<Job>& jobs, int parallel, const std::string& progress) {
+std::optional<std::size_t> runJobs(const std::vector<Job>& jobs, int parallel, const std::string& progress,
+                                   std::size_t before, std::size_t total) {
   const bool show = !progress.empty() && isatty(STDOUT_FILENO);
+  if (total == 0) total = jobs.size();
   std::map<pid_t, std::size_t> running;
   std::optional<std::size_t> failed;
   std::size_t next = 0, done = 0;
@@ -40,11 +42,11 @@ std::optional<std::size_t> runJobs(const std::vector<Job>& jobs, int parallel, c
     running.erase(it);
     ++done;
     if (show) {
-      std::printf("\r%s %zu/%zu", progress.c_str(), done, jobs.size());
+      std::printf("\r%s %zu/%zu", progress.c_str(), before + done, total);
       std::fflush(stdout);
     }
   }
-  if (show) std::printf("\n");
+  if (show && (failed || before + jobs.size() >= total)) std::printf("\n");
   return failed;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <sstream>
@@ -214,8 +215,11 @@ Vec3 anyPerpendicular(const Vec3& n) {
 // Frames every drawn frame: looks at the centre of the rods' bounding box, from a three-quarter
 // view above the ground (up: the first plane's normal, else +z), as near as the rods of every
 // frame still fit the picture. Options override each part.
+// `frames` calls its argument on each drawn frame, read one at a time.
+using ForEachFrame = std::function<void(const std::function<void(const vtp::PolyLines&)>&)>;
+
 Camera frameCamera(const RenderOptions& o, const Bounds& rods, const std::vector<ObstacleShape>& obstacles,
-                   const std::vector<vtp::PolyLines>& frames) {
+                   const ForEachFrame& frames) {
   Camera c;
   c.aspect = static_cast<double>(o.width) / o.height;
   c.fov = o.fov_degrees * std::numbers::pi / 180;
@@ -252,7 +256,7 @@ Camera frameCamera(const RenderOptions& o, const Bounds& rods, const std::vector
     // a margin left around it and the right side kept for the colour bar.
     const double tan_x = std::tan(c.fov / 2) * (o.color == "rod" ? 0.92 : 0.78), tan_y = std::tan(c.verticalFov() / 2) * 0.88;
     double distance = 1e-6 * std::max(rods.halfDiagonal(), 1e-6);
-    for (const auto& f : frames) {
+    frames([&](const vtp::PolyLines& f) {
       const auto* radius = f.find("radius");
       for (std::size_t i = 0; i < f.numPoints(); ++i) {
         const Vec3 d = Vec3(f.points[3 * i], f.points[3 * i + 1], f.points[3 * i + 2]) - c.look_at;
@@ -260,18 +264,18 @@ Camera frameCamera(const RenderOptions& o, const Bounds& rods, const std::vector
         distance = std::max({distance, (std::abs(d.dot(c.right)) + r) / tan_x - depth + r,
                              (std::abs(d.dot(c.up)) + r) / tan_y - depth + r});
       }
-    }
+    });
     c.position = c.look_at - distance * c.forward;
   }
   // Overlays go in front of the nearest rod point and the nearest obstacle surface.
   double nearest = (c.look_at - c.position).norm();
-  for (const auto& f : frames) {
+  frames([&](const vtp::PolyLines& f) {
     const auto* radius = f.find("radius");
     for (std::size_t i = 0; i < f.numPoints(); ++i) {
       const Vec3 p(f.points[3 * i], f.points[3 * i + 1], f.points[3 * i + 2]);
       nearest = std::min(nearest, (p - c.position).norm() - (radius ? radius->values[i] : 0.0));
     }
-  }
+  });
   for (const auto& ob : obstacles) {
     double gap = 0;
     if (ob.shape == "plane") gap = std::abs((c.position - ob.point).dot(ob.direction.normalized()));
@@ -549,14 +553,24 @@ int runRender(const RenderOptions& o) {
 
   const std::vector<FrameRef> refs = listFrames(run_dir);
   const std::vector<std::size_t> chosen = selectFrames(o, refs);
-  std::vector<vtp::PolyLines> frames;
-  for (std::size_t k : chosen) {
-    try {
-      frames.push_back(vtp::readPolyLinesFile(refs[k].file));
-    } catch (const vtp::FormatError& e) {
-      throw InputError(e.what());
+  // Frames are read one at a time, when needed (each pass over them reads them again), so memory
+  // holds one frame whatever their number (issue 43: a .pvd of 1e6 frames); the last one read is
+  // kept, so a single frame is read once.
+  std::optional<std::pair<std::size_t, vtp::PolyLines>> last_read;
+  auto frame = [&](std::size_t n) -> const vtp::PolyLines& {
+    if (!last_read || last_read->first != n) {
+      last_read.reset();
+      try {
+        last_read.emplace(n, vtp::readPolyLinesFile(refs[chosen[n]].file));
+      } catch (const vtp::FormatError& e) {
+        throw InputError(e.what());
+      }
     }
-  }
+    return last_read->second;
+  };
+  const ForEachFrame each_frame = [&](const std::function<void(const vtp::PolyLines&)>& fn) {
+    for (std::size_t n = 0; n < chosen.size(); ++n) fn(frame(n));
+  };
   std::vector<ObstacleShape> obstacles = readObstacles(run_dir);
   for (const auto& p : o.planes)
     obstacles.push_back({"--plane", "plane", Vec3(p[0], p[1], p[2]), Vec3(p[3], p[4], p[5]).normalized(), 0.0});
@@ -564,34 +578,36 @@ int runRender(const RenderOptions& o) {
   Style style;
   style.color = o.color;
   style.time_decimals = decimalsFor(refs);
+  if (frame(0).numPoints() == 0) throw InputError(fmt::format("{}: the frame has no rods", refs[chosen.front()].file));
   if (o.color != "rod") {
     std::vector<std::string> names{"rod"};
-    for (const auto& a : frames.front().point_data) names.push_back(a.name);
-    if (!frames.front().find(o.color)) {
+    for (const auto& a : frame(0).point_data) names.push_back(a.name);
+    if (!frame(0).find(o.color)) {
       const std::string near = kernel::closestMatch(o.color, names);
       throw InputError(fmt::format("--color '{}': the frames have no such point array{}; choose one of: {}", o.color,
                                    near.empty() ? "" : " (did you mean '" + near + "'?)", fmt::join(names, ", ")));
     }
+    style.label = fieldLabel(*frame(0).find(o.color));
     style.lo = std::numeric_limits<double>::infinity();
     style.hi = -style.lo;
-    for (const auto& f : frames)
+  }
+  Bounds rods;
+  each_frame([&](const vtp::PolyLines& f) {
+    if (o.color != "rod")
       if (const auto* a = f.find(o.color))
         for (std::size_t i = 0; i < f.numPoints(); ++i) {
           style.lo = std::min(style.lo, fieldValue(*a, i));
           style.hi = std::max(style.hi, fieldValue(*a, i));
         }
-    if (o.range) std::tie(style.lo, style.hi) = *o.range;
-    style.label = fieldLabel(*frames.front().find(o.color));
-    if (!(style.hi > style.lo)) style.hi = style.lo + 1;  // a constant field: one colour
-  }
-  Bounds rods;
-  for (const auto& f : frames) {
     const auto* radius = f.find("radius");
     for (std::size_t i = 0; i < f.numPoints(); ++i)
       rods.add({f.points[3 * i], f.points[3 * i + 1], f.points[3 * i + 2]}, radius ? radius->values[i] : 0.0);
+  });
+  if (o.color != "rod") {
+    if (o.range) std::tie(style.lo, style.hi) = *o.range;
+    if (!(style.hi > style.lo)) style.hi = style.lo + 1;  // a constant field: one colour
   }
-  if (frames.front().numPoints() == 0) throw InputError(fmt::format("{}: the frame has no rods", refs[chosen.front()].file.string()));
-  const Camera camera = frameCamera(o, rods, obstacles, frames);
+  const Camera camera = frameCamera(o, rods, obstacles, each_frame);
   style.units.per_metre = 10 / (camera.look_at - camera.position).norm();
 
   // Where the images go: one frame to --output FILE (default run/render/frame_<k>.png); all frames
@@ -609,41 +625,49 @@ int runRender(const RenderOptions& o) {
   fs::create_directories(work, ec);
   if (ec) throw InputError(fmt::format("cannot create {}: {}", work.string(), ec.message()));
 
-  std::vector<Job> jobs;
-  std::vector<fs::path> targets;
-  for (std::size_t n = 0; n < chosen.size(); ++n) {
-    const std::string stem = fmt::format("frame_{:05d}", single ? chosen[n] : n);
-    std::ofstream(work / (stem + ".pov")) << povScene(frames[n], refs[chosen[n]].time, camera, style, obstacles, rods);
-    Job job;
-    job.argv = {povray, "+I" + stem + ".pov", "+O" + stem + ".png", fmt::format("+W{}", o.width), fmt::format("+H{}", o.height),
-                "+FN8", "-D", "-V", "+WT1", "+A0.1", "+AM2", "+R2", "+L" + font_dir};
-    job.directory = work;
-    job.log = work / (stem + ".log");
-    jobs.push_back(job);
-    targets.push_back(single && !o.output.empty() ? fs::path(o.output) : images / (stem + ".png"));
-  }
+  // In batches of a few frames per povray process: the POV-Ray scenes, jobs and image names of one
+  // batch at a time, whatever the number of frames.
   const int parallel = process::jobsOrCores(o.jobs);
-  const auto failed = runJobs(jobs, parallel, o.quiet ? "" : "render: frame");
-  if (failed) {
-    std::fprintf(stderr, "rodsim render: povray failed on %s (log: %s):\n%s\n", jobs[*failed].argv[1].c_str() + 2,
-                 jobs[*failed].log.c_str(), tailOf(jobs[*failed].log, 12).c_str());
-    return 3;
-  }
-  for (std::size_t n = 0; n < jobs.size(); ++n) {
-    const std::string stem = fs::path(jobs[n].argv[2].substr(2)).stem().string();
-    fs::rename(work / (stem + ".png"), targets[n], ec);
-    if (ec) fs::copy_file(work / (stem + ".png"), targets[n], fs::copy_options::overwrite_existing);
-    if (o.keep_pov) {
-      fs::rename(work / (stem + ".pov"), fs::path(targets[n]).replace_extension(".pov"), ec);
+  const std::size_t batch = 8 * static_cast<std::size_t>(parallel);
+  const auto target = [&](std::size_t n) {
+    return single && !o.output.empty() ? fs::path(o.output) : images / fmt::format("frame_{:05d}.png", single ? chosen[n] : n);
+  };
+  for (std::size_t first = 0; first < chosen.size(); first += batch) {
+    const std::size_t stop = std::min(chosen.size(), first + batch);
+    std::vector<Job> jobs;
+    for (std::size_t n = first; n < stop; ++n) {
+      const std::string stem = fmt::format("frame_{:05d}", single ? chosen[n] : n);
+      std::ofstream(work / (stem + ".pov")) << povScene(frame(n), refs[chosen[n]].time, camera, style, obstacles, rods);
+      Job job;
+      job.argv = {povray, "+I" + stem + ".pov", "+O" + stem + ".png", fmt::format("+W{}", o.width), fmt::format("+H{}", o.height),
+                  "+FN8", "-D", "-V", "+WT1", "+A0.1", "+AM2", "+R2", "+L" + font_dir};
+      job.directory = work;
+      job.log = work / (stem + ".log");
+      jobs.push_back(job);
     }
-    fs::remove(work / (stem + ".pov"), ec);
-    fs::remove(work / (stem + ".log"), ec);
-    fs::remove(work / (stem + ".png"), ec);
+    const auto failed = runJobs(jobs, parallel, o.quiet ? "" : "render: frame", first, chosen.size());
+    if (failed) {
+      std::fprintf(stderr, "rodsim render: povray failed on %s (log: %s):\n%s\n", jobs[*failed].argv[1].c_str() + 2,
+                   jobs[*failed].log.c_str(), tailOf(jobs[*failed].log, 12).c_str());
+      return 3;
+    }
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const std::string stem = fs::path(jobs[j].argv[2].substr(2)).stem().string();
+      const fs::path to = target(first + j);
+      fs::rename(work / (stem + ".png"), to, ec);
+      if (ec) fs::copy_file(work / (stem + ".png"), to, fs::copy_options::overwrite_existing);
+      if (o.keep_pov) {
+        fs::rename(work / (stem + ".pov"), fs::path(to).replace_extension(".pov"), ec);
+      }
+      fs::remove(work / (stem + ".pov"), ec);
+      fs::remove(work / (stem + ".log"), ec);
+      fs::remove(work / (stem + ".png"), ec);
+    }
   }
   fs::remove(work, ec);
   // Frames of an earlier, longer render into this folder would end up in the movie.
   if (!single)
-    for (std::size_t n = jobs.size(); fs::exists(images / fmt::format("frame_{:05d}.png", n), ec); ++n)
+    for (std::size_t n = chosen.size(); fs::exists(images / fmt::format("frame_{:05d}.png", n), ec); ++n)
       fs::remove(images / fmt::format("frame_{:05d}.png", n), ec);
 
   if (!o.movie.empty()) {
@@ -659,8 +683,8 @@ int runRender(const RenderOptions& o) {
     fs::remove(movie.log, ec);
   }
   if (!o.quiet) {
-    if (single) std::printf("%s (t = %.6g s)\n", targets.front().c_str(), refs[chosen.front()].time);
-    else std::printf("%zu frames in %s\n", targets.size(), images.c_str());
+    if (single) std::printf("%s (t = %.6g s)\n", target(0).c_str(), refs[chosen.front()].time);
+    else std::printf("%zu frames in %s\n", chosen.size(), images.c_str());
     if (!o.movie.empty()) std::printf("%s\n", o.movie.c_str());
   }
   return 0;

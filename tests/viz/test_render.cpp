@@ -7,7 +7,11 @@
 #include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
+#include <zlib.h>
+
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -279,4 +283,122 @@ TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
   CHECK(bad.status == 2);
   CHECK(bad.output.find(table.string()) != std::string::npos);
   CHECK(bad.output.find("Traceback") == std::string::npos);
+}
+
+namespace {
+
+// rodsim with its address space capped at `kib` KiB: what it allocates stays below that or it fails
+// (not in the sanitizer build, whose shadow memory reserves terabytes of address space).
+CommandResult runRodsimCapped(const std::string& args, long kib) {
+#ifdef RODSIM_SANITIZED
+  (void)kib;
+  return runRodsim(args);
+#else
+  return runCommand(fmt::format("ulimit -v {}; {} {}", kib, RODSIM_EXECUTABLE, args));
+#endif
+}
+
+// A binary frame (header UInt64, zlib) whose Points and `arrays` point-data arrays all point at one
+// appended array: `blocks` blocks of `block_size` zero bytes, the same small compressed block
+// repeated. Small on disk; each array declares blocks * block_size bytes.
+std::string inflateBomb(int arrays, std::uint64_t blocks, std::uint64_t block_size) {
+  std::string zeros(32768, '\0');
+  std::string block(compressBound(zeros.size()), '\0');
+  uLongf length = block.size();
+  REQUIRE(compress2(reinterpret_cast<Bytef*>(block.data()), &length, reinterpret_cast<const Bytef*>(zeros.data()), zeros.size(), 9) == Z_OK);
+  block.resize(length);
+  std::string data;
+  auto word = [&](std::uint64_t v) {
+    char bytes[8];
+    std::memcpy(bytes, &v, 8);
+    data.append(bytes, 8);
+  };
+  word(blocks);
+  word(block_size);
+  word(0);
+  for (std::uint64_t b = 0; b < blocks; ++b) word(block.size());
+  for (std::uint64_t b = 0; b < blocks; ++b) data += block;
+  std::string text =
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\" "
+      "compressor=\"vtkZLibDataCompressor\">\n<PolyData>\n<Piece NumberOfPoints=\"1\" NumberOfLines=\"0\">\n"
+      "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" offset=\"0\"/></Points>\n<PointData>\n";
+  for (int k = 0; k < arrays; ++k)
+    text += fmt::format("<DataArray type=\"Float64\" Name=\"a{}\" format=\"appended\" offset=\"0\"/>\n", k);
+  text += "</PointData>\n</Piece>\n</PolyData>\n<AppendedData encoding=\"raw\">\n_" + data + "\n</AppendedData>\n</VTKFile>\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("rodsim render bounds what hostile frames and .pvd files make it read and allocate (issue 43)") {
+  const fs::path dir = runTwoRods("render_hostile");
+  const fs::path out = dir / "out", frame = out / "vtk/frame_2.vtp", pvd = out / "vtk/two_rods.pvd";
+  const std::string original = readText(frame), original_pvd = readText(pvd);
+  auto refused = [&](const std::string& args, const std::string& message) {
+    const CommandResult r = runRodsimCapped("render " + out.string() + " " + args + " --quiet", 512 * 1024);
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find(message) != std::string::npos);
+    CHECK(r.output.find("internal error") == std::string::npos);
+  };
+
+  SUBCASE("a frame that is /dev/zero, a FIFO or larger than 256 MiB is refused before it is read") {
+    // It was read to the end of memory: 6.3 GB, then exit 2.
+    fs::remove(frame);
+    fs::create_symlink("/dev/zero", frame);
+    refused("", frame.string() + ": not a regular file");
+    fs::remove(frame);
+    REQUIRE(runCommand("mkfifo " + frame.string()).status == 0);
+    refused("", frame.string() + ": not a regular file");  // does not wait for a writer
+    fs::remove(frame);
+    writeText(frame, original);
+    fs::resize_file(frame, (std::uintmax_t(256) << 20) + 1);  // sparse
+    refused("", frame.string() + ": larger than 256 MiB");
+    CHECK_THROWS_WITH_AS(rodsim::vtp::readPolyLinesFile(frame), doctest::Contains("larger than 256 MiB"), rodsim::vtp::FormatError);
+  }
+
+  SUBCASE("arrays that share one compressed block are refused before anything inflates") {
+    // 21 arrays on one array of 32768 blocks of 32 KiB zeros (1.5 MB on disk, 1 GiB each): it was
+    // 3.15 GB, then "internal error: std::bad_alloc" (21 GiB asked for).
+    const std::string bomb = inflateBomb(21, 32768, 32768);
+    CHECK(bomb.size() < 2'000'000);
+    writeText(frame, bomb);
+    refused("", frame.string() + ": the appended arrays declare more than 1073741824 bytes inflated");
+    // One array declaring 1 GiB from a file of 1 KB: more than deflate can inflate (1032 to 1).
+    writeText(frame, inflateBomb(0, 1, std::uint64_t(1) << 30));
+    CHECK_THROWS_WITH_AS(rodsim::vtp::readPolyLinesFile(frame), doctest::Contains("at most 1032 times the file's"),
+                         rodsim::vtp::FormatError);
+    refused("", "at most 1032 times the file's");
+  }
+
+  SUBCASE(".pvd: frames are read one at a time; its size, lines and entries are bounded") {
+    // 8000 entries of a frame of 2000 points (128 KB once decoded; 1 GB for all of them), the last
+    // one /dev/zero: every frame was decoded before the first image. Read one at a time, it stays
+    // within 512 MiB of address space and reaches the bad frame.
+    rodsim::vtp::PolyLines big;
+    for (int i = 0; i < 2000; ++i) {
+      big.points.insert(big.points.end(), {i * 1e-3, 0.0, 0.0});
+      big.connectivity.push_back(i);
+    }
+    big.offsets = {2000};
+    big.point_data.push_back({"radius", 1, std::vector<double>(2000, 0.01)});
+    big.point_data.push_back({"velocity", 3, std::vector<double>(6000, 0.0)});
+    writeText(out / "vtk/big.vtp", rodsim::vtp::writePolyLines(big, rodsim::vtp::Encoding::AppendedZlib));
+    std::vector<rodsim::vtp::CollectionEntry> entries;
+    for (int k = 0; k < 8000; ++k) entries.push_back({k * 0.01, "big.vtp"});
+    entries.push_back({80.0, "/dev/zero"});
+    writeText(pvd, rodsim::vtp::writeCollection(entries));
+    refused("--frame all", "/dev/zero: not a regular file");
+    // More DataSets than a run writes (1e6).
+    std::string many = "<Collection>\n";
+    for (int k = 0; k <= 1'000'000; ++k) many += "<DataSet timestep=\"0\" file=\"frame_0.vtp\"/>\n";
+    writeText(pvd, many);
+    refused("", pvd.string() + ":1000002: more than 1000000 DataSets");
+    // A line of 10,000 bytes; a sparse file over 128 MiB.
+    writeText(pvd, "<Collection>\n<DataSet timestep=\"0\" file=\"" + std::string(10'000, 'x') + "\"/>\n");
+    refused("", pvd.string() + ":2: a line longer than 8192 bytes");
+    writeText(pvd, original_pvd);
+    fs::resize_file(pvd, (std::uintmax_t(128) << 20) + 1);
+    refused("", pvd.string() + ": larger than 128 MiB");
+  }
 }

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace rodsim::vtp {
 
@@ -191,15 +195,15 @@ struct Appended {
     return v;
   }
 
-  // The uncompressed bytes of the array at `offset`.
-  std::string bytes(std::size_t offset) const {
+  // The size in bytes of the array at `offset` (inflated, when compressed) as its header declares,
+  // after checking the header against the file; nothing is allocated.
+  std::uint64_t declaredSize(std::size_t offset) const {
     if (base == std::string::npos) throw FormatError("a DataArray is appended but the file has no <AppendedData>");
-    std::size_t at = base + offset;
+    const std::size_t at = base + offset;
     if (!zlib) {
       const std::uint64_t size = headerWord(at);
-      at += header_size;
-      if (at + size > text->size()) throw FormatError("appended data truncated");
-      return text->substr(at, size);
+      if (size > text->size() - at - header_size) throw FormatError("appended data truncated");
+      return size;
     }
     const std::uint64_t blocks = headerWord(at), block_size = headerWord(at + header_size),
                         last_size = headerWord(at + 2 * header_size);
@@ -208,19 +212,31 @@ struct Appended {
     if (blocks > text->size() || last_size > block_size || block_size > (std::uint64_t(1) << 30) ||
         at + (3 + blocks) * header_size > text->size())
       throw FormatError("a compressed DataArray's header is inconsistent with the file");
+    return blocks == 0 ? 0 : (blocks - 1) * block_size + (last_size != 0 ? last_size : block_size);
+  }
+
+  // The uncompressed bytes of the array at `offset`.
+  std::string bytes(std::size_t offset) const {
+    const std::uint64_t size = declaredSize(offset);
+    std::size_t at = base + offset;
+    if (!zlib) return text->substr(at + header_size, size);
+    const std::uint64_t blocks = headerWord(at), block_size = headerWord(at + header_size),
+                        last_size = headerWord(at + 2 * header_size);
     std::size_t next = at + (3 + blocks) * header_size;
     std::string out;
+    out.reserve(size);
     for (std::uint64_t b = 0; b < blocks; ++b) {
       const std::uint64_t compressed = headerWord(at + (3 + b) * header_size);
       const std::uint64_t expected = (b + 1 == blocks && last_size != 0) ? last_size : block_size;
-      if (next + compressed > text->size()) throw FormatError("appended data truncated (compressed block)");
-      std::string block(expected, '\0');
+      if (compressed > text->size() - next) throw FormatError("appended data truncated (compressed block)");
+      // Inflated in place, at the end of `out` (at most its declared size).
+      const std::size_t start = out.size();
+      out.resize(start + expected);
       uLongf length = static_cast<uLongf>(expected);
-      if (uncompress(reinterpret_cast<Bytef*>(block.data()), &length,
+      if (uncompress(reinterpret_cast<Bytef*>(out.data() + start), &length,
                      reinterpret_cast<const Bytef*>(text->data() + next), static_cast<uLong>(compressed)) != Z_OK ||
           length != expected)
         throw FormatError("a compressed block does not inflate to its declared size");
-      out += block;
       next += compressed;
     }
     return out;
@@ -303,6 +319,23 @@ PolyLines readPolyLines(const std::string& text) {
     xml_end = text.size();
   }
 
+  // Before any array is decoded: what the appended arrays declare, together, is bounded by what
+  // such a file can hold (arrays may point at the same data: each counts), so a small file whose
+  // arrays share one block that inflates to 1 GiB is refused before anything is allocated.
+  const std::uint64_t limit = std::min<std::uint64_t>(kMaxInflatedBytes, kMaxInflateRatio * text.size());
+  std::uint64_t declared = 0;
+  for (std::size_t at = text.find("<DataArray", file_tag_at); at < xml_end; at = text.find("<DataArray", at + 1)) {
+    const auto close = text.find('>', at);
+    if (close == std::string::npos || close > xml_end) break;  // the loop below reports it
+    const std::string tag = text.substr(at, close - at + 1);
+    if (attribute(tag, "format") != "appended" || attribute(tag, "offset").empty()) continue;
+    declared += appended.declaredSize(attributeCount(attribute(tag, "offset"), "the DataArray offset", text.size()));
+    if (declared > limit)
+      throw FormatError(fmt::format("the appended arrays declare more than {} bytes{} (at most {} times the file's {} bytes, "
+                                    "and at most {} MiB)", limit, appended.zlib ? " inflated" : "", kMaxInflateRatio,
+                                    text.size(), kMaxInflatedBytes >> 20));
+  }
+
   PolyLines frame;
   std::string section;  // the enclosing Points / PointData / Lines / ... element
   for (std::size_t at = text.find('<', file_tag_at + 1); at < xml_end; at = text.find('<', at + 1)) {
@@ -357,13 +390,44 @@ PolyLines readPolyLines(const std::string& text) {
   return frame;
 }
 
+std::string readBoundedFile(const std::filesystem::path& file, std::uint64_t max_bytes, const std::string& what) {
+  // O_NONBLOCK: a FIFO must not wait for a writer; the type is checked before any byte is read, so
+  // /dev/zero, a FIFO or a directory is refused at once.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw FormatError(fmt::format("{}: cannot open the {}: {}", file.string(), what, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FormatError(fmt::format("{}: not a regular file (a device, FIFO or directory); the {} must be a file", file.string(), what));
+  }
+  const auto too_big = [&] {
+    ::close(fd);
+    return FormatError(fmt::format("{}: larger than {} MiB, the most a {} may hold", file.string(), max_bytes >> 20, what));
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_big();
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw FormatError(fmt::format("{}: cannot read the {}: {}", file.string(), what, std::strerror(err)));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) throw too_big();  // it grew while read
+  }
+  ::close(fd);
+  return text;
+}
+
 PolyLines readPolyLinesFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw FormatError(fmt::format("{}: cannot open", file.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = readBoundedFile(file, kMaxFrameBytes, "VTK frame");
   try {
-    return readPolyLines(ss.str());
+    return readPolyLines(text);
   } catch (const FormatError& e) {
     throw FormatError(fmt::format("{}: {}", file.string(), e.what()));
   }

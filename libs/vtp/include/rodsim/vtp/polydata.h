@@ -48,9 +48,27 @@ struct PolyLines {
 
 std::string writePolyLines(const PolyLines& frame, Encoding encoding);
 
+// Bounds on what a frame file may make the reader read and allocate (issue 43: hostile frames).
+// A frame file is read only if it is a regular file of at most kMaxFrameBytes. Before any array is
+// decoded, the sizes the appended arrays declare (inflated, when compressed) are added up, each
+// array counted even when several point at the same data; the sum may not exceed
+// kMaxInflatedBytes, nor kMaxInflateRatio times the file's size (deflate's most: no zlib stream
+// inflates more). Decoded values (doubles) take at most twice those bytes (Float32, Int32
+// arrays); ascii values at most 4 times the file's bytes.
+inline constexpr std::uint64_t kMaxFrameBytes = std::uint64_t(256) << 20;
+inline constexpr std::uint64_t kMaxInflatedBytes = std::uint64_t(1) << 30;
+inline constexpr std::uint64_t kMaxInflateRatio = 1032;
+
+// The bytes of a file a user points at, bounded before they are read: FormatError ("FILE: ...",
+// naming `what`) unless it is a regular file (not a device, FIFO or directory) of at most
+// `max_bytes`; at most `max_bytes` + 1 bytes are read, so a file that grows is bounded too.
+// (The kernel's readUserFile does the same for scenes; this library sits below the kernel.)
+std::string readBoundedFile(const std::filesystem::path& file, std::uint64_t max_bytes, const std::string& what);
+
 // Reads either encoding (and uncompressed appended or inline ascii arrays of Float32/64,
 // Int32/64 as other VTK writers produce them). Throws FormatError naming what is wrong.
 PolyLines readPolyLines(const std::string& text);
-PolyLines readPolyLinesFile(const std::filesystem::path& file);  // FormatError names the file
+// FormatError names the file; the file is bounded by kMaxFrameBytes.
+PolyLines readPolyLinesFile(const std::filesystem::path& file);
 
 }  // namespace rodsim::vtp
