@@ -162,7 +162,8 @@ StepReport advanceChecked(KernelWorld& world, const Scene& scene, double h, int 
     }
     if (crossed) report = {false, report.iterations, report.residual, crossingMessage(crossing, who, t_start, h)};
   }
-  if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts) {
+  // A step the solver abandoned on a stop request (StopRequests) is not cut: the run stops.
+  if (report.ok || !scene.substep_on_failure || depth >= scene.max_step_cuts || world.stopRequested()) {
     if (!report.ok && scene.substep_on_failure) report.message += fmt::format(" (after {} halvings of the step)", depth);
     return report;
   }
@@ -225,6 +226,7 @@ class Session::Impl {
   long long first_step_ = 1, total_steps_ = 1, next_step_ = 1;
   long long row_stride_ = 1;  // steps between timeseries rows (OutputSpec::rowStride)
   bool started_ = false, finished_ = false, checkpoint_requested_ = false;
+  std::string stopped_in_step_;  // the solver's message when a step was abandoned on a stop request
   double last_frame_time_ = 0.0, next_frame_ = 0.0, next_checkpoint_ = 0.0;
   std::unique_ptr<RunDirectory> directory_;
   std::unique_ptr<OutputWriter> out_;
@@ -334,7 +336,12 @@ bool Session::Impl::step() {
     const StepReport report = advance(t_end - world_.time(), 0);
     call_end = Clock::now();
     const double wall_ms = std::chrono::duration<double, std::milli>(call_end - step_start).count();
-    if (!report.ok) {
+    if (!report.ok && world_.stopRequested()) {
+      // Abandoned on a stop request (the solver checks StopRequests between its linear solves):
+      // nothing of this step was committed; the caller's interrupt() ends the run as it does
+      // between steps (a checkpoint of the last committed step, everything written so far kept).
+      stopped_in_step_ = report.message;
+    } else if (!report.ok) {
       fail(fmt::format("step {} (t = {:.6g} s): {}", step, t_end, report.message));
     } else {
       ++next_step_;  // committed: a failure while writing it still counts it
@@ -363,8 +370,12 @@ void Session::Impl::interrupt(const std::string& why) {
   try {
     if (!started_) begin();
     checkpoint(next_step_ - 1);
-    fail(fmt::format("{} at t = {:.6g} s; a checkpoint was written: continue with `rodsim run --restart {}`", why,
-                     world_.time(), out_->dir()));
+    const std::string during =
+        stopped_in_step_.empty()
+            ? std::string()
+            : fmt::format(" (step {} was abandoned: {})", next_step_, stopped_in_step_);
+    fail(fmt::format("{} at t = {:.6g} s{}; a checkpoint was written: continue with `rodsim run --restart {}`", why,
+                     world_.time(), during, out_->dir()));
   } catch (const OutputError& e) {
     fail(fmt::format("{}; the checkpoint could not be written: {}", why, e.what()));
   } catch (const std::exception& e) {
@@ -560,6 +571,9 @@ void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry) {
 int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options) {
   Session session(scene, registry, options);
   const SignalScope signals;
+  // Solvers see a stop request during a step (StopRequests) and abandon it: step() then returns
+  // true with nothing committed, and the request is acted on here as between steps.
+  session.world().watchStopFlag(&g_stop_signal);
   do {
     if (g_stop_signal != 0) {
       session.interrupt(fmt::format("interrupted by {}", g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM"));

@@ -5,6 +5,7 @@
 
 #include <rodsim/plugin.h>
 
+#include <csignal>
 #include <limits>
 #include <memory>
 #include <string>
@@ -25,7 +26,7 @@ class ComponentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class KernelWorld final : public World, public ContactFreeEvaluation {
+class KernelWorld final : public World, public ContactFreeEvaluation, public StopRequests {
  public:
   // Creates and binds every component of the scene. Throws InputError (with the scene location)
   // for any ParamError or exception a plugin raises while constructing or binding.
@@ -54,6 +55,9 @@ class KernelWorld final : public World, public ContactFreeEvaluation {
   void evaluateVelocityForces(const EvalContext& ctx, Vec& force) override;
   // ContactFreeEvaluation
   void evaluateWithoutContacts(const EvalContext& ctx, Vec& force) override;
+  // StopRequests: the flag the program's signal handler sets (rodsim run: SIGINT, SIGTERM), or none.
+  bool stopRequested() const override { return stop_flag_ && *stop_flag_ != 0; }
+  void watchStopFlag(const volatile std::sig_atomic_t* flag) { stop_flag_ = flag; }
   double potentialEnergy(const EvalContext& ctx) override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;
@@ -134,6 +138,7 @@ class KernelWorld final : public World, public ContactFreeEvaluation {
   double t_ = 0;
   Vec q_, v_, mass_, residual_;
   std::vector<char> fixed_;
+  const volatile std::sig_atomic_t* stop_flag_ = nullptr;  // watchStopFlag
   std::vector<int> fixed_list_;  // the DOFs fixed_ marks, in order
   Vec q_start_, v_start_;
   // keepStepStart's copy of the state

@@ -22,6 +22,7 @@ StepLength goldsteinPrice(TrialPoints& trials, const NewtonOptions& opt, double 
   bool last_ok = false, last_k = false;
   double best_alpha = -1, best_phi = phi0;  // lowest merit among the trials
   for (int trial = 0; trial < opt.max_trials; ++trial) {
+    if (trial > 0 && trials.stopRequested()) return {};
     const bool with_k = trial == 0 && stiffness_at_first;
     double rn = 0;
     last_ok = trials.evaluate(alpha, with_k, rn);

@@ -18,6 +18,8 @@ class TrialPoints {
   // Evaluates the residual at q + alpha dq, and the stiffness there if `with_stiffness`; rnorm
   // receives |R_free|. False when the residual is not finite there (the caller keeps the reason).
   virtual bool evaluate(double alpha, bool with_stiffness, double& rnorm) = 0;
+  // True when the search must end at once without a step (a stop request): it then fails.
+  virtual bool stopRequested() const { return false; }
 
  protected:
   ~TrialPoints() = default;

@@ -120,6 +120,10 @@ bool LinearStep::solve(World& world, const StiffnessSink& K, const InertiaTerm& 
   double mu = 0, base = -1;
   bool ok = false;
   for (int attempt = 0; attempt <= opt_.levenberg_retries && !ok; ++attempt) {
+    if (attempt > 0 && stopRequested(world)) {  // SDK 1.6: no further factorization after a stop request
+      why = "stopped on request";
+      return false;
+    }
     if (attempt > 0) {
       if (base < 0) {
         base = assembler_.meanAbsDiagonal();

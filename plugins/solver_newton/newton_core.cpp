@@ -24,6 +24,7 @@ void NewtonCore::prepare(World& world) {
   has_barrier_ = false;
   impulse_contact_ = -1;
   impulse_ = nullptr;
+  stop_ = worldCapability<StopRequests>(world);
   for (int c = 0; c < world.numContacts(); ++c) {
     Contact& contact = world.contact(c);
     if (contact.as<StepBoundContact>()) has_barrier_ = true;
@@ -131,12 +132,17 @@ double NewtonCore::lineSearch(World& world, EvalContext& ctx, const Vec& q, doub
       return core.evaluate(world, ctx, core.q_trial_, core.F_trial_, core.R_trial_,
                            with_stiffness ? &core.trial_sink_ : nullptr, rn, why);
     }
+    bool stopRequested() const override { return core.stopRequested(); }
   } trials(*this, world, ctx, q);
   // The stiffness at the first trial point serves the next iteration; it is skipped when the
   // solve is expected to stop there (see trial_k_), and assembled later if it does not.
   const bool search = !full_step && opt_.line_search && impulse_contact_ < 0 && dphi0 < 0;
   const StepLength s = search ? goldsteinPrice(trials, opt_, phi0, dphi0, alpha_cap, trial_k_)
                               : fullStep(trials, alpha_cap, trial_k_);
+  if (s.alpha < 0 && stopRequested()) {
+    why = "stopped on request";
+    return -1;
+  }
   if (s.alpha < 0) {
     why = search ? "line search found no finite residual along the Newton step: " + trials.why : trials.why;
     return -1;
@@ -164,7 +170,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
   // from the same start with the plain line search.
   q_first_ = q;
   const NewtonResult first = iterate(world, ctx, q, true);
-  if (first.ok || !watchdog_.returned()) return first;  // without a return the plain search is the same
+  if (first.ok || first.stopped || !watchdog_.returned()) return first;  // without a return the plain search is the same
   q = q_first_;
   NewtonResult again = iterate(world, ctx, q, false);
   again.solves += first.solves;
@@ -203,6 +209,14 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
       res.ok = true;
       return res;
     }
+    // A stop request (SIGINT, SIGTERM to rodsim run) ends the solve before its next linear solve:
+    // a step of many iterations, each a large factorization, could otherwise hold it for minutes.
+    if (stopRequested()) {
+      res.stopped = true;
+      res.message = "stopped on request after " + std::to_string(res.solves) + " linear solves, |R_free| = " +
+                    formatNumber(rnorm) + " N";
+      return res;
+    }
     if (res.solves >= opt_.max_iterations) {
       res.message = "did not converge: |R_free| = " + formatNumber(rnorm) + " N after " +
                     std::to_string(res.solves) + " iterations (tolerance " + formatNumber(tol) + " N)";
@@ -222,6 +236,7 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
     double dphi0 = 0;
     ctx.q = &q;  // linearize at the current iterate (evaluate() may have pointed it elsewhere)
     if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {
+      res.stopped = stopRequested();
       res.message = why + " at iteration " + std::to_string(res.solves) + ", |R_free| = " +
                     formatNumber(rnorm) + " N";
       return res;
@@ -273,6 +288,7 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
       alpha = lineSearch(world, ctx, q, phi0, dphi0, cap, /*full_step=*/false, have_k, rnorm, why);
     }
     if (alpha < 0) {
+      res.stopped = stopRequested();
       res.message = why + " at iteration " + std::to_string(res.solves);
       return res;
     }

@@ -32,6 +32,7 @@ struct NewtonResult {
   double residual = 0;     // |R_free| at the returned q, N
   double force_scale = 0;  // N, for the relative criterion
   bool singular = false;   // a Jacobian stayed singular after every Levenberg shift
+  bool stopped = false;    // abandoned on a stop request (StopRequests): do not retry, fail the step
   std::string message;     // why it failed
 };
 
@@ -91,6 +92,9 @@ class NewtonCore {
   bool has_barrier_ = false;
   int impulse_contact_ = -1;
   LinearizedImpulseContact* impulse_ = nullptr;  // the contact at impulse_contact_
+  // The World's stop requests (SDK 1.6), checked before every linear solve and line search trial.
+  const StopRequests* stop_ = nullptr;
+  bool stopRequested() const { return stop_ && stop_->stopRequested(); }
 
   // Work vectors, global (size numDofs).
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;

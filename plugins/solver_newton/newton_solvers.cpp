@@ -236,6 +236,7 @@ StepReport StaticSolver::step(World& world, double dt) {
       ds = std::min(1.0, 2 * ds);
       continue;
     }
+    if (r.stopped) return fail(rep, "static: " + r.message);
     if (++last_cuts_ > max_load_cuts_) {
       std::string msg = "static: no equilibrium at load scale " + num(ctx.load_scale) +
                         " (t = " + num(ctx.t) + ") after " + std::to_string(max_load_cuts_) +

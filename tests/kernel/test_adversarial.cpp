@@ -569,3 +569,39 @@ TEST_CASE("21: deeply nested sweep, fit and optimize files and compare scenes ar
   CHECK(r.status == 2);
   CHECK(r.output.find("deep_scene.toml:37:1: tables and arrays nested") != std::string::npos);
 }
+
+TEST_CASE("22: SIGTERM during a step that would run for hours stops the run within seconds (issue 43)") {
+  // A step that never ends on its own: a 2000-node rod whose Newton solve cannot reach its tolerance
+  // (1e-300 N, no relative criterion) and may take a million iterations. The woven mat of issue 43 (step 2
+  // past 590 s, SIGTERM ignored for 8 minutes) was such a step. The Newton solver sees the stop request
+  // (SDK 1.6 StopRequests) before its next linear solve and abandons the step; the kernel then stops as
+  // between steps: exit 3, a checkpoint of the last committed step (step 0), summary.json saying why.
+  auto dir = scratchDir("attack-stop-in-step");
+  std::string scene = sceneWithLine(7, "type = \"implicit-euler\"\ntolerance = 1e-300\nrelative_tolerance = 0\n"
+                                       "max_iterations = 1000000");
+  scene.replace(scene.find("nodes = 11"), 10, "nodes = 2000");
+  auto file = writeText(dir / "scene.toml", scene);
+  const std::string out = (dir / "out").string();
+  // Wait until the run has opened its output (summary.json "running"), let it enter step 1, then
+  // SIGTERM and time how long it takes to end. `timeout` turns a regression into a failure, not a hang.
+  CommandResult r = runCommand("timeout -s KILL 120 " + std::string(RODSIM_EXECUTABLE) + " run " + file.string() +
+                               " --quiet --output " + out + " & pid=$!; while [ ! -s " + out +
+                               "/summary.json ] && kill -0 $pid 2>/dev/null; do sleep 0.02; done; sleep 1; "
+                               "t0=$(date +%s%N); kill -TERM $pid; wait $pid; s=$?; "
+                               "echo \"stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))\"; exit $s");
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const std::size_t at = r.output.find("stop_ms=");
+  REQUIRE(at != std::string::npos);
+  const long stop_ms = std::stol(r.output.substr(at + 8));
+  CHECK(stop_ms < 5000);
+  const std::string summary = readText(dir / "out/summary.json");
+  INFO(summary);
+  CHECK(summary.find("\"status\": \"failed\"") != std::string::npos);
+  CHECK(summary.find("interrupted by SIGTERM") != std::string::npos);
+  CHECK(summary.find("step 1 was abandoned") != std::string::npos);
+  CHECK(summary.find("stopped on request") != std::string::npos);
+  CHECK(summary.find("\"steps\": 0") != std::string::npos);
+  CHECK(fs::exists(dir / "out/checkpoints/step_000000000000.ckpt"));
+  CHECK(everyRowWhole(readText(dir / "out/timeseries.csv")));
+}

@@ -228,6 +228,29 @@ class ContactFreeEvaluation {
 // fake world).
 template <class I> I* worldCapability(World& world) { return dynamic_cast<I*>(&world); }
 
+// --------------------------------------------------------------------------- SDK 1.6: world
+
+// Capability of the World (the kernel's implements it), found with worldCapability<I>(world): whether
+// the program running the World was asked to stop (SIGINT or SIGTERM to `rodsim run`). The kernel acts
+// on a stop between steps; a solver whose step can take long (many Newton iterations, each a sparse
+// factorization) checks it between its linear solves and, once it is set, returns a failed step whose
+// message says "stopped on request", committing nothing. The kernel then ends the run as for a stop
+// between steps: everything up to the last committed step stays written, with a checkpoint there.
+class StopRequests {
+ public:
+  static constexpr const char* kInterfaceId = "world-stop-requests";
+  virtual ~StopRequests() = default;
+  // True once a stop was requested; safe to call as often as once per linear solve (a load of a flag).
+  virtual bool stopRequested() const = 0;
+};
+
+// True when `world` offers StopRequests and a stop was requested (false for an older kernel or a
+// test's fake world).
+inline bool stopRequested(World& world) {
+  const StopRequests* s = worldCapability<StopRequests>(world);
+  return s && s->stopRequested();
+}
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
