@@ -11,6 +11,8 @@
 #include "sweep.h"
 #include "viz.h"
 
+#include <rodsim/version.h>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -27,6 +29,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage:\n"
+    "  rodsim --version                               the rodsim and plugin SDK versions (also -V)\n"
     "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--force] [--quiet]\n"
     "                                                 --force: replace another run's files in DIR\n"
     "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
@@ -152,6 +155,10 @@ std::string selfExecutable(const char* argv0) {
 
 int main(int argc, char** argv) {
   keepFreedMemoryInProcess();
+  if (argc == 2 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "-V") == 0)) {
+    std::printf("rodsim %s (SDK %s)\n", RODSIM_PROJECT_VERSION, RODSIM_SDK_VERSION);  // CMakeLists.txt, version.h
+    return 0;
+  }
   try {
     const std::string executable = selfExecutable(argv[0]);
     if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0)  // parses its own options

@@ -2,8 +2,12 @@
 #include "scene_fixture.h"
 
 #include <doctest/doctest.h>
+#include <rodsim/version.h>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 using namespace rodsim::test;
 
@@ -119,6 +123,21 @@ TEST_CASE("--help after any command prints the usage and exits 0") {
     const auto r = runRodsim(args);
     CHECK_MESSAGE(r.status == 0, args);
     CHECK(r.output.find("rodsim compare SCENE.toml") != std::string::npos);
+  }
+}
+
+TEST_CASE("--version and -V print the project version of CMakeLists.txt and the SDK version, exit 0") {
+  std::ifstream in(std::string(RODSIM_SOURCE_DIR) + "/CMakeLists.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::smatch m;
+  const std::string cmake = text.str();
+  REQUIRE(std::regex_search(cmake, m, std::regex(R"(project\(rodsim VERSION ([0-9.]+))")));
+  const std::string expected = "rodsim " + m[1].str() + " (SDK " + RODSIM_SDK_VERSION + ")\n";
+  for (const char* args : {"--version", "-V"}) {
+    const auto r = runRodsim(args);
+    CHECK_MESSAGE(r.status == 0, args);
+    CHECK(r.output == expected);
   }
 }
 
