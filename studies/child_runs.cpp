@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
@@ -52,6 +53,19 @@ void TextEditor::comment(std::size_t first, std::size_t last, const std::string&
 }
 
 namespace {
+
+// FNV-1a of a file's bytes, read in blocks (memory bounded by the block); nullopt unless it is a
+// regular file that could be read to its end (/dev/zero would never end).
+std::optional<std::uint64_t> hashFile(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  std::uint64_t h = fnv1a({});
+  char block[64 * 1024];
+  while (in && in.read(block, sizeof block).gcount() > 0) h = fnv1a(std::string_view(block, std::size_t(in.gcount())), h);
+  if (!in.eof()) return std::nullopt;
+  return h;
+}
 
 std::size_t byteOffset(const std::string& line, std::size_t column) {
   std::size_t cp = 0;
@@ -203,11 +217,9 @@ std::string contentKey(const std::string& scene_file, const std::string& scene_t
     referenced = parseScene(scene_text, scene_file, overrides, registry).referenced_files;
   } catch (const InputError&) {  // validated before any run starts; the child reports it otherwise
   }
-  for (const auto& file : referenced) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    key += fmt::format("file {}: {}\n", jsonEscape(file), in ? fmt::format("{:016x}", fnv1a(content.str())) : "unreadable");
+  for (const auto& file : referenced) {  // in blocks, regular files only (as the restart identity)
+    const auto h = hashFile(file);
+    key += fmt::format("file {}: {}\n", jsonEscape(file), h ? fmt::format("{:016x}", *h) : "unreadable");
   }
   key += "study: " + jsonEscape(extra) + "\n";
   return fmt::format("{:016x}", fnv1a(key));
@@ -218,7 +230,8 @@ std::string outputsHash(const std::filesystem::path& dir) {
   for (const char* name : {"summary.json", "timeseries.csv", "final.csv", "objective.txt"}) {
     std::error_code ec;
     if (!std::filesystem::exists(dir / name, ec)) continue;
-    out += fmt::format("{}={:016x};", name, fnv1a(readFile(dir / name)));
+    const auto h = hashFile(dir / name);  // in blocks: a long timeseries.csv is not held in memory
+    out += h ? fmt::format("{}={:016x};", name, *h) : fmt::format("{}=unreadable;", name);
   }
   return out;
 }
@@ -312,13 +325,27 @@ std::string jsonRawField(const std::string& json, const std::string& key) {
 }
 
 std::string readFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return "";  // (a dangling link too)
+  return readUserFile(file.string(), kMaxStudyFileBytes, "file");
+}
+
+std::string readBoundedText(const fs::path& file, std::uintmax_t max_bytes, std::size_t max_line, const std::string& what) {
+  std::string text = readUserFile(file.string(), max_bytes, what);
+  std::size_t line = 1;
+  for (std::size_t begin = 0; begin < text.size(); ++line) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    if (end - begin > max_line)
+      throw InputError(fmt::format("{}:{}: a line longer than {} bytes; the {} cannot be read", file.string(), line, max_line, what));
+    begin = end + 1;
+  }
+  return text;
 }
 
 double lastTime(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return 0;  // a FIFO would wait for a writer
   std::ifstream in(file, std::ios::binary | std::ios::ate);
   if (!in) return 0;
   const std::streamoff size = in.tellg();

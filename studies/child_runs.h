@@ -4,10 +4,12 @@
 #pragma once
 
 #include "registry.h"
+#include "scene.h"  // kMaxSceneBytes
 
 #include <toml++/toml.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -109,8 +111,20 @@ double parseNumber(const std::string& s);
 // absent: to compare a record with the one that would be written now. Values to read: the
 // kernel's summaryField (output.h).
 std::string jsonRawField(const std::string& json, const std::string& key);
-// The whole file, "" when it cannot be read.
+// The whole file, "" when it does not exist. Bounded before it is read (issue 43): InputError
+// naming it unless it is a regular file of at most kMaxStudyFileBytes (records, summaries, a row's
+// copy of its scene: none is larger than a scene).
 std::string readFile(const std::filesystem::path& file);
+inline constexpr std::uintmax_t kMaxStudyFileBytes = kernel::kMaxSceneBytes;
+// The text of a CSV a user gave (fit data) or a run wrote (timeseries.csv, final.csv), bounded
+// before it is read: InputError ("FILE: ..." naming `what`) unless it is a regular file of at most
+// `max_bytes`, and "FILE:LINE: ..." for a line longer than `max_line` bytes.
+std::string readBoundedText(const std::filesystem::path& file, std::uintmax_t max_bytes, std::size_t max_line,
+                            const std::string& what);
+// The bounds of those CSVs: fit data, and a run's outputs (rows of up to a few thousand probes).
+inline constexpr std::uintmax_t kMaxDataBytes = std::uintmax_t(64) << 20;
+inline constexpr std::uintmax_t kMaxRunCsvBytes = std::uintmax_t(256) << 20;
+inline constexpr std::size_t kMaxCsvLine = std::size_t(1) << 20;
 // The simulated time reached, from the last line of timeseries.csv (progress display).
 double lastTime(const std::filesystem::path& timeseries);
 

@@ -145,10 +145,7 @@ RunResult summarize(const std::string& model, const fs::path& dir, int exit_code
   RunResult r;
   r.model = model;
   r.exit_code = exit_code;
-  std::ifstream in(dir / "summary.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string json = ss.str();
+  const std::string json = readFile(dir / "summary.json");  // bounded (16 MiB, a regular file)
   r.status = json.empty() ? "no output" : summaryField(json, "status");
   r.reason = summaryField(json, "reason");
   r.wall_time_s = parseNumber(summaryField(json, "wall_time_s"));

@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ struct FitData {
 };
 
 // A final shape: rows rod,node,x,y,z as the run's final.csv writes them.
-FitData readShape(const InverseFile& f, FitData d, std::ifstream& in) {
+FitData readShape(const InverseFile& f, FitData d, std::istream& in) {
   d.shape = true;
   std::string line;
   for (std::size_t row = 2; std::getline(in, line); ++row) {
@@ -93,9 +94,11 @@ FitData readData(const InverseFile& f, const toml::node& node) {
                                  describeNode(node)));
   FitData d;
   d.file = (fs::path(f.file).parent_path() / node.value<std::string>().value()).lexically_normal().string();
-  std::ifstream in(d.file);
-  if (!in || fs::is_directory(d.file))
+  std::error_code ec;
+  if (!fs::exists(d.file, ec))
     throw InputError(fmt::format("{}: data '{}': cannot open {}", f.at(node.source()), node.value<std::string>().value(), d.file));
+  // Bounded before it is read (issue 43): a regular file of at most 64 MiB, lines of at most 1 MiB.
+  std::istringstream in(readBoundedText(d.file, kMaxDataBytes, kMaxCsvLine, "fit data file"));
   std::string line;
   if (!std::getline(in, line)) throw InputError(fmt::format("{}:1:1: empty data file (expected a header t,PROBE,...)", d.file));
   if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -243,7 +246,7 @@ class Residuals {
 
   bool shapeResiduals(const fs::path& dir, std::vector<double>& r) {
     std::map<std::pair<std::string, long>, std::array<double, 3>> final_shape;
-    std::ifstream in(dir / "final.csv");
+    std::istringstream in(readBoundedText(dir / "final.csv", kMaxRunCsvBytes, kMaxCsvLine, "run's final.csv"));
     std::string line;
     std::getline(in, line);
     while (std::getline(in, line)) {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 
@@ -260,7 +261,9 @@ const std::vector<double>* Series::column(const std::string& name) const {
 
 Series readTimeseries(const fs::path& file) {
   Series s;
-  std::ifstream in(file);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return s;
+  std::istringstream in(readBoundedText(file, kMaxRunCsvBytes, kMaxCsvLine, "run's timeseries.csv"));
   std::string line;
   if (!std::getline(in, line)) return s;
   s.names = splitCsv(line);

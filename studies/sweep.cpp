@@ -501,7 +501,10 @@ std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, R
   // Probes: the final value and the mean over the steps (timeseries.csv rows after the initial one).
   std::vector<std::string> finals(s.probes.size()), means(s.probes.size());
   if (!record.empty()) {
-    std::ifstream in(rd / "timeseries.csv");
+    std::error_code ec;
+    std::istringstream in(fs::exists(rd / "timeseries.csv", ec)
+                              ? readBoundedText(rd / "timeseries.csv", kMaxRunCsvBytes, kMaxCsvLine, "run's timeseries.csv")
+                              : std::string());
     std::string header_line, text;
     if (std::getline(in, header_line)) {
       const auto header = splitCsv(header_line);

@@ -279,6 +279,16 @@ TEST_CASE("bad fit and optimize files: file:line:column, exit 2, nothing written
   expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"bad_shape.csv\"\n" + param, "bad_shape.csv:3:1",
                 "'bar' is not a rod of the scene");
   expectRefused("fit", dir, "scene = \"nowhere.toml\"\ndata = \"measured.csv\"\n" + param, fit + ":1:9", "cannot open");
+  // Issue 43: the data file is bounded before it is read: a regular file (/dev/zero was read until
+  // memory ran out) of at most 64 MiB, lines of at most 1 MiB.
+  expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"/dev/zero\"\n" + param, "/dev/zero",
+                "not a regular file (a device, FIFO or directory); the fit data file must be a file");
+  writeText(dir / "huge.csv", "t,tip_z\n0.1,-0.05\n");
+  fs::resize_file(dir / "huge.csv", (std::uintmax_t(64) << 20) + 1);  // sparse
+  expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"huge.csv\"\n" + param, "huge.csv", "larger than 64 MiB");
+  writeText(dir / "long_line.csv", "t,tip_z\n0.1," + std::string(std::size_t(1) << 21, '1') + "\n");
+  expectRefused("fit", dir, "scene = \"" + scene + "\"\ndata = \"long_line.csv\"\n" + param, "long_line.csv:2:",
+                "a line longer than 1048576 bytes");
   expectRefused("fit", dir, head + "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\nindex = 1\ninitial = 5e7\nlower = 1e6\nupper = 1e8\n",
                 fit + ":4:7", "does not write 'rod.beam.youngs_modulus' as an array");
 
