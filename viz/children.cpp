@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 namespace rodsim::viz {
 
@@ -51,7 +53,17 @@ std::optional<std::size_t> runJobs(const std::vector<Job>& jobs, int parallel, c
 }
 
 std::string tailOf(const fs::path& file, int lines) {
-  std::ifstream in(file);
+  // Only the last 64 KiB of a regular file are read: a log may be long, or hold one endless line.
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return {};
+  std::ifstream bytes(file, std::ios::binary | std::ios::ate);
+  const std::streamoff size = bytes.tellg();
+  const std::streamoff start = std::max<std::streamoff>(0, size - 64 * 1024);
+  bytes.seekg(start);
+  std::string text(static_cast<std::size_t>(std::max<std::streamoff>(0, size - start)), '\0');
+  bytes.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, bytes.gcount())));
+  std::istringstream in(text);
   std::deque<std::string> last;
   for (std::string line; std::getline(in, line);) {
     last.push_back(line);

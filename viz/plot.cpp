@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,10 +57,18 @@ int runPlot(const PlotOptions& o, const std::string& executable) {
   const pid_t pid = process::spawnLogged({python, script.string(), o.run_dir}, log);
   int status = 0;
   const bool failed = pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-  std::ifstream in(log);
+  // The script's own log: its messages, bounded (a runaway log is cut to its last 1 MiB).
   std::stringstream text;
-  text << in.rdbuf();
-  in.close();
+  {
+    std::ifstream in(log, std::ios::binary | std::ios::ate);
+    const std::streamoff size = std::max<std::streamoff>(0, in.tellg());
+    const std::streamoff start = std::max<std::streamoff>(0, size - (1 << 20));
+    in.seekg(start);
+    std::string bytes(static_cast<std::size_t>(size - start), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+    text << bytes;
+  }
   fs::remove(log);
   if (failed && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
     std::string message = text.str();

@@ -10,6 +10,8 @@ Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/sh
 import csv
 import json
 import math
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -30,9 +32,26 @@ def number(text):
     return float(text) if text not in ("", None) else math.nan
 
 
+MAX_TABLE_BYTES = 256 << 20  # as rodsim's readers of a run's CSVs (issue 43)
+
+
+def regular_file(path, max_bytes):
+    """Whether path is a regular file (not /dev/zero, a FIFO: they never end) of at most max_bytes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size <= max_bytes
+
+
 def read_table(table):
     """The rows of timeseries.csv as {column: float}, every cell checked (a traceback is no error
     message: a text cell or random bytes name the file and line)."""
+    st = os.stat(table)
+    if not stat.S_ISREG(st.st_mode):
+        raise BadInput(f"{table}: not a regular file (a device, FIFO or directory)")
+    if st.st_size > MAX_TABLE_BYTES:
+        raise BadInput(f"{table}: larger than {MAX_TABLE_BYTES >> 20} MiB, the most rodsim plot reads")
     try:
         with open(table, encoding="utf-8", newline="") as f:
             reader = csv.reader(f)
@@ -76,6 +95,8 @@ def main(out):
     if not rows:
         sys.exit(f"plot_run.py: {table} has no rows yet")
     try:  # the scene's name for the titles; the folder's while the run has not written its summary
+        if not regular_file(out / "summary.json", 16 << 20):
+            raise ValueError("not a summary")
         name = json.load(open(out / "summary.json"))["name"]
     except (OSError, ValueError, KeyError):
         name = out.name

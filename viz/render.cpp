@@ -93,14 +93,21 @@ struct ObstacleShape {
   double radius = 0;
 };
 
+constexpr std::size_t kMaxObstacleLine = 4096;
+
 std::vector<ObstacleShape> readObstacles(const fs::path& run_dir) {
   const fs::path file = run_dir / "vtk" / "obstacles.csv";
   std::vector<ObstacleShape> obstacles;
-  std::ifstream in(file);
-  if (!in) return obstacles;  // a scene without obstacles (or a run before they were recorded)
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return obstacles;  // a scene without obstacles (or a run before they were recorded)
+  // Bounded before it is read (issue 43): a regular file no larger than a scene (16 MiB), whose
+  // rows (one per obstacle of a scene) are short.
+  std::istringstream in(kernel::readUserFile(file.string(), kernel::kMaxSceneBytes, "obstacles file"));
   std::string line;
   std::getline(in, line);  // header
   for (int number = 2; std::getline(in, line); ++number) {
+    if (line.size() > kMaxObstacleLine)
+      throw InputError(fmt::format("{}:{}: a line longer than {} bytes", file.string(), number, kMaxObstacleLine));
     std::vector<std::string> cells;
     std::stringstream row(line);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);

@@ -9,6 +9,23 @@ import numpy as np
 from . import vtp
 
 
+# Bounds on the files read here (issue 43), as rodsim's own readers of a run's files: a regular file
+# (not /dev/zero, a FIFO or a directory), at most this large.
+MAX_SUMMARY_BYTES = 16 << 20
+MAX_CSV_BYTES = 256 << 20
+
+
+def _checked(path, max_bytes):
+    """path, after checking it is a regular file of at most max_bytes (ValueError naming it)."""
+    import stat
+    mode = path.stat()
+    if not stat.S_ISREG(mode.st_mode):
+        raise ValueError(f"{path}: not a regular file (a device, FIFO or directory)")
+    if mode.st_size > max_bytes:
+        raise ValueError(f"{path}: larger than {max_bytes >> 20} MiB, the most rodsim.read_output reads")
+    return path
+
+
 def _number(cell):
     return float(cell) if cell != "" else float("nan")  # empty cells (no contact pair): NaN
 
@@ -19,11 +36,14 @@ class Output:
     timeseries  {column: (steps + 1,) float64 array}, or a pandas DataFrame (read_output(..., dataframe=True))
     final       {rod name: (n, 3) float64 array of final node positions, m}
     summary     summary.json as a dict
-    frames      [(time, path of the frame)], from vtk/<name>.pvd; frame(k) reads one"""
+    frames      [(time, path of the frame)], from vtk/<name>.pvd; frame(k) reads one
+
+    summary.json must be a regular file of at most 16 MiB, timeseries.csv and final.csv of at most
+    256 MiB (ValueError naming the file otherwise)."""
 
     def __init__(self, directory, dataframe=False):
         self.directory = Path(directory)
-        self.summary = json.loads((self.directory / "summary.json").read_text())
+        self.summary = json.loads(_checked(self.directory / "summary.json", MAX_SUMMARY_BYTES).read_text())
         self.timeseries = self._timeseries(dataframe)
         self.final = self._final()
         self.frames = vtp.read_pvd(self.directory) if (self.directory / "vtk").is_dir() else []
@@ -32,6 +52,7 @@ class Output:
         path = self.directory / "timeseries.csv"
         if not path.exists():
             return {}
+        _checked(path, MAX_CSV_BYTES)
         if dataframe:
             import pandas
             return pandas.read_csv(path)
@@ -45,7 +66,7 @@ class Output:
         if not path.exists():
             return {}
         rods = {}
-        with open(path, newline="") as f:
+        with open(_checked(path, MAX_CSV_BYTES), newline="") as f:
             for row in csv.DictReader(f):
                 rods.setdefault(row["rod"], []).append((float(row["x"]), float(row["y"]), float(row["z"])))
         return {name: np.array(points) for name, points in rods.items()}

@@ -137,3 +137,19 @@ def test_plugins_paths_among_the_sets_is_honoured(tmp_path, rodsim_exe):
         rodsim.Simulation(scene, set={"plugins.paths": [str(missing)]}, output=tmp_path / "out")
     assert f"{missing}' (from the scene's [plugins] paths) does not exist" in str(e.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_read_output_bounds_the_files_it_reads(tmp_path):
+    # Issue 43: read_output read summary.json, timeseries.csv and final.csv whole, whatever they were
+    # (/dev/zero: until memory ran out). They must be regular files of bounded size.
+    out = tmp_path / "out"
+    with rodsim.Simulation(cantilever(tmp_path), output=out) as sim:
+        sim.run()
+    assert len(rodsim.read_output(out).timeseries["t"]) > 1
+    for name in ("summary.json", "timeseries.csv", "final.csv"):
+        (out / name).rename(tmp_path / name)
+        (out / name).symlink_to("/dev/zero")
+        with pytest.raises(ValueError, match=f"{out / name}: not a regular file"):
+            rodsim.read_output(out)
+        (out / name).unlink()
+        (tmp_path / name).rename(out / name)

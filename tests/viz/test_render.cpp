@@ -283,6 +283,20 @@ TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
   CHECK(bad.status == 2);
   CHECK(bad.output.find(table.string()) != std::string::npos);
   CHECK(bad.output.find("Traceback") == std::string::npos);
+  // /dev/zero (read until memory ran out) or a sparse file over 256 MiB: refused before reading.
+  fs::remove(table);
+  fs::create_symlink("/dev/zero", table);
+  bad = runRodsim("plot " + (dir / "out").string());
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find(table.string() + ": not a regular file") != std::string::npos);
+  fs::remove(table);
+  writeText(table, "step,t\n");
+  fs::resize_file(table, (std::uintmax_t(256) << 20) + 1);
+  bad = runRodsim("plot " + (dir / "out").string());
+  INFO(bad.output);
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find(table.string() + ": larger than 256 MiB") != std::string::npos);
 }
 
 namespace {
@@ -355,6 +369,14 @@ TEST_CASE("rodsim render bounds what hostile frames and .pvd files make it read 
     fs::resize_file(frame, (std::uintmax_t(256) << 20) + 1);  // sparse
     refused("", frame.string() + ": larger than 256 MiB");
     CHECK_THROWS_WITH_AS(rodsim::vtp::readPolyLinesFile(frame), doctest::Contains("larger than 256 MiB"), rodsim::vtp::FormatError);
+    // The obstacles beside the frames likewise (a regular file of at most 16 MiB, short lines).
+    writeText(frame, original);
+    fs::create_symlink("/dev/zero", out / "vtk/obstacles.csv");
+    refused("", (out / "vtk/obstacles.csv").string() + ": not a regular file");
+    fs::remove(out / "vtk/obstacles.csv");
+    writeText(out / "vtk/obstacles.csv", "name,shape,x,y,z,nx,ny,nz,radius\n" + std::string(5000, 'x') + "\n");
+    refused("", (out / "vtk/obstacles.csv").string() + ":2: a line longer than 4096 bytes");
+    fs::remove(out / "vtk/obstacles.csv");
   }
 
   SUBCASE("arrays that share one compressed block are refused before anything inflates") {
