@@ -1,5 +1,8 @@
 """Errors: scene errors carry the CLI's file:line:column text; a failed step raises with the reason and
 leaves the state up to it readable."""
+import struct
+import zlib
+
 import numpy as np
 import pytest
 import rodsim
@@ -153,3 +156,29 @@ def test_read_output_bounds_the_files_it_reads(tmp_path):
             rodsim.read_output(out)
         (out / name).unlink()
         (tmp_path / name).rename(out / name)
+
+
+def test_vtp_reader_bounds_the_frames_it_reads(tmp_path):
+    # Issue 43: rodsim.vtp (the plotting scripts' frame reader) read a frame whole and inflated its
+    # blocks without a cap. It keeps the C++ reader's bounds: a regular file, and no more inflated
+    # than the frame may declare.
+    from rodsim import vtp
+    out = tmp_path / "out"
+    with rodsim.Simulation(cantilever(tmp_path), output=out) as sim:
+        sim.run()
+    frames = vtp.read_pvd(out)
+    assert len(frames) > 1 and len(vtp.read_vtp(frames[-1][1])["Points"]) > 1
+    zero = tmp_path / "zero.vtp"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="not a regular file"):
+        vtp.read_vtp(zero)
+    # One compressed block declared as 1 GiB in a frame of a few hundred bytes (a zlib stream that
+    # would inflate that far): refused before anything is inflated.
+    bomb = tmp_path / "bomb.vtp"
+    bomb.write_bytes(b'<VTKFile type="PolyData" header_type="UInt64" compressor="vtkZLibDataCompressor">'
+                     b'<PolyData><Piece NumberOfPoints="1"><Points><DataArray type="Float64" '
+                     b'NumberOfComponents="3" format="appended" offset="0"/></Points></Piece></PolyData>'
+                     b'<AppendedData encoding="raw">_' + struct.pack("<4Q", 1, 1 << 30, 1 << 30, 16) +
+                     zlib.compress(b"\0" * 4096) + b"</AppendedData></VTKFile>")
+    with pytest.raises(ValueError, match="inflate to more than the frame may"):
+        vtp.read_vtp(bomb)
