@@ -115,7 +115,7 @@ void ImcContact::buildCandidates(const Vec& q) {
     // others add their block only once active (the pattern then changes and the solver
     // re-analyses it, which is rare). A zero 12 x 12 block for each of the hundreds of
     // candidates along rods side by side cost more than the contact terms themselves.
-    if (gap < delta_ + margin_) cand_.push_back({a, b, gap < delta_ + pattern_band_});
+    if (gap < delta_ + margin_) cand_.push_back({a, b, gap < delta_ + pattern_band_, gap});
   }
   obstacle_cand_.clear();
   for (std::size_t i = 0; i < node_dofs_.size(); ++i)
@@ -159,12 +159,15 @@ void ImcContact::beginStep(const EvalContext& ctx) {
 // Candidates are rebuilt within a step when a node has moved more than margin/2 from where they
 // were built (two approaching nodes may then have closed the whole margin).
 void ImcContact::maybeRefresh(const Vec& q) {
+  moved_ = 0;
   if (x_cand_.empty()) {
     buildCandidates(q);
     return;
   }
-  if (x_cand_.movedBeyond(q, node_dofs_, 0.5 * margin_)) {
+  moved_ = x_cand_.largestMove(q, node_dofs_);
+  if (moved_ > 0.5 * margin_) {
     buildCandidates(q);
+    moved_ = 0;
     ++timing_.refreshes;
   }
 }
@@ -211,7 +214,14 @@ void ImcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f
   const bool fric = mu_ > 0 && !ctx.quasi_static;
   stats_ = {};
   Vec12 v;
+  // Candidates surely outside their band (most of them: the margin reaches far beyond the band)
+  // have no force: only their gap is needed, for min_gap, and only where it could be the smallest.
+  bool apart_left = false;
   for (const Pair& p : cand_) {
+    if (surelyApart(p, moved_)) {
+      apart_left = true;
+      continue;
+    }
     const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
     const double hs = 0.5 * (A.radius + B.radius);
     evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 1, pe_);
@@ -228,6 +238,14 @@ void ImcContact::addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f
     f.segment<3>(B.x0) += pe_.force.segment<3>(6);
     f.segment<3>(B.x1) += pe_.force.segment<3>(9);
   }
+  if (apart_left)
+    for (const Pair& p : cand_)
+      if (surelyApart(p, moved_) && p.build_gap - 2 * moved_ < stats_.min_gap) {
+        const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
+        evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), 0.5 * (A.radius + B.radius), delta_,
+                     k_, 0, pe_);
+        stats_.min_gap = std::min(stats_.min_gap, pe_.gap);
+      }
   for (const auto& c : obstacle_cand_) {
     Vec3 n;
     const double d = c.obstacle->signedDistance(node(q, c.x), &n);
@@ -259,12 +277,17 @@ void ImcContact::addStiffness(const EvalContext& ctx, StiffnessSink& K) {
   const double vd = ctx.velocityDerivative();
   Vec12 v;
   int dofs[12];
+  const double moved = x_cand_.empty() ? INFINITY : x_cand_.largestMove(q, node_dofs_);
   for (const Pair& p : cand_) {
     const EdgeRef &A = edges_[p.a], &B = edges_[p.b];
-    const double hs = 0.5 * (A.radius + B.radius);
-    evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 2, pe_);
-    if (!pe_.e.active && !p.in_pattern) continue;
-    if (pe_.e.active) {
+    const bool apart = surelyApart(p, moved);
+    if (apart && !p.in_pattern) continue;
+    if (!apart) {
+      const double hs = 0.5 * (A.radius + B.radius);
+      evaluatePair(node(q, A.x0), node(q, A.x1), node(q, B.x0), node(q, B.x1), hs, delta_, k_, 2, pe_);
+      if (!pe_.e.active && !p.in_pattern) continue;
+    }
+    if (!apart && pe_.e.active) {
       block_ = -pe_.dforce;
       if (fric) {
         pairVelocity(ctx, A, B, v);

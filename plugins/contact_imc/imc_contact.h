@@ -72,6 +72,7 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   struct Pair {
     int a, b;                 // edge indexes, a < b
     bool in_pattern = false;  // its stiffness block is always emitted (see buildCandidates)
+    double build_gap = 0;     // m, its gap where the candidates were built
   };
   struct ObstacleCandidate {
     int x = 0;            // global x DOF of the node
@@ -86,6 +87,12 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   }
   void buildCandidates(const Vec& q);
   void maybeRefresh(const Vec& q);
+  // True for a candidate that cannot be in its force band at a configuration whose nodes moved at
+  // most `moved` from where the candidates were built: its gap then exceeds build_gap - 2 moved
+  // (each segment's points moved at most `moved`), here above delta by far more than round-off.
+  bool surelyApart(const Pair& p, double moved) const {
+    return p.build_gap - 2 * moved > delta_ + 1e-9 * (edges_[p.a].radius + edges_[p.b].radius);
+  }
   void updateStiffness(const EvalContext& ctx, const Vec& f);
   Vec3 node(const Vec& q, int x) const { return q.segment<3>(x); }
   // Node velocities (implicit, (x - x_0)/dt) of a pair.
@@ -111,6 +118,7 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   std::vector<int> cand_nodes_;       // x DOFs of the nodes of candidate pairs (unique)
   std::vector<char> node_mark_;       // per global DOF, scratch for cand_nodes_
   geometry::NodeSnapshot x_cand_;     // node positions the candidates were built at
+  double moved_ = 0;                  // m, the largest node move from there at the last addForce
   double margin_ = 0;                 // m, candidate margin of this step
   double pattern_band_ = 0;  // candidates with a gap below delta + this are in the Jacobian's pattern
 

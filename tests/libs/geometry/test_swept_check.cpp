@@ -137,8 +137,10 @@ TEST_CASE("swept check: a rod tip sweeping across another along an arc; exclusio
   // The linear interpolation of the nodes is a chord, not the arc: the crossing is near 0.3/0.6 of the step.
   CHECK(c.time_fraction > 0.3);
   CHECK(c.time_fraction < 0.7);
-  // excluded: nothing
+  // excluded: nothing (another exclusion: bound again)
+  check.bind(w.rods, {});
   CHECK_FALSE(check.find(q0, q1, [](const auto&, const auto&) { return true; }, c));
+  check.bind(w.rods, {});
   // a half-turn less: no crossing
   for (int n = 0; n < 5; ++n)
     q1.segment<3>(w.a.globalPositionDof(n)) = Eigen::AngleAxisd(0.2, Vec3::UnitZ()) * Vec3(0.25 * n, 0, 0);

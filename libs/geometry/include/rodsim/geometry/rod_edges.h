@@ -15,6 +15,8 @@
 #include <rodsim/geometry/verlet_pairs.h>
 #include <rodsim/rod.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -100,6 +102,16 @@ class NodeSnapshot {
     for (std::size_t i = 0; i < node_dofs.size(); ++i)
       if ((q.segment<3>(node_dofs[i]) - x_.segment<3>(3 * i)).squaredNorm() > lim2) return true;
     return false;
+  }
+  // The largest distance of a node from its position at take (infinite for NaN): every point of
+  // every segment between these nodes moved at most that far.
+  double largestMove(const Vec& q, const std::vector<int>& node_dofs) const {
+    double worst2 = 0;
+    for (std::size_t i = 0; i < node_dofs.size(); ++i) {
+      const double d2 = (q.segment<3>(node_dofs[i]) - x_.segment<3>(3 * i)).squaredNorm();
+      if (!(d2 <= worst2)) worst2 = d2 == d2 ? d2 : std::numeric_limits<double>::infinity();
+    }
+    return std::sqrt(worst2);
   }
   // Node i's position at take.
   Vec3 node(std::size_t i) const { return x_.segment<3>(3 * i); }

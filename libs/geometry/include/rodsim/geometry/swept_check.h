@@ -47,15 +47,14 @@ class SweptCrossingCheck {
   void bind(const std::vector<Rod*>& rods, const std::vector<const Obstacle*>& obstacles);
 
   // excluded(const Edge& a, const Edge& b), a before b: the model's exclusion (its self-contact
-  // neighbours; true: never a pair).
+  // neighbours; true: never a pair). The same rule at every call (the Verlet list applies it when it
+  // is built); bind again to change it.
   template <class Excluded> bool find(const Vec& q0, const Vec& q1, Excluded&& excluded, Crossing& out) {
     if (!edges_.empty()) {
       sweptBoxes(q0, q1);
-      // (the exclusion per call: a caller may change it, the list does not know it)
-      for (const auto& [a, b] : near_.pairs(q0, &q1, 0.0, skin_))
-        if (boxes_[a].overlaps(boxes_[b]) && !excluded(edges_[a], edges_[b]) &&
-            edgePair(q0, q1, edges_[a], edges_[b], out))
-          return true;
+      const auto& near = near_.pairs(q0, &q1, 0.0, skin_, [&](int a, int b) { return excluded(edges_[a], edges_[b]); });
+      for (const auto& [a, b] : near)
+        if (boxes_[a].overlaps(boxes_[b]) && edgePair(q0, q1, edges_[a], edges_[b], out)) return true;
     }
     return nodesAgainstObstacles(q0, q1, out);
   }
