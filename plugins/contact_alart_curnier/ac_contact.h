@@ -239,37 +239,44 @@ class AlartCurnierContact final : public Contact,
   // last solve's Group objects are recycled (spare_groups_): their contact lists keep their
   // capacity, so that an explicit step's dozens of groups allocate nothing once warm.
   template <class RootOf> void groupContacts(int n, int num_roots, RootOf&& root_of) {
-    for (Group& g : groups_) spare_groups_.push_back(std::move(g));
-    groups_.clear();
+    // The first `used` Group objects of groups_ are reused in place (the last solve's), then spares.
+    std::size_t used = 0;
     group_of_root_.assign(num_roots, -1);
     group_of_.assign(n, 0);
     local_.assign(n, 0);
     for (int i = 0; i < n; ++i) {
       const int root = root_of(i);
       if (group_of_root_[root] < 0) {
-        group_of_root_[root] = static_cast<int>(groups_.size());
-        if (spare_groups_.empty()) {
-          groups_.emplace_back();
-        } else {
-          groups_.push_back(std::move(spare_groups_.back()));
-          spare_groups_.pop_back();
-          Group& g = groups_.back();
-          g.contacts.clear();
-          g.dofs = g.active = 0;
-          g.nu = 0;
-          g.unreduced = false;
-          g.result = {};
+        group_of_root_[root] = static_cast<int>(used);
+        if (used == groups_.size()) {
+          if (spare_groups_.empty()) {
+            groups_.emplace_back();
+          } else {
+            groups_.push_back(std::move(spare_groups_.back()));
+            spare_groups_.pop_back();
+          }
         }
+        Group& g = groups_[used++];
+        g.contacts.clear();
+        g.dofs = g.active = 0;
+        g.nu = 0;
+        g.unreduced = false;
+        g.result = {};
       }
       Group& g = groups_[group_of_root_[root]];
       group_of_[i] = group_of_root_[root];
       local_[i] = static_cast<int>(g.contacts.size());
       g.contacts.push_back(i);
     }
+    while (groups_.size() > used) {
+      spare_groups_.push_back(std::move(groups_.back()));
+      groups_.pop_back();
+    }
   }
   // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
   std::vector<std::array<int, 3>> vel_nodes_;
   std::vector<int> vel_parent_;
+  std::vector<char> vel_zero_;  // solveVelocity: contacts of open groups (natural map exactly 0)
   // solveVelocity, per group index (kept between steps): W's entries, and q, mu and r of the group.
   std::vector<std::vector<Eigen::Triplet<double>>> vel_trip_;
   struct VelocityGroupWork {

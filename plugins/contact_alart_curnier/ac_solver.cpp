@@ -92,11 +92,11 @@ double coulombError(const Vec3& u, const Vec3& r, double mu, double rho) {
   return scale > 0 ? naturalMap(rho * u, r, mu).norm() / scale : 0.0;
 }
 
-Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu) {
+Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu, const char* zero) {
   double s = 0;
   const Eigen::Index n = mu.size();
   for (Eigen::Index i = 0; i < n; ++i)
-    s += naturalMap(u.segment<3>(3 * i), r.segment<3>(3 * i), mu[i]).squaredNorm();
+    if (!zero || !zero[i]) s += naturalMap(u.segment<3>(3 * i), r.segment<3>(3 * i), mu[i]).squaredNorm();
   Residual res;
   res.abs = std::sqrt(s);
   const double scale = std::max({q.norm(), u.norm(), r.norm()});
@@ -110,8 +110,69 @@ struct Solver::Lu {
   Eigen::UmfPackLU<SpMat> lu;   // J (reduced)
   Eigen::MatrixXd dense;        // J (reduced, at most Options::dense_rows rows)
   Eigen::PartialPivLU<Eigen::MatrixXd> dense_lu;
+  // J of at most kSmallRows rows (groups of one or two contacts): the same LU with partial
+  // pivoting, column-major in `small`, row transpositions in `swaps`; factorSmall and solveSmall
+  // do Eigen's operations (unblocked_lu, then the two triangular solves of one panel) in Eigen's
+  // order, so the direction is bit for bit dense_lu's, without its calls and dynamic sizes.
+  static constexpr int kSmallRows = 8;  // Eigen's triangular panel width: one panel, no GEMV
+  double small[kSmallRows * kSmallRows];
+  int swaps[kSmallRows];
+  int small_rows = 0;  // > 0: `small` holds J's LU (else dense_lu)
+  bool factorSmall(int m);
+  void solveSmall(const Vec& b, Vec& x) const;
   Eigen::UmfPackLU<SpMat> klu;  // K (unreduced)
 };
+
+// Eigen 3.4's partial_lu_impl::unblocked_lu (sizes <= 16 take it) on an m x m column-major
+// matrix: pivot = first largest |a| in the column, rows swapped, the column below divided by the
+// pivot (not when it is 0), the rank-one update. Returns false where dense_lu would have a zero or
+// non-finite pivot on its diagonal.
+bool Solver::Lu::factorSmall(int m) {
+  double* a = small;
+  small_rows = m;
+  for (int k = 0; k < m; ++k) {
+    double* col = a + k * m;
+    int best = k;
+    double biggest = std::abs(col[k]);
+    for (int i = k + 1; i < m; ++i)
+      if (std::abs(col[i]) > biggest) {
+        biggest = std::abs(col[i]);
+        best = i;
+      }
+    swaps[k] = best;
+    if (biggest != 0) {
+      if (best != k)
+        for (int c = 0; c < m; ++c) std::swap(a[c * m + k], a[c * m + best]);
+      const double pivot = col[k];
+      for (int i = k + 1; i < m; ++i) col[i] /= pivot;
+    }
+    for (int c = k + 1; c < m; ++c) {
+      double* dst = a + c * m;
+      const double ukc = dst[k];
+      for (int i = k + 1; i < m; ++i) dst[i] -= col[i] * ukc;
+    }
+  }
+  for (int k = 0; k < m; ++k)
+    if (!std::isfinite(a[k * m + k]) || a[k * m + k] == 0) return false;
+  return true;
+}
+
+// PartialPivLU::solve: x = P b, then L (unit lower) and U solved in place column by column
+// (triangular_solve_vector, one panel: entries exactly 0 are skipped).
+void Solver::Lu::solveSmall(const Vec& b, Vec& x) const {
+  const int m = small_rows;
+  const double* a = small;
+  x = b;
+  for (int k = 0; k < m; ++k) std::swap(x[k], x[swaps[k]]);
+  for (int i = 0; i < m; ++i)
+    if (x[i] != 0)
+      for (int j = i + 1; j < m; ++j) x[j] -= x[i] * a[i * m + j];
+  for (int i = m - 1; i >= 0; --i)
+    if (x[i] != 0) {
+      x[i] /= a[i * m + i];
+      for (int j = 0; j < i; ++j) x[j] -= x[i] * a[i * m + j];
+    }
+}
 
 // The primal preconditioner of unreduced systems (assembleAndFactorizePrimal).
 struct Solver::Primal {
@@ -139,6 +200,7 @@ void Solver::setContacts(const Vec& q, const Vec& mu) {
   for (int i = 0; i < n; ++i)
     if (!(mu[i] >= 0)) throw std::invalid_argument("Alart-Curnier problem: friction coefficients must be >= 0");
   n_ = n;
+  u_at_ = nullptr;
   q_ = q;
   mu_ = mu;
   for (Vec* v : {&u_, &F_, &d_, &Wd_, &rtrial_, &utrial_, &rk_, &qeff_, &rkeep_}) v->setZero(3 * n);
@@ -149,14 +211,19 @@ void Solver::setContacts(const Vec& q, const Vec& mu) {
 void Solver::computeRho() {
   // rho_i = 1 / (mean eigenvalue of W_ii) unless fixed: makes rho W_ii ~ I.
   rho_.resize(n_);
-  const double mean_diag = n_ > 0 ? wdiag_.sum() / (3 * n_) : 1.0;
+  double mean_diag = -1;  // computed where needed (a contact with trace(W_ii) <= 0)
   for (int i = 0; i < n_; ++i) {
     if (opt_.rho > 0) {
       rho_[i] = opt_.rho;
       continue;
     }
-    const double tr = wdiag_.segment<3>(3 * i).sum() / 3;
-    rho_[i] = tr > 0 ? 1.0 / tr : (mean_diag > 0 ? 1.0 / mean_diag : 1.0);
+    const double tr = (wdiag_[3 * i] + wdiag_[3 * i + 1] + wdiag_[3 * i + 2]) / 3;
+    if (tr > 0) {
+      rho_[i] = 1.0 / tr;
+      continue;
+    }
+    if (mean_diag < 0) mean_diag = n_ > 0 ? wdiag_.sum() / (3 * n_) : 1.0;
+    rho_[i] = mean_diag > 0 ? 1.0 / mean_diag : 1.0;
   }
 }
 
@@ -172,6 +239,23 @@ void Solver::setProblem(const SpMat& W, const Vec& q, const Vec& mu) {
 void Solver::setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec& q, const Vec& mu) {
   setContacts(q, mu);
   const int n = n_;
+  // The entries at the same (row, col) in the same order as the last problem's (a group's W from
+  // step to step: one contact's 3 x 3 block): the same pattern, each entry summed into the value
+  // slot it went to then (the same sums in the same order as below).
+  if (!unreduced_ && trip_n_ == n && trip_rc_.size() == 2 * W.size()) {
+    bool same = true;
+    for (std::size_t k = 0; k < W.size() && same; ++k)
+      same = trip_rc_[2 * k] == W[k].row() && trip_rc_[2 * k + 1] == W[k].col();
+    if (same) {
+      double* wv = W_.valuePtr();
+      std::fill(wv, wv + W_.nonZeros(), 0.0);
+      for (std::size_t k = 0; k < W.size(); ++k) wv[trip_pos_[k]] += W[k].value();
+      wdiag_ = W_.diagonal();
+      computeRho();
+      return;
+    }
+  }
+  trip_n_ = -1;
   for (const auto& t : W)
     if (t.row() < 0 || t.row() >= 3 * n || t.col() < 0 || t.col() >= 3 * n)
       throw std::invalid_argument("Alart-Curnier problem: W must be 3n x 3n and q of size 3n for n = mu.size() contacts");
@@ -215,12 +299,19 @@ void Solver::setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec&
   // W's values, summed into the pattern in the order given (bit for bit setFromTriplets' sums).
   double* wv = W_.valuePtr();
   std::fill(wv, wv + W_.nonZeros(), 0.0);
-  for (const auto& t : W) {
+  trip_rc_.resize(2 * W.size());
+  trip_pos_.resize(W.size());
+  for (std::size_t k = 0; k < W.size(); ++k) {
+    const auto& t = W[k];
     const int c = t.col(), b = c / 3;
     const int* rows = blk_rows_.data();
     const int slot = static_cast<int>(std::lower_bound(rows + blk_first_[b], rows + blk_first_[b + 1], t.row() / 3) -
                                       (rows + blk_first_[b]));
-    wv[pat_outer_[c] + 3 * slot + t.row() % 3] += t.value();
+    const int pos = pat_outer_[c] + 3 * slot + t.row() % 3;
+    wv[pos] += t.value();
+    trip_rc_[2 * k] = t.row();
+    trip_rc_[2 * k + 1] = c;
+    trip_pos_[k] = pos;
   }
   if (!same) {
     J_ = W_;
@@ -232,6 +323,7 @@ void Solver::setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec&
   }
   wdiag_ = W_.diagonal();
   computeRho();
+  trip_n_ = n;
 }
 
 void Solver::setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const Vec& q, const Vec& mu) {
@@ -241,6 +333,7 @@ void Solver::setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const 
   setContacts(q, mu);
   const int n3 = 3 * n_;
   unreduced_ = true;
+  trip_n_ = -1;
   G_ = G;
   // A is symmetric (M/dt^2 + K on free DOFs; the implicit solver factorizes it by LDL^T too).
   const bool same_a = A_.rows() == m && A_.nonZeros() == A.nonZeros() &&
@@ -517,6 +610,14 @@ bool Solver::assembleAndFactorize(double shift) {
   }
   if (shift != 0)
     for (int c = 0; c < 3 * n_; ++c) jv[diag_pos_[c]] -= shift;  // J ~ -rho W: shift away from 0
+  if (denseJ() && 3 * n_ <= Lu::kSmallRows) {
+    const int m = 3 * n_;
+    std::fill(lu_->small, lu_->small + m * m, 0.0);
+    for (int c = 0; c < m; ++c)
+      for (int p = J_.outerIndexPtr()[c]; p < J_.outerIndexPtr()[c + 1]; ++p) lu_->small[c * m + J_.innerIndexPtr()[p]] = jv[p];
+    return lu_->factorSmall(m);
+  }
+  lu_->small_rows = 0;
   if (denseJ()) {
     lu_->dense.setZero(3 * n_, 3 * n_);
     for (int c = 0; c < 3 * n_; ++c)
@@ -704,7 +805,9 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
       } else {
         if (!assembleAndFactorize(shift)) continue;
         rtrial_ = -F_;
-        if (denseJ())
+        if (denseJ() && lu_->small_rows > 0)
+          lu_->solveSmall(rtrial_, d_);
+        else if (denseJ())
           d_ = lu_->dense_lu.solve(rtrial_);
         else
           d_ = lu_->lu.solve(rtrial_);
@@ -808,6 +911,7 @@ Result Solver::solve(Vec& r) {
     computeU(r, u_);  // velocity() at the returned r
   }
   if (opt_.timed) res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  u_at_ = &r;  // every way out leaves u_ = W r + q (eta = 0, qeff = q) at this r
   return res;
 }
 
@@ -819,9 +923,11 @@ double Solver::worstContactError(const Vec& u, const Vec& r) const {
 
 double Solver::polishContacts(Vec& r, Result& result, double tolerance) {
   if (n_ == 0 || r.size() != 3 * n_) return 0;
+  // solve() leaves u_ = W r + q at its r (eta = 0, qeff = q): recomputed only for another r.
+  const bool current = u_at_ == &r && eta_ == 0;
   eta_ = 0;
   qeff_ = q_;
-  computeU(r, u_);
+  if (!current) computeU(r, u_);
   double error = worstContactError(u_, r);
   if (!(error > tolerance)) return error;
   const Options keep = opt_;
@@ -907,7 +1013,14 @@ Result Solver::solveWithRho(Vec& r) {
     computeU(r, u_);
     res.residual = naturalResidual(q_, u_, r, mu_);
   }
-  res.ac_norm = std::sqrt(acNorm2(u_, r));
+  if (plain_converged) {
+    // newton() left F_ = f_AC(u_, r) at the returned r: the same sum as acNorm2, term by term.
+    double s = 0;
+    for (int i = 0; i < n_; ++i) s += F_.segment<3>(3 * i).squaredNorm();
+    res.ac_norm = std::sqrt(s);
+  } else {
+    res.ac_norm = std::sqrt(acNorm2(u_, r));
+  }
   res.converged = converged(res.residual, opt_.tolerance, opt_.abs_tolerance);
   if (res.converged)
     res.message = "converged";

@@ -57,7 +57,9 @@ double coulombError(const Vec3& u, const Vec3& r, double mu, double rho);
 struct Residual {
   double abs = 0, rel = 0;
 };
-Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu);
+// zero (optional, n flags): contacts whose natural map is known to be exactly 0 (r = 0 and u = q with
+// q_N >= 0, q_T finite: r - u lies in the polar cone), left out of the sum (adding 0 changes nothing).
+Residual naturalResidual(const Vec& q, const Vec& u, const Vec& r, const Vec& mu, const char* zero = nullptr);
 
 // ------------------------------------------------------------------ the solver
 
@@ -189,12 +191,19 @@ class Solver {
   Vec q_, mu_, rho_;
   Vec u_, F_, d_, Wd_, rtrial_, utrial_, rk_, qeff_, rkeep_;
   double worstContactError(const Vec& u, const Vec& r) const;  // max_i coulombError at (u, r)
+  // solve(r) leaves u_ = W r + q at its r: polishContacts(r) right after it (r untouched) does not
+  // recompute it. nullptr: unknown (a new problem).
+  const Vec* u_at_ = nullptr;
   std::vector<Mat3> Fu_, Fr_;
   std::vector<int> diag_pos_;  // J_ value index of the (c, c) diagonal entry of each column
   // setProblem: W's block pattern (block rows of block column b: blk_rows_[blk_first_[b] ..
   // blk_first_[b + 1]), sorted) and the compressed pattern it gives W_ and J_, kept between problems.
   std::vector<int> blk_first_, blk_rows_, pat_outer_, pat_inner_;
   std::vector<Eigen::Triplet<double>> w_entries_;  // setProblem(SpMat): W's entries
+  // setProblem(triplets): the last problem's entries (row, col pairs), the W_ value index each was
+  // summed into, and its n (-1: none; W_, J_ not from triplets since).
+  std::vector<int> trip_rc_, trip_pos_;
+  int trip_n_ = -1;
   double eta_ = 0;
   Residual newton_residual_;  // newton(): the natural map at its last check
   std::unique_ptr<Lu> lu_;

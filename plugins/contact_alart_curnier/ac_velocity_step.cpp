@@ -148,6 +148,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   options.dense_rows = 24;  // groups of up to 8 contacts
   last_ = {};
   last_.converged = true;
+  vel_zero_.assign(n, 0);
   std::string failed;
   int max_group = 0;
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
@@ -170,6 +171,10 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     bool open = true;
     for (int a = 0; a < ng && open; ++a) open = rg.segment<3>(3 * a).isZero(0) && qg[3 * a] >= 0;
     if (open) {
+      // Their natural maps are exactly 0 where q_T is finite (r - u = -q in the polar cone): left out
+      // of the step's residual below.
+      for (int a = 0; a < ng; ++a)
+        vel_zero_[g.contacts[a]] = std::isfinite(qg[3 * a + 1]) && std::isfinite(qg[3 * a + 2]);
       g.result = {};
       g.result.converged = true;
       g.result.message = "converged";
@@ -208,7 +213,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
       if (failed.empty()) failed = g.result.message;
     }
   }
-  last_.residual = naturalResidual(qloc_, u_all_, r_, mu_vec_);
+  last_.residual = naturalResidual(qloc_, u_all_, r_, mu_vec_, vel_zero_.data());
   last_.ac_norm = 0;
   for (const Group& g : groups_) last_.ac_norm = std::hypot(last_.ac_norm, g.result.ac_norm);
   last_.message = last_.converged ? "converged" : failed;
