@@ -7,14 +7,39 @@ extern "C" {
 }
 #include <hdf5.h>
 
+#include <filesystem>
 #include <stdexcept>
+#include <string>
 
 namespace rodsim::ac {
 
 namespace {
 
+// The file's own indexes are checked before any is used (a damaged or forged file would otherwise
+// read and write out of bounds): pointers nondecreasing within nzmax, indexes within the matrix.
+void checkMatrix(const fclib_matrix* m, const char* what) {
+  auto bad = [&](const std::string& why) {
+    return std::runtime_error(std::string("FCLIB matrix ") + what + ": " + why);
+  };
+  if (m->m < 0 || m->n < 0 || m->nzmax < 0) throw bad("negative size");
+  if (m->nz == -2 || m->nz == -1) {
+    const int outer = m->nz == -2 ? m->m : m->n, inner = m->nz == -2 ? m->n : m->m;
+    if (!m->p || (m->nzmax > 0 && (!m->i || !m->x))) throw bad("missing arrays");
+    if (m->p[0] < 0) throw bad("negative pointer");
+    for (int k = 0; k < outer; ++k)
+      if (m->p[k + 1] < m->p[k] || m->p[k + 1] > m->nzmax) throw bad("pointers decrease or pass nzmax");
+    for (int k = 0; k < m->p[outer]; ++k)
+      if (m->i[k] < 0 || m->i[k] >= inner) throw bad("an index outside the matrix");
+  } else {
+    if (m->nz < 0 || m->nz > m->nzmax || (m->nz > 0 && (!m->p || !m->i || !m->x))) throw bad("bad triplet count");
+    for (int k = 0; k < m->nz; ++k)
+      if (m->i[k] < 0 || m->i[k] >= m->m || m->p[k] < 0 || m->p[k] >= m->n) throw bad("an index outside the matrix");
+  }
+}
+
 SpMat toSparse(const fclib_matrix* m, const char* what) {
   if (!m) throw std::runtime_error(std::string("FCLIB problem has no matrix ") + what);
+  checkMatrix(m, what);
   std::vector<Eigen::Triplet<double>> t;
   if (m->nz == -2) {  // CSR: p row pointers, i column indexes
     for (int r = 0; r < m->m; ++r)
@@ -45,6 +70,10 @@ bool hasGroup(const std::string& path, const char* group) {
 bool isHdf5(const std::string& path) { return H5Fis_hdf5(path.c_str()) > 0; }
 
 Problem readFclib(const std::string& path, Vec* guess_r) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw std::runtime_error("'" + path + "' is not a regular file");
+  if (std::filesystem::file_size(path, ec) > (std::uintmax_t(1) << 30))
+    throw std::runtime_error("'" + path + "' is larger than 1 GiB, more than a problem file may be");
   Problem p;
   if (hasGroup(path, "/fclib_local")) {
     fclib_local* l = fclib_read_local(path.c_str());

@@ -15,6 +15,8 @@
 
 #include <Eigen/UmfPackSupport>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -23,9 +25,20 @@ namespace rodsim::ac {
 
 namespace {
 
+// A problem file of at most 1 GiB, a regular file (/dev/zero or a FIFO never ends); every count it
+// declares (sizes, numbers of values) is bounded by its length, since each value takes at least two
+// bytes, so nothing is allocated beyond what the file can hold.
+constexpr std::uintmax_t kMaxProblemBytes = std::uintmax_t(1) << 30;
+
 class Tokens {
  public:
-  explicit Tokens(const std::string& path) : in_(path), path_(path) {
+  explicit Tokens(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) throw std::runtime_error("'" + path + "' is not a regular file");
+    bytes_ = std::filesystem::file_size(path, ec);
+    if (ec || bytes_ > kMaxProblemBytes)
+      throw std::runtime_error("'" + path + "' is larger than 1 GiB, more than a problem file may be");
+    in_.open(path);
     if (!in_) throw std::runtime_error("cannot open '" + path + "'");
   }
   double real(const char* what) {
@@ -35,19 +48,35 @@ class Tokens {
   }
   int integer(const char* what) {
     const double x = real(what);
-    if (x != static_cast<int>(x)) throw std::runtime_error("'" + path_ + "': expected an integer for " + what);
+    if (!(std::abs(x) < 2e9) || x != static_cast<int>(x))
+      throw std::runtime_error("'" + path_ + "': expected an integer for " + what);
     return static_cast<int>(x);
+  }
+  // A number of entries, in [0, file length / 2].
+  int count(const char* what) {
+    const int x = integer(what);
+    if (x < 0 || static_cast<std::uintmax_t>(x) > bytes_ / 2)
+      throw std::runtime_error("'" + path_ + "': " + what + " " + std::to_string(x) + " is more than the file can hold");
+    return x;
+  }
+  // An index or offset in [lo, hi].
+  int index(const char* what, int lo, int hi) {
+    const int x = integer(what);
+    if (x < lo || x > hi)
+      throw std::runtime_error("'" + path_ + "': " + what + " " + std::to_string(x) + " is outside [" +
+                               std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return x;
   }
 
  private:
   std::ifstream in_;
   std::string path_;
+  std::uintmax_t bytes_ = 0;
 };
 
 SpMat readMatrix(Tokens& t) {
   const int storage = t.integer("matrix storage type");
-  const int rows = t.integer("matrix rows"), cols = t.integer("matrix columns");
-  if (rows < 0 || cols < 0) throw std::runtime_error("negative matrix size");
+  const int rows = t.count("matrix rows"), cols = t.count("matrix columns");
   std::vector<Eigen::Triplet<double>> trip;
   if (storage == 0) {
     t.integer("dense rows");
@@ -58,16 +87,18 @@ SpMat readMatrix(Tokens& t) {
         if (v != 0) trip.emplace_back(i, j, v);
       }
   } else if (storage == 1) {
-    const int nb = t.integer("number of blocks");
+    const int nb = t.count("number of blocks");
     if (nb > 0) {
-      const int br = t.integer("block rows"), bc = t.integer("block columns");
+      const int br = t.count("block rows"), bc = t.count("block columns");
+      // cumulative sizes: nondecreasing, within the matrix
       std::vector<int> rs(br), cs(bc);
-      for (int& x : rs) x = t.integer("row block sizes");
-      for (int& x : cs) x = t.integer("column block sizes");
-      const int f1 = t.integer("filled1"), f2 = t.integer("filled2");
+      for (int k = 0; k < br; ++k) rs[k] = t.index("row block sizes", k ? rs[k - 1] : 0, rows);
+      for (int k = 0; k < bc; ++k) cs[k] = t.index("column block sizes", k ? cs[k - 1] : 0, cols);
+      const int f1 = t.count("filled1"), f2 = t.count("filled2");
+      if (f1 > br + 1) throw std::runtime_error("filled1 exceeds the block rows + 1");
       std::vector<int> i1(f1), i2(f2);
-      for (int& x : i1) x = t.integer("block row pointers");
-      for (int& x : i2) x = t.integer("block column indexes");
+      for (int k = 0; k < f1; ++k) i1[k] = t.index("block row pointers", k ? i1[k - 1] : 0, f2);
+      for (int& x : i2) x = t.index("block column indexes", 0, bc - 1);
       for (int rb = 0; rb + 1 < f1; ++rb)
         for (int b = i1[rb]; b < i1[rb + 1]; ++b) {
           const int cb = i2[b];
@@ -99,7 +130,7 @@ Problem readSiconosDat(const std::string& path, bool global) {
   p.global = global;
   p.dim = t.integer("dimension");
   if (p.dim != 2 && p.dim != 3) throw std::runtime_error("'" + path + "': dimension must be 2 or 3");
-  p.contacts = t.integer("number of contacts");
+  p.contacts = t.count("number of contacts");
   const int m = p.dim * p.contacts;
   if (!global) {
     p.W = readMatrix(t);

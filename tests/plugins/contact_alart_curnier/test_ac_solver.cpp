@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 using namespace rodsim::ac;
@@ -601,4 +602,20 @@ TEST_CASE("unreduced directions: where the Cholesky fails, K's LU gives the same
     if (with_extra) CHECK(s.gmresIterations() <= 3 * s.factorizations());
   }
   CHECK((r_fallback - r_ref).norm() <= 1e-9 * r_ref.norm());
+}
+
+TEST_CASE("Siconos problem files: /dev/zero, counts beyond the file and indexes outside the matrix are refused") {
+  // Issue 43: every count a problem file declares is bounded by its length before anything is
+  // allocated, and its block indexes are checked before any is used.
+  auto refused = [](const std::string& text, const char* why) {
+    const auto path = std::filesystem::temp_directory_path() / "rodsim_ac_io_test.dat";
+    std::ofstream(path) << text;
+    CHECK_THROWS_WITH_AS(readSiconosDat(path.string(), false), doctest::Contains(why), std::runtime_error);
+    std::filesystem::remove(path);
+  };
+  CHECK_THROWS_WITH_AS(readSiconosDat("/dev/zero", false), doctest::Contains("not a regular file"), std::runtime_error);
+  refused("3 100000000\n0 3 3 3 3\n", "more than the file can hold");             // 1e8 contacts
+  refused("3 1\n0 1000000000 3\n", "more than the file can hold");                // a dense matrix of 1e9 rows
+  refused("3 1\n1 3 3 1 1 1 3 3 2 1 0 5\n", "outside");                           // block column 5 of 1
+  refused("3 1\n1 3 3 1 1 1 4 3 2 1 0 0\n", "outside");                           // a cumulative size past the rows
 }
