@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <numbers>
 #include <sstream>
@@ -120,6 +121,12 @@ std::vector<Vec3> resamplePolyline(const std::vector<Vec3>& pts, int nodes) {
 }
 
 std::vector<Vec3> readPointsCsv(const std::string& path, const std::string& key) {
+  // A user's file: a regular file (/dev/zero or a FIFO would never end) of bounded size, so what is
+  // read and the points kept are bounded too.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw ParamError(key, "point file '" + path + "' is not a regular file");
+  if (std::filesystem::file_size(path, ec) > kMaxPointFileBytes)
+    throw ParamError(key, "point file '" + path + "' is larger than 64 MiB, more than a rod's points may be");
   std::ifstream in(path);
   if (!in) throw ParamError(key, "cannot open point file '" + path + "'");
   std::vector<Vec3> pts;

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -120,4 +123,16 @@ TEST_CASE("buildCenterline from the geometry.* parameters; a missing key is a Pa
   } catch (const ParamError& e) {
     CHECK(e.key() == "geometry.end");
   }
+}
+
+TEST_CASE("readPointsCsv: a point file must be a regular file of bounded size (issue 43)") {
+  CHECK_THROWS_WITH_AS(rodsim::geometry::readPointsCsv("/dev/zero"), doctest::Contains("not a regular file"),
+                       rodsim::ParamError);
+  // a sparse file one byte over the limit: refused before a byte is read
+  const auto path = std::filesystem::temp_directory_path() / "rodsim_points_too_large.csv";
+  { std::ofstream(path) << "0,0,0\n"; }
+  std::filesystem::resize_file(path, rodsim::geometry::kMaxPointFileBytes + 1);
+  CHECK_THROWS_WITH_AS(rodsim::geometry::readPointsCsv(path.string()), doctest::Contains("larger than 64 MiB"),
+                       rodsim::ParamError);
+  std::filesystem::remove(path);
 }

@@ -3,6 +3,8 @@
 // rodsim::ParamError naming the offending key. Units: m. Used by rod_der and rod_cosserat.
 #pragma once
 
+#include <cstdint>
+
 #include <rodsim/geometry/types.h>
 #include <rodsim/params.h>
 
@@ -42,6 +44,8 @@ std::vector<Vec3> resamplePolyline(const std::vector<Vec3>& points, int nodes);
 
 // Rows "x,y,z" (commas and/or whitespace), an optional header line, blank lines and lines starting
 // with '#' ignored. Throws ParamError(key, ...) with the file name and line number.
+// The file must be a regular file of at most kMaxPointFileBytes (ParamError otherwise).
+inline constexpr std::uintmax_t kMaxPointFileBytes = std::uintmax_t(64) << 20;
 std::vector<Vec3> readPointsCsv(const std::string& path, const std::string& key = "geometry.file");
 
 // The centerline described by the rod parameters geometry.* and nodes (declared below).
