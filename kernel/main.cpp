@@ -1,5 +1,5 @@
 // rodsim command line: run | check | compare | sweep | fit | optimize | plugins | describe | render | plot.
-// Exit status: 0 ok, 2 bad input, 3 the simulation failed (see ../shared/spec/scene-format.md).
+// Exit status: 0 ok, 2 bad input, 3 the simulation failed (docs/scene-format.md).
 #include "checkpoint.h"
 #include "compare.h"
 #include "describe.h"
