@@ -569,8 +569,11 @@ void checkSceneAndFirstStep(const Scene& scene, const TypeRegistry& registry) {
 
 // The CLI's run: the Session's steps with the process's signals turned into requests between steps.
 int runSimulation(const Scene& scene, const TypeRegistry& registry, const RunOptions& options) {
-  Session session(scene, registry, options);
+  // The handlers first: a stop that arrives while the Session creates its output directory (a sweep
+  // killed just then sends its rows SIGTERM) is then a request like any other, answered with a
+  // summary and a checkpoint, not the default action that ends the process with nothing written.
   const SignalScope signals;
+  Session session(scene, registry, options);
   // Solvers see a stop request during a step (StopRequests) and abandon it: step() then returns
   // true with nothing committed, and the request is acted on here as between steps.
   session.world().watchStopFlag(&g_stop_signal);
