@@ -192,6 +192,8 @@ int main(int argc, char** argv) {
       return studies::runCompare(c, registry, executable);
     }
     Scene scene = loadScene(args.scene, args.sets, registry);
+    if (!args.quiet)
+      for (const auto& note : scene.notes) std::fprintf(stderr, "rodsim: note: %s\n", note.c_str());
     if (args.verb == "check") {
       checkSceneAndFirstStep(scene, registry);  // binds every component and takes the first step, writing nothing
       std::printf("%s: ok (%zu rod(s), %zu force(s), %zu constraint(s), %zu contact model(s), solver %s)\n",

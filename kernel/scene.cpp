@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <fcntl.h>
@@ -175,6 +177,11 @@ class Document {
   }
 
   void applyOverride(const std::string& assignment);
+  bool isOverride(const toml::node& n) const { return overridden_.count(&n) > 0; }
+  // A string value of the file that a --set replaced by a different one.
+  bool swappedByOverride(const toml::node& n) const { return swapped_.count(&n) > 0; }
+  void note(std::string text) const { notes_.push_back(std::move(text)); }
+  const std::vector<std::string>& notes() const { return notes_; }
 
   // Files the scene's path parameters name: a restart checks their content too. Collected while
   // the (otherwise read-only) validation resolves them.
@@ -187,7 +194,9 @@ class Document {
   toml::table root_;
   std::string file_;
   mutable std::vector<std::string> referenced_;
+  mutable std::vector<std::string> notes_;
   std::map<const toml::node*, std::string> overridden_;
+  std::set<const toml::node*> swapped_;
 };
 
 [[noreturn]] void fail(const Location& at, const std::string& message) {
@@ -283,8 +292,13 @@ void Document::applyOverride(const std::string& assignment) {
   }
   toml::table holder;
   auto value = parseValue(holder, assignment.substr(eq + 1));
+  // A string of the file replaced by another (a component's type or model swapped by --set).
+  const toml::node* before = target->get(path.back());
+  const bool swapped = before && before->is_string() && value.node()->is_string() &&
+                       before->value<std::string>() != value.node()->value<std::string>();
   target->insert_or_assign(path.back(), *value.node());
   markOverride(target->get(path.back()), key);
+  if (swapped) swapped_.insert(target->get(path.back()));
 }
 
 // Converts one TOML value to the type the schema declares; throws InputError on mismatch.
@@ -423,8 +437,12 @@ void flatten(const toml::table& t, const std::string& prefix, std::vector<std::p
 }
 
 // Validates `table` against `schema` into params; `skip` lists kernel keys handled by the caller.
+// `type_from_set`: a --set swapped the component's type (or model) for another, so a key of the file that the new type does
+// not declare belonged to the old one: dropped with a note (as `rodsim compare` does for contacts),
+// not an error. A key given by --set itself is still checked.
 void validateTable(const Document& doc, const toml::table& table, const Schema& schema, const std::string& what,
-                   const std::vector<std::string>& skip, Params& params, std::map<std::string, Location>& locations) {
+                   const std::vector<std::string>& skip, Params& params, std::map<std::string, Location>& locations,
+                   bool type_from_set = false) {
   std::vector<std::pair<std::string, const toml::node*>> entries;
   std::map<std::string, const toml::key*> keys;
   flatten(table, "", entries, keys);
@@ -433,6 +451,11 @@ void validateTable(const Document& doc, const toml::table& table, const Schema& 
   for (const auto& [name, node] : entries) {
     if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
     const ParamSpec* spec = schema.find(name);
+    if (!spec && type_from_set && !doc.isOverride(*node)) {
+      doc.note(fmt::format("{}: key '{}' ({}) dropped: the type given by --set does not declare it", what, name,
+                           doc.where(*keys[name]).text));
+      continue;
+    }
     if (!spec)
       fail(doc.where(*keys[name]), fmt::format("{}: unknown key '{}' ({})", what, name, choicesText(name, valid)));
     Value v = convert(doc, *node, *spec, what);
@@ -492,7 +515,7 @@ ComponentSpec validateComponent(const Document& doc, const toml::table& t, const
   }
   spec.params = Params(spec.name);
   const std::string what = fmt::format("{} '{}' ({})", section, spec.name, spec.type);
-  validateTable(doc, t, ct->schema, what, {type_key, "name"}, spec.params, spec.keys);
+  validateTable(doc, t, ct->schema, what, {type_key, "name"}, spec.params, spec.keys, doc.swappedByOverride(*type_node));
   return spec;
 }
 
@@ -671,6 +694,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.probes.push_back(std::move(probe));
   }
   scene.referenced_files = doc.referencedFiles();
+  scene.notes = doc.notes();
   return scene;
 }
 

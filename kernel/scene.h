@@ -80,6 +80,9 @@ struct Scene {
   OutputSpec output;
   std::vector<ProbeSpec> probes;
   std::vector<std::string> referenced_files;  // absolute: what path parameters name (a restart checks their content)
+  // What loading did that the user should hear of: keys of the scene file dropped because a --set
+  // gave their component another type or model, which does not declare them.
+  std::vector<std::string> notes;
 };
 
 // Kernel-owned sections, declared like components so that `describe` and the reference cover them.

@@ -192,3 +192,26 @@ type = "spring-dashpot"
   expectInputError("closed-contact", scene, "17:1",
                    "rod 'ring' is closed into a ring: the spring-dashpot contact model treats a rod as an open chain");
 }
+
+TEST_CASE("--set swapping a component's type drops the file's keys the new type does not declare, with a note") {
+  // Issue 42: `--set contact.type=ipc` on a scene written for imc (delta, slip_tolerance) or
+  // `--set solver.type=implicit-euler` on an explicit scene (velocity_forces) ran into "unknown key".
+  const std::string knot = std::string(RODSIM_SOURCE_DIR) + "/scenes/knots/trefoil.toml";
+  CommandResult r = runRodsim("check " + knot + " --set contact.type=ipc");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("note: contact 'ipc' (ipc): key 'delta' (") != std::string::npos);
+  CHECK(r.output.find("key 'slip_tolerance'") != std::string::npos);
+  // --quiet: no notes
+  r = runRodsim("check " + knot + " --set contact.type=ipc --quiet");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("note:") == std::string::npos);
+  // the same type again: the file's keys are still checked (a typo stays an error)
+  r = runRodsim("check " + knot + " --set contact.type=imc --set contact.delta=2e-5");
+  CHECK(r.status == 0);
+  CHECK(r.output.find("note:") == std::string::npos);
+  // a key given by --set itself that the new type does not declare is an error, with its --set
+  r = runRodsim("check " + knot + " --set contact.type=ipc --set contact.bogus=1");
+  CHECK(r.status == 2);
+  CHECK(r.output.find("unknown key 'bogus'") != std::string::npos);
+}
