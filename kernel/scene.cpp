@@ -4,12 +4,13 @@
 
 #include "toml_depth.h"
 
+#include <rodsim/user_files/bounded_read.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -17,10 +18,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -720,37 +717,11 @@ void checkTomlDepth(std::string_view text, const std::string& file) {
 }
 
 std::string readUserFile(const std::string& file, std::uintmax_t max_bytes, const std::string& what) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before any read, so
-  // /dev/zero, /dev/urandom, a FIFO or a directory is refused at once instead of read forever.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot open the {}: {}", file, what, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError(fmt::format("{}: not a regular file (a device, FIFO or directory); the {} must be a file", file, what));
+  try {
+    return user_files::readBoundedFile(file, max_bytes, what);
+  } catch (const user_files::BoundedReadError& e) {
+    throw InputError(e.what());
   }
-  const auto too_big = [&] {
-    ::close(fd);
-    return InputError(fmt::format("{}: larger than {} MiB, the most a {} may hold", file, max_bytes >> 20, what));
-  };
-  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_big();
-  // Read at most max_bytes + 1 (a file that grows while it is read is still bounded).
-  std::string text;
-  char buf[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw InputError(fmt::format("{}: cannot read the {}: {}", file, what, std::strerror(err)));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) throw too_big();
-  }
-  ::close(fd);
-  return text;
 }
 
 std::string readSceneText(const std::string& file) { return readFileText(file); }

@@ -1,18 +1,15 @@
 #include <rodsim/vtp/polydata.h>
 
+#include <rodsim/user_files/bounded_read.h>
+
 #include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <bit>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace rodsim::vtp {
 
@@ -391,37 +388,11 @@ PolyLines readPolyLines(const std::string& text) {
 }
 
 std::string readBoundedFile(const std::filesystem::path& file, std::uint64_t max_bytes, const std::string& what) {
-  // O_NONBLOCK: a FIFO must not wait for a writer; the type is checked before any byte is read, so
-  // /dev/zero, a FIFO or a directory is refused at once.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw FormatError(fmt::format("{}: cannot open the {}: {}", file.string(), what, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw FormatError(fmt::format("{}: not a regular file (a device, FIFO or directory); the {} must be a file", file.string(), what));
+  try {
+    return user_files::readBoundedFile(file.string(), max_bytes, what);
+  } catch (const user_files::BoundedReadError& e) {
+    throw FormatError(e.what());
   }
-  const auto too_big = [&] {
-    ::close(fd);
-    return FormatError(fmt::format("{}: larger than {} MiB, the most a {} may hold", file.string(), max_bytes >> 20, what));
-  };
-  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_big();
-  std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
-  char buf[64 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw FormatError(fmt::format("{}: cannot read the {}: {}", file.string(), what, std::strerror(err)));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) throw too_big();  // it grew while read
-  }
-  ::close(fd);
-  return text;
 }
 
 PolyLines readPolyLinesFile(const std::filesystem::path& file) {

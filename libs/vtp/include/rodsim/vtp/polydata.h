@@ -62,7 +62,7 @@ inline constexpr std::uint64_t kMaxInflateRatio = 1032;
 // The bytes of a file a user points at, bounded before they are read: FormatError ("FILE: ...",
 // naming `what`) unless it is a regular file (not a device, FIFO or directory) of at most
 // `max_bytes`; at most `max_bytes` + 1 bytes are read, so a file that grows is bounded too.
-// (The kernel's readUserFile does the same for scenes; this library sits below the kernel.)
+// (rodsim::user_files' reader, with vtp's FormatError.)
 std::string readBoundedFile(const std::filesystem::path& file, std::uint64_t max_bytes, const std::string& what);
 
 // Reads either encoding (and uncompressed appended or inline ascii arrays of Float32/64,
