@@ -1,5 +1,6 @@
 #include "ac_contact.h"
 
+#include <rodsim/geometry/broad_phase.h>
 #include <rodsim/geometry/segment_segment_distance.h>
 
 #include <Eigen/Geometry>
@@ -167,17 +168,7 @@ void AlartCurnierContact::beginStep(const EvalContext& ctx) {
       boxes.push_back({xa.cwiseMin(xb).array() - inflate, xa.cwiseMax(xb).array() + inflate, ri, e, a, b, radius, vmax});
     }
   }
-  int axis = 0;
-  if (!boxes.empty()) {
-    Vec3 mean = Vec3::Zero(), sq = Vec3::Zero();
-    for (const Box& b : boxes) {
-      const Vec3 c = 0.5 * (b.lo + b.hi);
-      mean += c;
-      sq += c.cwiseProduct(c);
-    }
-    mean /= static_cast<double>(boxes.size());
-    (sq / static_cast<double>(boxes.size()) - mean.cwiseProduct(mean)).maxCoeff(&axis);
-  }
+  const int axis = geometry::axisOfLargestSpread(boxes);
   std::sort(boxes.begin(), boxes.end(), [axis](const Box& x, const Box& y) { return x.lo[axis] < y.lo[axis]; });
   for (std::size_t i = 0; i < boxes.size(); ++i)
     for (std::size_t j = i + 1; j < boxes.size() && boxes[j].lo[axis] <= boxes[i].hi[axis]; ++j) {

@@ -4,6 +4,7 @@
 // clear rather than fast, with a sort-and-sweep broad phase like the candidate search of beginStep.
 #include "ac_contact.h"
 
+#include <rodsim/geometry/broad_phase.h>
 #include <rodsim/geometry/segment_segment_distance.h>
 
 #include <algorithm>
@@ -39,15 +40,7 @@ void findEdgeOverlaps(const std::vector<Rod*>& rods, const Vec& q, std::vector<O
     }
   }
   if (boxes.empty()) return;
-  Vec3 mean = Vec3::Zero(), sq = Vec3::Zero();
-  for (const Box& b : boxes) {
-    const Vec3 c = 0.5 * (b.lo + b.hi);
-    mean += c;
-    sq += c.cwiseProduct(c);
-  }
-  mean /= static_cast<double>(boxes.size());
-  int axis = 0;
-  (sq / static_cast<double>(boxes.size()) - mean.cwiseProduct(mean)).maxCoeff(&axis);
+  const int axis = geometry::axisOfLargestSpread(boxes);
   std::sort(boxes.begin(), boxes.end(), [axis](const Box& x, const Box& y) {
     return x.lo[axis] < y.lo[axis] ||
            (x.lo[axis] == y.lo[axis] && std::pair(x.rod, x.edge) < std::pair(y.rod, y.edge));

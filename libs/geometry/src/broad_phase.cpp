@@ -99,17 +99,7 @@ void SweepAndPrune::querySweep(const std::vector<Aabb>& boxes, std::vector<std::
   out.clear();
   const int n = static_cast<int>(boxes.size());
   if (n < 2) return;
-  // Sweep axis: largest variance of the box centres.
-  Eigen::Vector3d mean = Eigen::Vector3d::Zero(), sq = Eigen::Vector3d::Zero();
-  for (const Aabb& b : boxes) {
-    const Eigen::Vector3d c = 0.5 * (b.lo + b.hi);
-    mean += c;
-    sq += c.cwiseProduct(c);
-  }
-  mean /= n;
-  const Eigen::Vector3d var = sq / n - mean.cwiseProduct(mean);
-  int axis = 0;
-  var.maxCoeff(&axis);
+  const int axis = axisOfLargestSpread(boxes);
 
   order_.resize(n);
   for (int i = 0; i < n; ++i) order_[i] = {boxes[i].lo[axis], i};

@@ -23,6 +23,24 @@ inline Aabb segmentBox(const Eigen::Vector3d& p, const Eigen::Vector3d& q, doubl
   return {p.cwiseMin(q).array() - pad, p.cwiseMax(q).array() + pad};
 }
 
+// The axis (0, 1, 2) along which the centres of `boxes` (anything with Eigen::Vector3d-like `lo`
+// and `hi`) spread most: the sweep axis of a sweep and prune. 0 for an empty set.
+template <class Box> int axisOfLargestSpread(const std::vector<Box>& boxes) {
+  if (boxes.empty()) return 0;
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero(), sq = Eigen::Vector3d::Zero();
+  for (const Box& b : boxes) {
+    const Eigen::Vector3d c = 0.5 * (b.lo + b.hi);
+    mean += c;
+    sq += c.cwiseProduct(c);
+  }
+  const double n = static_cast<double>(boxes.size());
+  mean /= n;
+  const Eigen::Vector3d var = sq / n - mean.cwiseProduct(mean);
+  int axis = 0;
+  var.maxCoeff(&axis);
+  return axis;
+}
+
 class SweepAndPrune {
  public:
   // Every pair (a, b), a < b, of overlapping boxes (closed boxes: touching counts), sorted
