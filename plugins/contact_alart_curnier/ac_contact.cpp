@@ -888,7 +888,7 @@ int AlartCurnierContact::solveGroups(const EvalContext& ctx,
       last_.converged = false;
       if (failed.empty()) failed = g.result.message;
     }
-    if (const char* log = std::getenv("RODSIM_AC_LOG"); log && log[0]) {
+    if (const char* log = log_path_.c_str(); log[0]) {
       // One line per group solve (for scripts/plot_ac_convergence.py): t, contacts, dofs, nu,
       // iterations, proximal loops, natural map rel/abs, |f_AC|, ms, converged, active contacts.
       if (FILE* f = std::fopen(log, "a")) {

@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -158,6 +160,12 @@ class AlartCurnierContact final : public Contact,
   enum class NewtonSystem { Auto, Reduced, Unreduced } newton_system_;
   std::optional<std::vector<std::string>> rod_names_, obstacle_names_;
   Options options_;
+  // RODSIM_AC_LOG: a file to append one line per group solve to (scripts/plot_ac_convergence.py);
+  // read once, not at every solve.
+  std::string log_path_ = [] {
+    const char* p = std::getenv("RODSIM_AC_LOG");
+    return std::string(p ? p : "");
+  }();
 
   World* world_ = nullptr;
   std::vector<Rod*> rods_;

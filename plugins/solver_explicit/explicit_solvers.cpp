@@ -371,7 +371,7 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
       double r_min = INFINITY;
       for (int r = 0; r < world.numRods(); ++r)
         for (int e = 0; e < world.rod(r).numEdges(); ++e) r_min = std::min(r_min, world.rod(r).radius(e));
-      implicit_contact_.configure(contact_max_iterations_, 1e-6, std::isfinite(r_min) ? r_min : 1e-3);
+      implicit_contact_.configure(world, contact_max_iterations_, 1e-6, std::isfinite(r_min) ? r_min : 1e-3);
       contact_force_.setZero(n);
     }
   }

@@ -284,7 +284,7 @@ ImplicitContactStep::Result ImplicitContactStep::solve(World& world, const std::
   bool converged = rnorm <= tolerance();
   while (!converged) {
     if (result.iterations >= max_iterations_) return failed("did not converge");
-    if (stopRequested(world)) return failed("stopped on request");  // SDK 1.6, before each factorization
+    if (stops_ && stops_->stopRequested()) return failed("stopped on request");  // SDK 1.6, before each factorization
     ++result.iterations;
     if (!newtonDirection(world, models, ctx)) return failed("could not factorize D + K_c (singular contact block)");
     // Continuous collision detection bounds a barrier's step (0.9 of the way to the first contact).

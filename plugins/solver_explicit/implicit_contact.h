@@ -42,7 +42,9 @@ class ImplicitContactStep {
   // max_iterations: Newton iterations before the step fails; converged when no free DOF's residual
   // exceeds rel_tol times the largest contact force (plus the residual's round-off: D times a few
   // ulps of the positions, length_scale (m) standing in for positions near 0).
-  void configure(int max_iterations, double rel_tol, double length_scale) {
+  // `world`: where stop requests are read (its StopRequests capability, SDK 1.6, if it offers one).
+  void configure(World& world, int max_iterations, double rel_tol, double length_scale) {
+    stops_ = worldCapability<StopRequests>(world);
     max_iterations_ = max_iterations;
     rel_tol_ = rel_tol;
     length_scale_ = length_scale;
@@ -72,6 +74,7 @@ class ImplicitContactStep {
   double potential(const std::vector<Model>& models, EvalContext ctx, const Vec& q) const;
 
   int max_iterations_ = 50;
+  const StopRequests* stops_ = nullptr;  // the World's, found once (null: an older kernel)
   double rel_tol_ = 1e-6, length_scale_ = 1e-3;
   double force_scale_ = 0, force_floor_ = 0, v_roundoff_ = 0;
   double tolerance() const { return rel_tol_ * force_scale_ + force_floor_; }
