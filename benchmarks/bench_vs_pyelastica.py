@@ -3,7 +3,7 @@
 
 For each case (PyElastica's Timoshenko cantilever at 100, 1000 and 10000 elements, its continuum
 snake) every round runs, one after the other:
-  1. PyElastica (../shared/peers/pyelastica_bench.py): CPU microseconds per step, steady state
+  1. PyElastica (pyelastica_bench.py of the peers' folder): CPU microseconds per step, steady state
      (after its warm-up, so its start-up and numba compilation are not counted against it);
   2. bench_cosserat on the same scene: CPU ns per element-step of rodsim's solver step;
   3. `rodsim run` of the same scene with its default outputs (timeseries.csv, summary.json,
@@ -13,9 +13,10 @@ It prints, with min-max over the rounds:
   - the whole-run ratio: PyElastica per step x the run's steps / the `rodsim run` process;
   - rodsim's own overhead: `rodsim run` per step / bench_cosserat per step.
 
-Usage: benchmarks/bench_vs_pyelastica.py [--build build] [--rounds 3] [--peers ../shared/peers]
+Usage: benchmarks/bench_vs_pyelastica.py [--build build] [--rounds 3] [--peers DIR]
                                          [--cases timoshenko100,timoshenko1000,timoshenko10000,snake]
-PyElastica's source tree: PYELASTICA_SRC (how to get it: ../shared/peers/README.md).
+PyElastica's source tree: PYELASTICA_SRC. The peers' folder (holding pyelastica_bench.py): --peers DIR or
+RODSIM_PEERS_DIR; how to get both: benchmarks/README.md, "The peers".
 """
 import argparse
 import json
@@ -85,13 +86,19 @@ def spread(values, fmt="{:.1f}"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    ap.add_argument("--peers", default=os.path.join(HERE, "..", "..", "shared", "peers"))
+    ap.add_argument("--peers", default=os.environ.get("RODSIM_PEERS_DIR"),
+                    help="the peers' folder, holding pyelastica_bench.py (default: $RODSIM_PEERS_DIR)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", default="timoshenko100,timoshenko1000,timoshenko10000,snake")
     a = ap.parse_args()
     env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     if "PYELASTICA_SRC" not in env:
-        sys.exit("set PYELASTICA_SRC to PyElastica 0.3.3's source tree (../shared/peers/README.md)")
+        sys.exit("set PYELASTICA_SRC to PyElastica 0.3.3's source tree (benchmarks/README.md, \"The peers\")")
+    if not a.peers:
+        sys.exit("set RODSIM_PEERS_DIR (or --peers DIR) to the peers' folder holding pyelastica_bench.py "
+                 "(benchmarks/README.md, \"The peers\")")
+    if not os.path.isfile(os.path.join(a.peers, "pyelastica_bench.py")):
+        sys.exit(f"no pyelastica_bench.py in the peers' folder {a.peers} (RODSIM_PEERS_DIR or --peers)")
     rodsim = os.path.join(a.build, "bin", "rodsim")
     bench = os.path.join(a.build, "bin", "bench_cosserat")
     table = case_table()

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Side by side: PyElastica 0.3.3 and rodsim on PyElastica's 150-element self-contacting plectoneme,
 # interleaved (A B A B), one thread each; prints each measurement and the ratios (benchmarks/README.md,
-# "Plectoneme"). Needs PYELASTICA_SRC (PyElastica 0.3.3's tree, ../shared/peers/README.md), Debian's
-# python3-numba, and a build with bench_plectoneme and the plugins.
+# "The peers"). Needs PYELASTICA_SRC (PyElastica 0.3.3's tree), RODSIM_PEERS_DIR (the peers' folder
+# holding pyelastica_bench.py; PEER_BENCH names the script itself instead), Debian's python3-numba, and
+# a build with bench_plectoneme and the plugins.
 #
-#   PYELASTICA_SRC=/path/to/pyelastica-0.3.3 benchmarks/pyelastica_plectoneme.sh [build] [rounds]
+#   PYELASTICA_SRC=/path/to/pyelastica-0.3.3 RODSIM_PEERS_DIR=/path/to/peers \
+#     benchmarks/pyelastica_plectoneme.sh [build] [rounds]
 #
 # PyElastica is timed from the start of its run (the straight rod being twisted; 93 % of its step is an
 # O(N^2) loop over all element pairs whatever the shape, so its cost barely depends on the state);
@@ -14,7 +16,20 @@
 set -e
 build=${1:-build}
 rounds=${2:-2}
-peer=${PEER_BENCH:-/work/shared/peers/pyelastica_bench.py}
+if [ -z "${PEER_BENCH:-}" ] && [ -z "${RODSIM_PEERS_DIR:-}" ]; then
+  echo "pyelastica_plectoneme.sh: set RODSIM_PEERS_DIR to the peers' folder holding pyelastica_bench.py" >&2
+  echo "  (benchmarks/README.md, \"The peers\")" >&2
+  exit 2
+fi
+peer=${PEER_BENCH:-$RODSIM_PEERS_DIR/pyelastica_bench.py}
+if [ ! -f "$peer" ]; then
+  echo "pyelastica_plectoneme.sh: $peer not found (RODSIM_PEERS_DIR or PEER_BENCH)" >&2
+  exit 2
+fi
+if [ -z "${PYELASTICA_SRC:-}" ]; then
+  echo "pyelastica_plectoneme.sh: set PYELASTICA_SRC to PyElastica 0.3.3's source tree (benchmarks/README.md)" >&2
+  exit 2
+fi
 ckpt=${CKPT_DIR:-/tmp/rodsim-plectoneme-ckpt}
 export OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1
 if [ ! -d "$ckpt/checkpoints" ]; then
