@@ -22,8 +22,8 @@ using geometry::closestSegmentPoints;
 Schema AlartCurnierContact::schema() {
   Schema s{"alart-curnier",
            "Contact and exact Coulomb friction as the zero of the Alart-Curnier function, solved by "
-           "nonsmooth Newton inside each implicit Newton iteration (seed 003): rod-obstacle (node vs "
-           "plane, sphere, cylinder; spinning cylinders drag) and rod-rod (edge vs edge). Impulses r "
+           "nonsmooth Newton inside each implicit Newton iteration (Bertails-Descoubes et al. 2011): rod-obstacle "
+           "(node vs plane, sphere, cylinder; spinning cylinders drag) and rod-rod (edge vs edge). Impulses r "
            "(N s) act as forces r/dt; no penetration at the end of the step (gap-rate constraint). With "
            "position-verlet: a velocity-level Moreau-Jean step per time step (lumped-mass Delassus W = H M^-1 H^T, "
            "contacts at the mid-step configuration, predicted end-of-step gap)."};
@@ -48,7 +48,8 @@ Schema AlartCurnierContact::schema() {
                 "Alart-Curnier parameter rho (s/kg: impulse per velocity) for every contact; 0: per "
                 "contact, 1 / (mean diagonal of its Delassus block W_ii).")
       .unit("s/kg").atLeast(0);
-  s.add<bool>("line_search", true, "Goldstein-Price line search on |f_AC|^2 (seed Algorithm 2).");
+  s.add<bool>("line_search", true, "Goldstein-Price line search on |f_AC|^2 (Bertails-Descoubes et al. 2011, "
+              "Algorithm 2).");
   s.add<bool>("proximal", true, "Proximal-point globalization when the plain Newton stalls.");
   s.add<int>("frame_updates", 4,
              "Implicit Newton iterations per step in which rod-rod contact frames and closest points "
@@ -64,8 +65,8 @@ Schema AlartCurnierContact::schema() {
   s.add<std::string>("newton_system", "auto",
                      "Linear system of each nonsmooth Newton step: 'reduced' factorizes J = F_u W + F_r "
                      "(3n unknowns; dense per rod, cheap for few contacts); 'unreduced' the sparse system "
-                     "of seed Eq. 7 with the rods' DOFs kept (same direction, far less fill-in when many "
-                     "contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts "
+                     "of Bertails-Descoubes et al. 2011, Eq. 7, with the rods' DOFs kept (same direction, far less "
+                     "fill-in when many contacts share rods); 'auto' picks unreduced for groups of more than 64 contacts "
                      "with at least 15 per rod on average.")
       .choices({"auto", "reduced", "unreduced"});
   s.add<std::string>("unreduced_preconditioner", "auto",
@@ -78,7 +79,7 @@ Schema AlartCurnierContact::schema() {
       .choices({"auto", "cholesky", "lu"});
   s.add<bool>("partition", true,
               "Solve each group of coupled contacts (sharing a rod, or rods joined by constraints) as "
-              "its own problem (seed Sec. 4.5); false: one problem for all contacts.");
+              "its own problem (Bertails-Descoubes et al. 2011, Sec. 4.5); false: one problem for all contacts.");
   return s;
 }
 

@@ -16,7 +16,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 Schema ImcContact::schema() {
   Schema s{"imc",
-           "Implicit Contact Model (seed 002, Sec. 3 and SI B): piecewise squared-softplus penalty energy "
+           "Implicit Contact Model (Tong et al. 2023, Sec. 3 and SI B): piecewise squared-softplus penalty energy "
            "(Eq. 9/B.1) on the minimum edge-edge distance (point-point, point-edge, edge-edge, Eqs. 10-13), "
            "contact distance r_i + r_j per pair, self-contact included; fully implicit Coulomb friction "
            "(Eqs. 14-21); adaptive stiffness k = s max|F_i| (SI B.3); candidate pairs once per step from a "
@@ -40,7 +40,7 @@ Schema ImcContact::schema() {
       .greater(0);
   s.optional<double>("stiffness",
                      "Constant contact stiffness k instead of the adaptive rule: pair energy k E(D/h), "
-                     "force (k/h) dE/dD-bar (numerically the seed's k, a force in N times 1 m).")
+                     "force (k/h) dE/dD-bar (numerically Tong et al.'s k, a force in N times 1 m).")
       .unit("J")
       .greater(0);
   s.optional<double>("margin",

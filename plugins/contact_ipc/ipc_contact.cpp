@@ -20,9 +20,9 @@ constexpr double kStartGapFloor = 1e-2;
 
 Schema IpcContact::schema() {
   Schema s{"ipc",
-           "Incremental Potential Contact for rods (IPC, seed 002 ref. [34]): clamped log barrier "
-           "-(d - d_hat)^2 ln(d/d_hat) (seed 002 Eq. 8) on the gap d = distance - r_i - r_j of every edge pair "
-           "(point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on "
+           "Incremental Potential Contact for rods (IPC, Li et al. 2020, as used by Tong et al. 2023): clamped log "
+           "barrier -(d - d_hat)^2 ln(d/d_hat) (Tong et al. 2023, Eq. 8) on the gap d = distance - r_i - r_j of every edge "
+           "pair (point-point, point-edge, edge-edge, Eqs. 10-13; nearly parallel edges mollified) and on "
            "node-obstacle gaps (planes, spheres, spinning cylinders), continuous collision detection bounding "
            "every Newton step so that no gap reaches zero, "
            "adaptive barrier stiffness, lagged smoothed Coulomb friction. Self-contact included."};

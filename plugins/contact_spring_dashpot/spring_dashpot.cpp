@@ -16,7 +16,7 @@ using geometry::SegmentNormal;
 
 Schema SpringDashpotContact::schema() {
   Schema s{"spring-dashpot",
-           "Self-contact and rod-rod contact of the Cosserat seed (Sec. IV.4, Eqs. 36-37): between the closest "
+           "Self-contact and rod-rod contact of Gazzola et al. 2018 (Sec. IV.4, Eqs. 36-37): between the closest "
            "points of two elements closer than r_i + r_j, a linear spring on the overlap eps = r_i + r_j - d_min "
            "plus a dashpot on the normal velocity, F = H(eps) [k eps - gamma d(d_min)/dt] n, applied to the four "
            "nodes with the weights of the distance gradient. Neighbours along a rod are excluded by arc length; "
@@ -28,11 +28,11 @@ Schema SpringDashpotContact::schema() {
   s.add<double>("stiffness", 3e5,
                 "Spring constant k_sc of Eq. 37 (force per metre of overlap), rod-rod pairs and node-obstacle "
                 "contacts. Default 3e5: impacts of ~0.5 m/s of millimetre rods overlap < 1 % of r with every solver "
-                "(README.md, \"Defaults\"); the seed's Fig. 9 uses 1e4, its plectoneme scenes set their own.")
+                "(README.md, \"Defaults\"); Gazzola et al.'s Fig. 9 uses 1e4, its plectoneme scenes set their own.")
       .unit("N/m")
       .atLeast(0);
   s.add<double>("damping", 0.0,
-                "Dashpot constant gamma_sc of Eq. 37 on the normal velocity of the closest points (the seed's "
+                "Dashpot constant gamma_sc of Eq. 37 on the normal velocity of the closest points (Gazzola et al.'s "
                 "Fig. 9: 10). Default 0: the dashpot switches on with a jump gamma v_n at contact, which a "
                 "backward-Euler step (implicit-euler, the explicit solvers' implicit contact step) cannot solve "
                 "when gamma dt / m is large; those steps dissipate impacts themselves. Zero in quasi-static solves.")
@@ -41,7 +41,7 @@ Schema SpringDashpotContact::schema() {
   s.add<double>("friction", 0.0,
                 "Coulomb coefficient mu, rod-rod and rod-obstacle: the tangential force is -mu f_n tanh(|v_T|/v_s) "
                 "v_T/|v_T| against the tangential relative velocity v_T of the closest points (of the node and "
-                "the surface point under it), f_n the normal force. 0: frictionless, as in the seed's Eq. 37.")
+                "the surface point under it), f_n the normal force. 0: frictionless, as in Gazzola et al.'s Eq. 37.")
       .atLeast(0);
   s.add<double>("slip_velocity", 1e-3,
                 "Regularization v_s of the Coulomb law: below about v_s the friction is viscous (slope "

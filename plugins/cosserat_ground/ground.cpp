@@ -90,7 +90,7 @@ GROUND_SIMD_CLONES void velocities(const double* __restrict q, const double* __r
 
 Schema Ground::schema() {
   Schema s{"ground",
-           "Soft ground plane for rods with a twist DOF (Cosserat seed, Sec. IV.4-5): wall response of Eq. 38, "
+           "Soft ground plane for rods with a twist DOF (Gazzola et al. 2018, Sec. IV.4-5): wall response of Eq. 38, "
            "H(eps) (-F_perp + k_w eps - gamma_w v.n) n per element (eps = r - distance of the element centre), and "
            "anisotropic Amonton-Coulomb friction: longitudinal static/kinetic (forward along +t or backward), lateral "
            "with rolling (slip velocity v_k + r n x omega_x, Eq. 39; no-slip force of Eq. 42; couple (-r n) x F_lat). "
@@ -111,8 +111,8 @@ Schema Ground::schema() {
       .unit("m")
       .atLeast(0);
   s.add<double>("slip_velocity", 1e-4,
-                "Threshold velocity v_eps between static (speed <= v_eps) and kinetic friction (Sec. IV.5; the seed uses "
-                "1e-4 in Appendix F and 1e-8 for the snake).")
+                "Threshold velocity v_eps between static (speed <= v_eps) and kinetic friction (Sec. IV.5; Gazzola "
+                "et al. use 1e-4 in Appendix F and 1e-8 for the snake).")
       .unit("m/s")
       .greater(0);
   s.add<Vec3>("static_friction", Vec3(0, 0, 0),
@@ -201,7 +201,7 @@ void Ground::bind(World& world) {
 void Ground::addStiffness(const EvalContext& /*ctx*/, StiffnessSink& /*K*/) {
   throw std::runtime_error(
       "ground works with the explicit solvers (position-verlet, pefrl) only: its wall response and static "
-      "friction cancel the total force of the evaluation (the Cosserat seed's Eqs. 38, 40-42) and Coulomb friction "
+      "friction cancel the total force of the evaluation (Gazzola et al. 2018, Eqs. 38, 40-42) and Coulomb friction "
       "is discontinuous in the velocity, so it has no Jacobian for implicit-euler or static (Newton does not "
       "converge); use solver type = \"position-verlet\" or \"pefrl\"");
 }

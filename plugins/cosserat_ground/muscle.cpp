@@ -13,18 +13,19 @@ namespace rodsim::ground {
 
 Schema MuscleTorque::schema() {
   Schema s{"muscle-torque",
-           "Muscular activity of the Cosserat seed (Sec. IV.2): internal couples A(s, t) d at the interior nodes of one "
+           "Muscular activity of Gazzola et al. 2018 (Sec. IV.2): internal couples A(s, t) d at the interior nodes "
+           "of one "
            "rod, equal and opposite on the two adjacent elements (no net couple), with the travelling wave of Eq. 33 "
            "A = ramp(t) beta(s) sin(2 pi t / T_m + k_m s + phi_m), s the rest arc length from node 0, and d a material "
-           "director averaged over the two elements (d1: the seed's slithering couple of Eq. 35). beta is a clamped "
-           "uniform cubic B-spline over the rest length whose control coefficients are `amplitudes` (control "
+           "director averaged over the two elements (d1: Gazzola et al.'s slithering couple of Eq. 35). beta is a "
+           "clamped uniform cubic B-spline over the rest length whose control coefficients are `amplitudes` (control "
            "abscissae at the Greville points, the first at s = 0 and the last at s = L). With k_m > 0 the wave travels "
            "toward node 0."};
   s.required<std::string>("rod", "Rod the muscles act in.");
   s.required<std::vector<double>>("amplitudes",
                                   "B-spline control coefficients beta_0 .. beta_{N-1} of the envelope beta(s) (N >= 4; "
-                                  "the seed keeps beta_0 = beta_{N-1} = 0: free ends), e.g. the seed's snake "
-                                  "[0, 17.4, 48.5, 5.4, 14.7, 0].")
+                                  "Gazzola et al. keep beta_0 = beta_{N-1} = 0: free ends), e.g. Gazzola et al.'s "
+                                  "snake [0, 17.4, 48.5, 5.4, 14.7, 0].")
       .unit("N m");
   s.required<double>("period", "Activation period T_m.").unit("s").greater(0);
   s.add<double>("wave_number", 0.0, "k_m = 2 pi / lambda_m (0: a standing wave, lambda_m infinite).").unit("rad/m");
@@ -35,7 +36,7 @@ Schema MuscleTorque::schema() {
       .atLeast(0);
   s.add<std::string>("director", "d1",
                      "Material director the couples act along (d1: normal to the ground for a rod built along the "
-                     "ground, the seed's slithering; d2: the other bending direction; d3: twist).")
+                     "ground, Gazzola et al.'s slithering; d2: the other bending direction; d3: twist).")
       .choices({"d1", "d2", "d3"});
   return s;
 }

@@ -15,13 +15,13 @@ namespace rodsim::rss {
 
 Schema RssForce::schema() {
   Schema s{"rss",
-           "Stokes drag and hydrodynamic interaction by Regularized Stokeslet Segments (seed 002, "
+           "Stokes drag and hydrodynamic interaction by Regularized Stokeslet Segments (Tong et al. 2023, "
            "SI Appendix A): one dense operator over every segment of the rods in scope, solved once "
            "per step for the force densities from the velocities at the start of the step, applied "
            "explicitly. Zero in quasi-static solves."};
   s.required<double>("viscosity", "Dynamic viscosity eta of the fluid.").unit("Pa s").greater(0);
   s.add<double>("blob_ratio", 1.02, "Regularization eps of each rod as a multiple of its radius "
-                                    "(the seed uses 1.02). A line of these Stokeslets drags like a "
+                                    "(Tong et al. 2023 use 1.02). A line of these Stokeslets drags like a "
                                     "slender body of radius eps / sqrt(e) (docs/flagella.md).")
       .greater(0);
   s.optional<std::vector<std::string>>("rods", "Rods in the fluid (default: all rods); they all "

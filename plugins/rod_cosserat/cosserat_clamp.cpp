@@ -12,8 +12,8 @@ namespace rodsim {
 Schema CosseratClamp::schema() {
   Schema s{"cosserat-clamp",
            "Holds node positions and the whole material frames of elements of a cosserat rod at their initial "
-           "values (the seed's clamped boundary: position and directors). The generic `clamp` on two adjacent nodes "
-           "holds their element's frame too; this one also holds frames of elements whose nodes move or are free, "
+           "values (Gazzola et al.'s clamped boundary: position and directors). The generic `clamp` on two adjacent "
+           "nodes holds their element's frame too; this one also holds frames of elements whose nodes move or are free, "
            "and turns whole frames with `angular_velocity`."};
   s.required<std::string>("rod", "Cosserat rod whose nodes and frames are held.");
   s.add<std::vector<int>>("nodes", std::vector<int>{}, "Node indexes whose positions are held (negative: from the end).");

@@ -26,7 +26,7 @@ static_assert(sizeof(Vec3) == 3 * sizeof(double), "Vec3 must be three packed dou
 
 Schema CosseratRod::schema() {
   Schema s{"cosserat",
-           "Shearable, extensible Cosserat rod (Gazzola et al., the Cosserat seed, Sec. II-III, Eqs. 9-24): node "
+           "Shearable, extensible Cosserat rod (Gazzola et al. 2018, Sec. II-III, Eqs. 9-24): node "
            "positions and element material frames; shear/stretch S = diag(aGA, aGA, EA), bend/twist B = "
            "diag(EI1, EI2, GI3). For explicit solvers (position-verlet, pefrl) and, through the exact Hessian of its "
            "energy (force_law = energy), implicit-euler and static. DOFs [x_0 .. x_N, phi_0 .. phi_{n-1}] (phi: "
@@ -37,7 +37,8 @@ Schema CosseratRod::schema() {
       .range(3, 1e7);
   geometry::declareMaterialParams(s);
   s.add<double>("shear_factor", 4.0 / 3.0,
-                "Shear factor alpha_c of S1 = S2 = alpha_c G A (Table I of the seed: 4/3 for circular sections).")
+                "Shear factor alpha_c of S1 = S2 = alpha_c G A (Table I of Gazzola et al. 2018: 4/3 for circular "
+                "sections).")
       .greater(0);
   s.add<double>("rotational_damping", 0.0,
                 "Rotational internal friction gamma_r of Eq. 32: couple -gamma_r omega per unit length (the "
@@ -45,15 +46,16 @@ Schema CosseratRod::schema() {
       .unit("N s")
       .atLeast(0);
   s.optional<Vec3>("shear_stretch_stiffness",
-                   "Overrides S = diag(S1, S2, S3) of Table I (default alpha_c G A, alpha_c G A, E A), e.g. the "
-                   "seed's S = 1e5 (1, 1, 1) N of Fig. 3 (a nearly inextensible, unshearable rod).")
+                   "Overrides S = diag(S1, S2, S3) of Table I (default alpha_c G A, alpha_c G A, E A), e.g. "
+                   "Gazzola et al.'s S = 1e5 (1, 1, 1) N of Fig. 3 (a nearly inextensible, unshearable rod).")
       .unit("N");
   s.optional<Vec3>("bend_twist_stiffness",
-                   "Overrides B = diag(B1, B2, B3) of Table I (default E I, E I, G 2I), e.g. the seed's "
+                   "Overrides B = diag(B1, B2, B3) of Table I (default E I, E I, G 2I), e.g. Gazzola et al.'s "
                    "(alpha, alpha, beta) of Fig. 3. The inertia still comes from density and radius.")
       .unit("N m^2");
   s.add<double>("inertia_ratio", 1.0,
-                "Relative mass moment of inertia lambda = 2 J / (m r^2) of the cross section (the seed's Appendix F, "
+                "Relative mass moment of inertia lambda = 2 J / (m r^2) of the cross section (Gazzola et al. 2018, "
+                "Appendix F, "
                 "Fig. 16e-f): J = lambda m r^2 / 2 about the axis, and the whole rotational inertia rho I of Table I is "
                 "scaled by lambda (1: a solid disk, the default; 2: a thin-walled tube). The mass, the stiffnesses and "
                 "the other parameters are unchanged.")
@@ -62,7 +64,8 @@ Schema CosseratRod::schema() {
                      "How the internal forces on the nodes are made. energy: the exact gradient of the elastic "
                      "energy, Qt n with n = S (sigma - sigma0), plus the forces from the bending energy's dependence "
                      "on the Voronoi length (the 1/E^3 of Eq. 10), so the conservative dynamics conserve energy "
-                     "and a bent or twisted rod is pulled longer. seed: Eqs. 23-24 as the seed and PyElastica write "
+                     "and a bent or twisted rod is pulled longer. seed: Eqs. 23-24 as Gazzola et al. 2018 and "
+                     "PyElastica write "
                      "them, force Qt S sigma / e and shear couple (Q t x S sigma) l^, with no force from the bending "
                      "energy. It is not the gradient of any energy: a freely vibrating bent rod gains energy under it "
                      "(docs/validation/cosserat.md). For comparisons with codes that integrate Eq. 23 as written.")
@@ -72,13 +75,13 @@ Schema CosseratRod::schema() {
               "stretches, B = B^/E^2 and kappa = kappa^/E, so the bend/twist couples are B^ kappa^ / E^3 (E: the "
               "Voronoi dilatation). false: couples B^ kappa^ at every stretch (the linear law in the rest arc "
               "length): no twist-stretch coupling, and with force_law = energy the forces stay the exact gradient "
-              "of an energy (a twisted, stretched rod then settles where the seed's equations keep pumping energy "
-              "in: the solenoid of Fig. 9, docs/validation/cosserat.md).");
+              "of an energy (a twisted, stretched rod then settles where Gazzola et al.'s equations keep pumping "
+              "energy in: the solenoid of Fig. 9, docs/validation/cosserat.md).");
   s.add<double>("initial_twist", 0.0,
                 "Twist rate of the initial frames: d1 is turned about d3 by initial_twist * s (s: rest arc length at "
                 "the element centre, from the first element) after parallel transport along the centreline. The rest "
                 "state stays untwisted, so the rod starts with a uniform twist couple (e.g. the localized helix of "
-                "the seed's Fig. 3, started on Eq. 25).")
+                "Gazzola et al.'s Fig. 3, started on Eq. 25).")
       .unit("rad/m");
   s.add<bool>("closed", false,
               "A closed rod (ring): n nodes and n elements, element n-1 joins node n-1 to node 0, and node 0 carries "

@@ -21,8 +21,8 @@ using der::Vec11;
 
 Schema DerRod::schema() {
   Schema s{"der",
-           "Discrete Elastic Rod (IMC seed Sec. 2, Eqs. 1-6; Bergou et al. 2008/2010): stretching, bending and "
-           "twisting of a circular rod with exact Hessians. DOFs [x0, theta0, x1, ..., x_{N-1}]."};
+           "Discrete Elastic Rod (Tong et al. 2023, Sec. 2, Eqs. 1-6; Bergou et al. 2008/2010): stretching, bending "
+           "and twisting of a circular rod with exact Hessians. DOFs [x0, theta0, x1, ..., x_{N-1}]."};
   s.optional<int>("nodes",
                   "Number of nodes (edges = nodes - 1). Required for straight and helix; for polyline and points "
                   "it resamples the points uniformly by arc length (else the points are the nodes). At most 10^7: "

@@ -24,12 +24,11 @@ namespace rodsim::sbt {
 
 Schema SlenderBodyDrag::schema() {
   Schema s{"slender-body-drag",
-           "Local resistive drag of slender-body theory (the Cosserat seed, Eqs. 43-44): per unit length "
+           "Local resistive drag of slender-body theory (Gazzola et al. 2018, Eqs. 43-44): per unit length "
            "f = -(4 pi mu / ln(L/r)) (I - t t^T/2) v, the tangential drag half the normal one. Per edge with its "
            "current tangent and length and the mean velocity of its two nodes, half on each node; works on every "
            "rod model. Implicit through its velocity Jacobian (and optionally the position one). Zero in quasi-static "
-           "solves. "
-           "Open rods (the closing element of a closed cosserat ring is not dragged)."};
+           "solves. Open rods (the closing element of a closed cosserat ring is not dragged)."};
   s.required<double>("viscosity", "Dynamic viscosity mu of the fluid.").unit("Pa s").atLeast(0);
   s.optional<double>("length",
                      "Length L in the logarithm ln(L/r) of Eq. 43 (default: each rod's rest length). It must exceed "

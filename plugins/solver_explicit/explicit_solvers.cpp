@@ -193,7 +193,7 @@ void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_defaul
                      "without contact, then the contact forces are solved at the end of the step with the lumped mass "
                      "(one backward-Euler step of the contact subsystem, Newton with the models' K = -dF/dq): stable "
                      "for any contact stiffness at the dt the rods need, dissipative, never gaining energy. explicit: "
-                     "added to every kick like any force (the Cosserat seed's Eqs. 36-37), the contact stiffness "
+                     "added to every kick like any force (Gazzola et al. 2018, Eqs. 36-37), the contact stiffness "
                      "then bounds dt (checked at every kick while contacts are active).")
       .choices({"implicit", "explicit"});
   s.add<int>("contact_iterations", 50, "Newton iterations of the implicit contact step before the step fails.")
@@ -201,7 +201,7 @@ void ExplicitSolver::declareCommon(Schema& s, const std::string& velocity_defaul
   s.add<std::string>("velocity_forces", velocity_default,
                      "How a kick treats the velocity-dependent forces (Cosserat gyroscopic, transport and "
                      "dilatation couples of Eq. 24, damping): explicit: frozen at the velocity before the kick, "
-                     "as in the Cosserat seed's Appendix B (one force evaluation; first order in these terms); "
+                     "as in Gazzola et al. 2018, Appendix B (one force evaluation; first order in these terms); "
                      "midpoint: re-evaluated at the kick's mid velocity (two more evaluations of these terms "
                      "alone; second order); rk4: integrated over the kick by RK4 (four more; keeps pefrl fourth "
                      "order).")
@@ -726,11 +726,11 @@ StepReport ExplicitSolver::step(World& world, double dt) {
 
 Schema PositionVerlet::schema() {
   Schema s{"position-verlet",
-           "Explicit, symplectic, second-order position Verlet (Cosserat seed, Appendix B, Eqs. B1-B6): half drift, "
-           "one force evaluation, kick, half drift. Rotation DOFs drift in the rod's own rotation-vector "
-           "coordinates (exactly the seed's exp(dt/2 omega) when the rod rebases them every step). Second order "
-           "with velocity_forces = \"midpoint\" (default: a free Cosserat rod's energy stays bounded); the seed's "
-           "explicit kick (velocity_forces = \"explicit\", as PyElastica) is first order in the velocity-dependent "
+           "Explicit, symplectic, second-order position Verlet (Gazzola et al. 2018, Appendix B, Eqs. B1-B6): half "
+           "drift, one force evaluation, kick, half drift. Rotation DOFs drift in the rod's own rotation-vector "
+           "coordinates (exactly Gazzola et al.'s exp(dt/2 omega) when the rod rebases them every step). Second order "
+           "with velocity_forces = \"midpoint\" (default: a free Cosserat rod's energy stays bounded); Gazzola et "
+           "al.'s explicit kick (velocity_forces = \"explicit\", as PyElastica) is first order in the velocity-dependent "
            "terms and gains energy in proportion to dt."};
   declareCommon(s, "midpoint");
   return s;

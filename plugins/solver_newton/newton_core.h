@@ -41,7 +41,8 @@ class NewtonCore {
   explicit NewtonCore(const NewtonOptions& options);
 
   // Sizes every work vector for `world` (allocates only when the DOF count changed) and
-  // refreshes the fixed-DOF map and the contact kinds. Call once per step before solve().
+  // finds the contact that provides linearized impulses (LinearizedImpulseContact), if any. Call once
+  // per step before solve().
   void prepare(World& world);
 
   // Solves R(q) = 0 from the initial guess q (prescribed values already written), in place.

@@ -36,7 +36,7 @@ void NewtonOptions::declare(Schema& s) {
   s.add<int>("max_iterations", 50, "Newton iterations (linear solves) allowed per solve.")
       .range(1, 1e6);
   s.add<bool>("line_search", true,
-              "Goldstein-Price line search on 1/2 |R_free|^2 (IMC seed SI Algorithm 1); false: "
+              "Goldstein-Price line search on 1/2 |R_free|^2 (Tong et al. 2023, SI Algorithm 1); false: "
               "full Newton steps (still capped by barrier contacts).");
   s.add<double>("line_search_m1", 0.1,
                 "Sufficient-decrease constant m1: accept when m2 alpha phi'(0) <= phi(alpha) - "

@@ -63,7 +63,7 @@ bool ImplicitEulerSolver::startFromBetterPredictor(World& world) const {
 
 Schema ImplicitEulerSolver::schema() {
   Schema s{"implicit-euler",
-           "Backward Euler on M q'' = F (IMC seed Eq. 7) solved by Newton on the free DOFs with "
+           "Backward Euler on M q'' = F (Tong et al. 2023, Eq. 7) solved by Newton on the free DOFs with "
            "the Goldstein-Price line search of SI Algorithm 1; v = (q_{n+1} - q_n)/dt."};
   NewtonOptions::declare(s);
   s.add<std::string>("predictor", "velocity",
@@ -75,7 +75,7 @@ Schema ImplicitEulerSolver::schema() {
                      "nonlinear: Newton iterates each step to the tolerance (fully implicit Euler). "
                      "linearized: one Newton step per time step from the predictor, taken in full "
                      "and accepted (linearly implicit Euler: the elastic forces implicit through "
-                     "M + dt^2 K, the time stepping of the Alart-Curnier seed, its Sec. 2.3 and "
+                     "M + dt^2 K, the time stepping of Bertails-Descoubes et al. 2011, their Sec. 2.3 and "
                      "footnote 4); with an impulse contact each step then solves one contact "
                      "problem. The residual reported is that of the linearization point.")
       .choices({"nonlinear", "linearized"});
