@@ -1,13 +1,16 @@
 // rodsim command line: run | check | compare | sweep | fit | optimize | plugins | describe | render | plot.
 // Exit status: 0 ok, 2 bad input, 3 the simulation failed (docs/scene-format.md).
-#include "checkpoint.h"
+// The CLI sits above every layer: the kernel (run, check, plugins, describe), the studies
+// (compare, sweep, fit, optimize) and the pictures (render, plot).
+#include <rodsim/kernel/checkpoint.h>
+#include <rodsim/kernel/describe.h>
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/simulation.h>
+
 #include "compare.h"
-#include "describe.h"
-#include "process_memory.h"
 #include "fit.h"
 #include "optimize.h"
-#include "scene.h"
-#include "simulation.h"
 #include "sweep.h"
 #include "viz.h"
 
@@ -36,7 +39,9 @@ constexpr const char* kUsage =
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound, the first step\n"
     "                                                 taken), write nothing\n"
     "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
-    "                 [--output DIR] [--jobs N] [--quiet]   the scene once per contact model, side by side\n"
+    "                 [--set-for MODEL:KEY=VALUE]... [--output DIR] [--jobs N] [--quiet]\n"
+    "                                                 the scene once per contact model, side by side; --contact-set\n"
+    "                                                 sets a [[contact]] key, --set-for any key (e.g. solver.dt) of one model's run\n"
     "  rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--list | --index K | --merge] [--quiet]\n"
     "                                                 one run per row of a table of scene values (docs/sweeps.md)\n"
     "  rodsim fit FIT.toml [--output DIR] [--jobs N] [--quiet]\n"
@@ -52,7 +57,7 @@ std::string usage() { return std::string(kUsage) + viz::kUsage; }
 
 struct Args {
   std::string verb, scene, output, type, restart;
-  std::vector<std::string> sets, contact_sets, models;
+  std::vector<std::string> sets, contact_sets, sets_for, models;
   int jobs = 2;
   bool quiet = false, all = false, markdown = false, compatibility = false, force = false;
 };
@@ -88,6 +93,7 @@ Args parseArgs(int argc, char** argv) {
       const auto list = studies::splitModelList(value("--contact"));
       a.models.insert(a.models.end(), list.begin(), list.end());
     } else if (arg == "--contact-set" && a.verb == "compare") a.contact_sets.push_back(value("--contact-set"));
+    else if (arg == "--set-for" && a.verb == "compare") a.sets_for.push_back(value("--set-for"));
     else if (arg == "--jobs" && a.verb == "compare") {
       const std::string n = value("--jobs");
       try {
@@ -188,7 +194,7 @@ int main(int argc, char** argv) {
     if (args.verb == "plugins") return listPlugins(registry);
     if (args.verb == "describe") return describe(args, registry);
     if (args.verb == "compare") {
-      studies::CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.output, args.jobs, args.quiet};
+      studies::CompareOptions c{args.scene, args.models, args.sets, args.contact_sets, args.sets_for, args.output, args.jobs, args.quiet};
       return studies::runCompare(c, registry, executable);
     }
     Scene scene = loadScene(args.scene, args.sets, registry);

@@ -17,10 +17,10 @@
 // step, contacts, groups, nu, and the ratio 19.1 s / (our s per step).
 //
 // Usage: bench_alart_curnier [--rods 8,20,40,76] [--nodes 22] [--steps 3] [--scene FILE --skip N]
-#include "process_memory.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

@@ -16,11 +16,11 @@
 //
 // Usage: bench_contact [--mats M1,M2,...] [--nodes N] [--steps S]
 #include <rodsim/testing/fake_world.h>
-#include "process_memory.h"
+#include <rodsim/kernel/process_memory.h>
 #include "imc_contact.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

@@ -14,10 +14,10 @@
 //
 // Usage: bench_contact_scaling [--skip 2] [--blocks 3] [--steps 2] SCENE.toml...
 // benchmarks/bench_contact_scaling.sh writes the piles and runs the sweep.
-#include "process_memory.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

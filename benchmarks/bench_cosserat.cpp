@@ -11,10 +11,10 @@
 // (benchmarks/bench_vs_pyelastica.sh), never against a figure from another day.
 //
 // Usage: bench_cosserat [--steps S] [--blocks B] [--scene FILE] [--set KEY=VALUE]...
-#include "process_memory.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

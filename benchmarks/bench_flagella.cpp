@@ -12,10 +12,10 @@
 // CPU time per step by default, medians over the timed steps, so that other processes on a shared
 // machine disturb the figures less; `--clock wall` for runs that use both cores (the rss force's
 // `threads`, default 1), where CPU time adds up the threads. `--set` as for `rodsim run`.
-#include "process_memory.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

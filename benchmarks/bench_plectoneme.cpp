@@ -16,11 +16,11 @@
 //
 // Usage: bench_plectoneme [--scene FILE] [--steps S] [--blocks B] [--advance T] [--phase start|coiled|both]
 //                         [--restart DIR] [--set KEY=VALUE]...
-#include "process_memory.h"
-#include "checkpoint.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/checkpoint.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

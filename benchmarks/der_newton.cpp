@@ -18,10 +18,10 @@
 //
 // Usage: bench_der_newton [--steps S] [--warmup W] [--sizes N1,N2,...] [--dt DT] [--tolerance TOL]
 // Not a test: run it by hand from the build tree (it finds the plugins in <build>/plugins).
-#include "process_memory.h"
-#include "registry.h"
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/process_memory.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include "bench_timing.h"
 

@@ -1,7 +1,7 @@
 // Checkpoint files: a text header (format, identity, scene, overrides) then raw doubles.
-#include "checkpoint.h"
+#include <rodsim/kernel/checkpoint.h>
 
-#include "run_directory.h"
+#include <rodsim/kernel/run_directory.h>
 
 #include <fmt/format.h>
 

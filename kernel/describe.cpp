@@ -1,7 +1,7 @@
 // One schema, three uses: validation (scene.cpp), `rodsim describe`, and the docs reference.
-#include "describe.h"
+#include <rodsim/kernel/describe.h>
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,6 +1,6 @@
 // Finding, checking and registering plugin libraries (Boost.DLL stays inside this file).
-#include "registry.h"
-#include "scene.h"
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -59,6 +59,16 @@ std::vector<std::string> TypeRegistry::typeNames(ComponentKind kind) const {
   return out;
 }
 
+namespace {
+// Empty: <prefix>/lib/rodsim/plugins beside the running executable (<prefix>/bin/rodsim).
+std::string& installedPluginDirectoryOverride() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+void setInstalledPluginDirectory(std::string dir) { installedPluginDirectoryOverride() = std::move(dir); }
+
 std::vector<std::string> pluginSearchDirectories(const std::vector<std::string>& scene_paths) {
   std::vector<std::string> dirs(scene_paths.begin(), scene_paths.end());
   if (const char* env = std::getenv("RODSIM_PLUGIN_PATH")) {
@@ -71,13 +81,20 @@ std::vector<std::string> pluginSearchDirectories(const std::vector<std::string>&
     }
   }
   // The install prefix is where this executable lives (<prefix>/bin/rodsim), so an installed tree
-  // can be moved or installed with `cmake --install --prefix`. It comes before the build tree: an
-  // installed rodsim uses the plugins installed with it, never those of the tree it was built in
-  // (for the build tree's own binary, <build>/lib/rodsim/plugins does not exist and is skipped).
+  // can be moved or installed with `cmake --install --prefix`. An installed rodsim uses the plugins
+  // installed with it and never searches the tree it was built in (which would list every plugin a
+  // second time as ignored); the build tree's own binary has no <build>/lib/rodsim/plugins and
+  // searches the build tree.
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back((exe.parent_path().parent_path() / RODSIM_INSTALL_PLUGIN_RELDIR).lexically_normal().string());
-  dirs.push_back(RODSIM_BUILD_PLUGIN_DIR);
+  fs::path installed = installedPluginDirectoryOverride();
+  if (installed.empty()) {
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) installed = (exe.parent_path().parent_path() / RODSIM_INSTALL_PLUGIN_RELDIR).lexically_normal();
+  }
+  if (!installed.empty() && fs::is_directory(installed, ec))
+    dirs.push_back(installed.string());
+  else
+    dirs.push_back(RODSIM_BUILD_PLUGIN_DIR);
   return dirs;
 }
 

@@ -1,8 +1,8 @@
 // Probes: named scalar outputs of a run (timeseries.csv columns), resolved once against the world.
 #pragma once
 
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "process_memory.h"
+#include <rodsim/kernel/process_memory.h>
 
 #include <malloc.h>
 

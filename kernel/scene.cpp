@@ -1,6 +1,6 @@
 // Scene parsing and validation. Every error names file:line:column, the key, what was expected
 // and what was found; unknown names list the choices and the closest match.
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include "toml_depth.h"
 

@@ -11,12 +11,12 @@
 //   writeOutputs()    the VTK frame and the checkpoint() when they are due
 //   finish()          the last frame, final.csv, summary.json and the exit status, whatever ended the
 //                     steps (the end, a failed step, a signal, a full disk, an exception from a plugin)
-#include "simulation.h"
+#include <rodsim/kernel/simulation.h>
 
-#include "checkpoint.h"
-#include "output.h"
+#include <rodsim/kernel/checkpoint.h>
+#include <rodsim/kernel/output.h>
 #include "probes.h"
-#include "run_directory.h"
+#include <rodsim/kernel/run_directory.h>
 
 #include <fmt/format.h>
 

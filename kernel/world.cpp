@@ -1,6 +1,6 @@
-#include "world.h"
+#include <rodsim/kernel/world.h>
 
-#include "describe.h"
+#include <rodsim/kernel/describe.h>
 
 #include <fmt/format.h>
 

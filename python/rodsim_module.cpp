@@ -12,12 +12,12 @@
 // state at once (that corrupted the heap). The mutex is recursive (a callback, run with it held, may
 // read and steer its Simulation) and is waited for without the GIL (its holder steps without the
 // GIL and takes the GIL back between chunks).
-#include "describe.h"
-#include "output.h"
-#include "registry.h"
-#include "scene.h"
-#include "simulation.h"
-#include "world.h"
+#include <rodsim/kernel/describe.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/simulation.h>
+#include <rodsim/kernel/world.h>
 
 #include <rodsim/capabilities.h>
 #include <rodsim/force.h>
@@ -55,21 +55,14 @@ class SimulationFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The installed plugin directory, relative to this module's directory (set by CMake for the install
-// tree); it does not exist in the build tree, where the kernel's compiled-in build directory serves.
-std::vector<std::string> modulePluginDirs() {
+// The plugins installed beside this module (RODSIM_PYTHON_PLUGIN_RELDIR, set by CMake for the install
+// tree) play the part of the CLI's <prefix>/lib/rodsim/plugins: the kernel's one search order, with
+// the build tree when they are absent.
+void useModulePluginDirectory() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&modulePluginDirs), &info) == 0 || !info.dli_fname) return {};
-  std::error_code ec;
-  const fs::path dir = (fs::path(info.dli_fname).parent_path() / RODSIM_PYTHON_PLUGIN_RELDIR).lexically_normal();
-  if (!fs::is_directory(dir, ec)) return {};
-  return {dir.string()};
-}
-
-void loadAllPlugins(TypeRegistry& registry, const std::vector<std::string>& scene_paths) {
-  std::vector<std::string> paths = scene_paths;
-  for (const auto& d : modulePluginDirs()) paths.push_back(d);
-  loadPlugins(registry, paths);
+  if (dladdr(reinterpret_cast<void*>(&useModulePluginDirectory), &info) == 0 || !info.dli_fname) return;
+  setInstalledPluginDirectory(
+      (fs::path(info.dli_fname).parent_path() / RODSIM_PYTHON_PLUGIN_RELDIR).lexically_normal().string());
 }
 
 // ------------------------------------------------------------------------------ Python forces
@@ -229,7 +222,7 @@ class Simulation {
   Simulation(const std::string& scene_file, const std::vector<std::string>& sets, const std::string& output,
              bool replace, bool quiet, bool progress, const std::vector<PyForceSpec>& forces) {
     // The sets apply to [plugins] paths too, as `rodsim run --set plugins.paths=[...]` (issue 43).
-    loadAllPlugins(registry_, readPluginPaths(scene_file, sets));
+    loadPlugins(registry_, readPluginPaths(scene_file, sets));
     if (!forces.empty()) {
       registry_.beginPlugin("python", "<rodsim Python module>", nullptr);
       registry_.add(ComponentKind::Force, PythonForce::schema(), &makePythonForce);
@@ -418,7 +411,7 @@ struct RodView {
 
 py::list pluginList() {
   TypeRegistry registry;
-  loadAllPlugins(registry, {});
+  loadPlugins(registry, {});
   py::list out;
   for (const auto& p : registry.plugins()) {
     py::dict d;
@@ -436,6 +429,7 @@ py::list pluginList() {
 PYBIND11_MODULE(_rodsim, m) {
   m.doc() = "rodsim: build, run, steer and read rod simulations (the kernel's own time loop).";
   m.attr("sdk_version") = RODSIM_SDK_VERSION;
+  useModulePluginDirectory();
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<SimulationFailure>(m, "SimulationError", PyExc_RuntimeError);
 
@@ -528,14 +522,11 @@ PYBIND11_MODULE(_rodsim, m) {
           }, "(n-1, 3, 3) material frames of the edges: rows d1, d2, d3 (d3 the tangent)");
 
   m.def("plugins", &pluginList, "The plugin libraries found and the types each provides (`rodsim plugins`).");
-  m.def("plugin_search_path", []() {
-        std::vector<std::string> dirs = modulePluginDirs();
-        for (const auto& d : pluginSearchDirectories({})) dirs.push_back(d);
-        return dirs;
-      }, "The directories searched for plugins, in order.");
+  m.def("plugin_search_path", []() { return pluginSearchDirectories({}); },
+        "The directories searched for plugins, in order.");
   m.def("describe", [](const std::string& type) {
         TypeRegistry registry;
-        loadAllPlugins(registry, {});
+        loadPlugins(registry, {});
         return describeType(registry, type);
       }, py::arg("type"), "Every parameter of a component type or kernel section (`rodsim describe TYPE`).");
 }

@@ -1,7 +1,7 @@
 // rodsim fit when configure found no Ceres Solver: the verb exists and says why it cannot run.
 #include "fit.h"
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 namespace rodsim::studies {
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "child_runs.h"
-#include "registry.h"
+#include <rodsim/kernel/registry.h>
 
 #include <toml++/toml.h>
 

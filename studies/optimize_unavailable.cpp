@@ -1,7 +1,7 @@
 // rodsim optimize when configure found no pagmo2: the verb exists and says why it cannot run.
 #include "optimize.h"
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 namespace rodsim::studies {
 

@@ -1,6 +1,6 @@
 #include "study_program.h"
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include <fmt/format.h>
 

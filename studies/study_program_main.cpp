@@ -3,7 +3,7 @@
 // RODSIM_STUDY_COMMAND (a compile definition) names the command: fitCommand or optimizeCommand.
 #include "fit.h"
 #include "optimize.h"
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include <cstdio>
 #include <cstring>

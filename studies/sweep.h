@@ -3,7 +3,7 @@
 // Format, engines and output: docs/sweeps.md.
 #pragma once
 
-#include "registry.h"
+#include <rodsim/kernel/registry.h>
 
 #include <cstddef>
 #include <optional>

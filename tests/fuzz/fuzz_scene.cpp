@@ -2,8 +2,8 @@
 // and, when the scene is valid and small, the construction and binding of every component, so
 // each plugin's parameter checks are fuzzed too. Any crash, hang or sanitizer report is a bug;
 // InputError is the expected answer to bad input.
-#include "scene.h"
-#include "world.h"
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/world.h>
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // Attacks an adversarial user tried on restarts, output directories, signals and hostile input
 // (docs/reliability.md); each once broke rodsim and is a regression test here.
-#include "run_directory.h"  // fnv1a, the checkpoints' checksum
+#include <rodsim/kernel/run_directory.h>  // fnv1a, the checkpoints' checksum
 #include "scene_fixture.h"
 
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // Checkpoints: everything a run needs to continue bit for bit (`rodsim run --restart DIR`).
 #pragma once
 
-#include "output.h"
+#include <rodsim/kernel/output.h>
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "registry.h"
+#include <rodsim/kernel/registry.h>
 
 #include <string>
 

@@ -66,7 +66,8 @@ class TypeRegistry : public Registry {
 };
 
 // Loads every plugin found in the search order: `scene_paths` (files or directories), the
-// directories in RODSIM_PLUGIN_PATH, the build tree, the install prefix. Directories contribute
+// directories in RODSIM_PLUGIN_PATH, then the installed plugins if they exist, else the build tree
+// (one order for the CLI and Python; docs/writing-a-plugin.md, section 8). Directories contribute
 // their `rodsim-*.so` files; explicit files are loaded whatever their name. A library that cannot
 // be loaded (missing, no entry point, ABI or SDK mismatch, registration failure) is an InputError
 // naming the file and the fix.
@@ -74,5 +75,10 @@ void loadPlugins(TypeRegistry& registry, const std::vector<std::string>& scene_p
 
 // The directories searched, in order, for messages and `rodsim plugins`.
 std::vector<std::string> pluginSearchDirectories(const std::vector<std::string>& scene_paths);
+
+// Where this installation keeps its plugins. Default: <prefix>/lib/rodsim/plugins beside the running
+// executable (<prefix>/bin/rodsim). A host that is not the rodsim executable (the Python module,
+// whose executable is the interpreter) names the directory installed beside itself.
+void setInstalledPluginDirectory(std::string dir);
 
 }  // namespace rodsim::kernel

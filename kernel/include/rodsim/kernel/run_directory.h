@@ -9,7 +9,7 @@
 // on the disk for summary.json and final.csv when the disk fills during the run.
 #pragma once
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // Scene files: TOML -> validated component descriptions (see ../shared/spec/scene-format.md).
 #pragma once
 
-#include "registry.h"
+#include <rodsim/kernel/registry.h>
 
 #include <rodsim/obstacle.h>
 #include <rodsim/params.h>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "checkpoint.h"
-#include "output.h"
-#include "scene.h"
+#include <rodsim/kernel/checkpoint.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/scene.h>
 
 #include <memory>
 #include <string>

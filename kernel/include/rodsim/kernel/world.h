@@ -1,7 +1,7 @@
 // The kernel's World: rods laid out in one global DOF vector, and the components acting on them.
 #pragma once
 
-#include "scene.h"
+#include <rodsim/kernel/scene.h>
 
 #include <rodsim/plugin.h>
 
