@@ -101,6 +101,16 @@ def main():
     if result.returncode != 0:
         print(f"run_tutorial: FAILED (exit {result.returncode}); the script and its files are in {work}")
         sys.exit(1)
+    # Every output path the page names (`out/...` in its prose) exists after the run; the render's
+    # pictures only when the render block ran.
+    with open(page, encoding="utf-8") as f:
+        named = sorted(set(re.findall(r"`(out/[^`]*)`", f.read())))
+    missing = [p for p in named
+               if not os.path.exists(os.path.join(work, p)) and (have_povray or "/render/" not in p)]
+    if missing:
+        print(f"run_tutorial: FAILED: the page names {', '.join(missing)}, which the run did not write ({work})")
+        sys.exit(1)
+    print(f"run_tutorial: the {len(named)} output paths the page names exist")
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
 
