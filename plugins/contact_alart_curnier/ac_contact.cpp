@@ -387,19 +387,14 @@ void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, 
   const int N = static_cast<int>(A.rows());
   // Union-find over free DOFs joined by a structural nonzero of A (seed Sec. 4.5: strands coupled
   // through the dynamics; constraints that tie rods together show up here as coupling entries).
-  std::vector<int> parent(N);
-  for (int i = 0; i < N; ++i) parent[i] = i;
-  auto find = [&](int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  UnionFind dofs;
+  dofs.reset(N);
   for (int c = 0; c < A.outerSize(); ++c) {
     if (fixed[c]) continue;
     for (Eigen::SparseMatrix<double>::InnerIterator it(A, c); it; ++it) {
       const int r = static_cast<int>(it.row());
       if (r == c || fixed[r]) continue;
-      const int a = find(r), b = find(c);
-      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      dofs.unite(r, c);
     }
   }
   comps_.clear();
@@ -408,7 +403,7 @@ void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, 
   std::vector<int> id_of_root(N, -1);
   for (int i = 0; i < N; ++i) {
     if (fixed[i]) continue;
-    const int root = find(i);
+    const int root = dofs.find(i);
     if (id_of_root[root] < 0) {
       id_of_root[root] = static_cast<int>(comps_.size());
       comps_.push_back(std::make_unique<Component>());
@@ -440,154 +435,6 @@ void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, 
     std::copy(inner.begin(), inner.end(), cp.A.innerIndexPtr());
     cp.analyzed = false;
   }
-}
-
-bool AlartCurnierContact::solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver,
-                                     double dt) {
-  // The group's local problem u_g = W_g r_g + q_g (seed Eq. 8), contacts renumbered 0..n_g-1.
-  const int ng = static_cast<int>(g.contacts.size());
-  const int factorizations0 = solver.factorizations(), gmres0 = solver.gmresIterations();
-  SpMat W(3 * ng, 3 * ng);
-  if (!g.unreduced) W.setFromTriplets(trip.begin(), trip.end());
-  Vec q(3 * ng), mu(ng), r(3 * ng);
-  for (int a = 0; a < ng; ++a) {
-    const int i = g.contacts[a];
-    q.segment<3>(3 * a) = qloc_.segment<3>(3 * i);
-    mu[a] = mu_vec_[i];
-    r.segment<3>(3 * a) = r_.segment<3>(3 * i);
-  }
-  // Unreduced Newton systems (seed Eq. 7) for large groups: A_g = the group's components side by
-  // side, G_g = H / dt on their free DOFs, so that W_g = G_g A_g^-1 G_g^T.
-  SpMat Ag, Gg;
-  Vec wdiag;
-  const bool unreduced = g.unreduced;
-  if (unreduced) {
-    std::vector<int> comps, offset(comps_.size(), -1);
-    for (int i : g.contacts) {
-      const ContactPoint& p = points_[i];
-      for (int j = 0; j < p.nodes; ++j)
-        for (int c = 0; c < 3; ++c)
-          if (const int cp = comp_of_[p.dof[j] + c]; cp >= 0 && offset[cp] < 0) {
-            offset[cp] = 0;
-            comps.push_back(cp);
-          }
-    }
-    std::sort(comps.begin(), comps.end());
-    int m = 0;
-    std::vector<Eigen::Triplet<double>> ta, tg;
-    for (int cp : comps) {
-      offset[cp] = m;
-      const Eigen::SparseMatrix<double>& Ac = comps_[cp]->A;
-      for (int c = 0; c < Ac.outerSize(); ++c)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(Ac, c); it; ++it)
-          ta.emplace_back(m + int(it.row()), m + c, it.value());
-      m += static_cast<int>(comps_[cp]->dofs.size());
-    }
-    for (int a = 0; a < ng; ++a)
-      forEachHEntry(points_[g.contacts[a]], [&](int cp, int local, const Vec3& h) {
-        for (int k = 0; k < 3; ++k) tg.emplace_back(3 * a + k, offset[cp] + local, h[k] / dt);
-      });
-    Ag.resize(m, m);
-    Ag.setFromTriplets(ta.begin(), ta.end());
-    Gg.resize(3 * ng, m);
-    Gg.setFromTriplets(tg.begin(), tg.end());
-    // diag(W), W_ii = G_i A^-1 G_i^T, needs A^-1 only on the DOFs of contact i's nodes, which lie
-    // within a rod's band: from the entries of A_c^-1 inside A_c's band (O(n b^2) per rod, b = 11
-    // for DER; an estimate with diag(A) made rho poor enough to double the Newton iterations, ~45
-    // ms each at 2280 contacts). Where a contact's entries leave the band (other rod models), from
-    // a small component's dense inverse (2 n^3 flops) or one sparse solve per direction.
-    for (int cp : comps) {
-      Component& c = *comps_[cp];
-      c.band_inverse_ok = c.band_inverse.compute(c.A, kMaxBandInverse);
-      c.inverse.resize(0, 0);  // the dense inverse only where a contact's entries leave the band
-    }
-    wdiag.setZero(3 * ng);
-    for (int a = 0; a < ng; ++a) {
-      std::array<int, 12> comp{}, dof{};
-      std::array<Vec3, 12> h{};
-      int ne = 0;
-      forEachHEntry(points_[g.contacts[a]], [&](int cp, int local, const Vec3& hc) {
-        comp[ne] = cp;
-        dof[ne] = local;
-        h[ne++] = hc / dt;
-      });
-      // Per component, one way for all of the contact's entries on it: the band when every pair of
-      // them lies inside it (otherwise a sparse solve that covers all of them would count again the
-      // entries that took the band).
-      std::array<bool, 12> banded{};
-      for (int x = 0; x < ne; ++x) {
-        const Component& cx = *comps_[comp[x]];
-        banded[x] = cx.band_inverse_ok;
-        for (int y = 0; y < ne && banded[x]; ++y)
-          for (int z = 0; z < ne && banded[x]; ++z)
-            if (comp[y] == comp[x] && comp[z] == comp[x] && !cx.band_inverse.inBand(dof[y], dof[z])) banded[x] = false;
-      }
-      for (int k = 0; k < 3; ++k) {
-        double w = 0;
-        for (int x = 0; x < ne; ++x) {
-          Component& cx = *comps_[comp[x]];
-          if (banded[x]) {
-            for (int y = 0; y < ne; ++y)
-              if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.band_inverse(dof[x], dof[y]);
-          } else if (cx.isDense()) {
-            if (cx.inverse.rows() == 0) cx.inverse = cx.dlu.inverse();
-            for (int y = 0; y < ne; ++y)
-              if (comp[y] == comp[x]) w += h[x][k] * h[y][k] * cx.inverse(dof[x], dof[y]);
-          } else if (std::find(comp.begin(), comp.begin() + x, comp[x]) == comp.begin() + x) {
-            // first entry on this sparse component: one solve with all of its entries
-            rhs_.setZero(static_cast<Eigen::Index>(cx.dofs.size()));
-            for (int y = x; y < ne; ++y)
-              if (comp[y] == comp[x]) rhs_[dof[y]] += h[y][k];
-            sol_ = cx.lu.solve(rhs_);
-            w += rhs_.dot(sol_);
-          }
-        }
-        wdiag[3 * a + k] = w;
-      }
-    }
-  }
-  solver.options() = options_;
-  if (unreduced)
-    solver.setProblem(Ag, Gg, wdiag, q, mu);
-  else
-    solver.setProblem(W, q, mu);
-  g.result = solver.solve(r);
-  if (g.result.converged) {
-    // Polish: the relative natural map mixes velocities and impulses; a few more Newton steps
-    // (quadratic near the solution) bring r to round-off so that the force r/dt the implicit
-    // solver sees is exact to its own (absolute, N) tolerance. One step at a time, while each
-    // gains at least 10x (beyond that the residual is at its round-off floor).
-    Options polish = options_;
-    polish.tolerance = 1e-15;
-    polish.max_iterations = 1;
-    polish.proximal = false;
-    polish.rho_retries = false;
-    polish.refactorize = false;  // an unreduced system polishes with the factorization it has
-    solver.options() = polish;  // same problem: W (or A and G), q and rho stay
-    for (int k = 0; k < 4; ++k) {
-      Vec r_keep = r;
-      const Result more = solver.solve(r);
-      g.result.iterations += more.iterations;
-      if (!(more.residual.abs <= g.result.residual.abs)) {
-        r = r_keep;
-        break;
-      }
-      const bool gained = more.residual.abs <= 0.1 * g.result.residual.abs;
-      g.result.residual = more.residual;
-      g.result.ac_norm = more.ac_norm;
-      if (!gained || more.converged) break;
-    }
-    solver.options() = options_;
-  }
-  const Vec u = solver.velocityAt(r);
-  step_.factorizations += solver.factorizations() - factorizations0;
-  step_.gmres_iterations += solver.gmresIterations() - gmres0;
-  for (int a = 0; a < ng; ++a) {
-    const int i = g.contacts[a];
-    r_.segment<3>(3 * i) = r.segment<3>(3 * a);
-    u_all_.segment<3>(3 * i) = u.segment<3>(3 * a);
-  }
-  return g.result.converged;
 }
 
 bool AlartCurnierContact::fail(const std::string& why) {
@@ -630,10 +477,14 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
     for (int k = 0; k < ntouched_[i]; ++k) comps_[touched_[i][k]]->contacts.push_back(i);
   localVelocities(ctx);
   nu_ = free_dofs > 0 ? 3.0 * n / free_dofs : 0.0;
-  partitionIntoGroups();
-  std::vector<std::vector<Eigen::Triplet<double>>> gtrip;
-  assembleDelassus(dt, gtrip);
-  const int max_group = solveGroups(ctx, gtrip);
+  partitionIntoGroups(static_cast<int>(comps_.size()));
+  chooseNewtonSystems();
+  assembleDelassus(dt);
+  GroupSolve how;
+  how.t = ctx.t;
+  how.dt = dt;
+  how.options = options_;
+  const int max_group = solveGroups(how);
   applyImpulses(dt, dq);
   recordSolve(max_group, t_start);
   if (std::getenv("RODSIM_AC_DEBUG")) printDebug(dq);
@@ -764,148 +615,31 @@ void AlartCurnierContact::localVelocities(const EvalContext& ctx) {
   }
 }
 
-// Partition (seed Sec. 4.5, Fig. 5): contacts sharing a component are coupled; the groups are the
-// connected sets of the graph whose nodes are components and whose edges are contacts. Fills
-// groups_, group_of_ and local_ (a contact's index in its group).
-void AlartCurnierContact::partitionIntoGroups() {
+// Each group's free DOFs (of the components it touches) and its Newton system, reduced or unreduced.
+void AlartCurnierContact::chooseNewtonSystems() {
   const int n = static_cast<int>(points_.size());
   const int nc = static_cast<int>(comps_.size());
-  std::vector<int> parent(nc);
-  for (int c = 0; c < nc; ++c) parent[c] = c;
-  auto find = [&](int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  std::vector<char> counted(nc, 0);
+  std::vector<int> components(groups_.size(), 0), incidences(groups_.size(), 0);
   for (int i = 0; i < n; ++i)
-    for (int k = 1; k < ntouched_[i]; ++k) {
-      const int a = find(touched_[i][0]), bq = find(touched_[i][k]);
-      if (a != bq) parent[std::max(a, bq)] = std::min(a, bq);
-    }
-  groupContacts(n, nc, [&](int i) { return partition_ ? find(touched_[i][0]) : 0; });
-  {
-    std::vector<char> counted(nc, 0);
-    std::vector<int> components(groups_.size(), 0), incidences(groups_.size(), 0);
-    for (int i = 0; i < n; ++i)
-      for (int k = 0; k < ntouched_[i]; ++k) {
-        ++incidences[group_of_[i]];
-        if (!counted[touched_[i][k]]) {
-          counted[touched_[i][k]] = 1;
-          ++components[group_of_[i]];
-          groups_[group_of_[i]].dofs += static_cast<int>(comps_[touched_[i][k]]->dofs.size());
-        }
-      }
-    // The reduced J = F_u W + F_r fills in through W's dense (3k x 3k) block of every rod with k
-    // contacts, the unreduced system along the rods: measured on mats and piles of 22-node rods,
-    // unreduced wins from ~15 contacts per rod (mats of 20-76 rods: 2-25x), reduced below (a
-    // 76-spaghetti pile with ~10 per rod: 2x), and for small groups either costs little.
-    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
-      Group& g = groups_[gi];
-      g.unreduced = newton_system_ == NewtonSystem::Unreduced ||
-                    (newton_system_ == NewtonSystem::Auto && g.contacts.size() > 64 &&
-                     incidences[gi] >= 15 * components[gi]);
-    }
-  }
-}
-
-// X_c = A_c^-1 H_c^T per component and W = H A^-1 H^T / dt^2 per group, as triplets in the group's
-// local contact indexing (unreduced groups need neither).
-void AlartCurnierContact::assembleDelassus(double dt, std::vector<std::vector<Eigen::Triplet<double>>>& gtrip) {
-  // X_c = A_c^-1 H_c^T per component, 3 columns per contact touching it (fixed DOFs carry no
-  // impulse: their entries of H are dropped).
-  for (auto& cpp : comps_) {
-    Component& cp = *cpp;
-    if (cp.contacts.empty() || groupUnreduced(cp)) continue;
-    const int kc = static_cast<int>(cp.contacts.size());
-    rhs_block_.setZero(static_cast<Eigen::Index>(cp.dofs.size()), 3 * kc);
-    const int me = static_cast<int>(&cpp - comps_.data());
-    for (int a = 0; a < kc; ++a) {
-      forEachHEntry(points_[cp.contacts[a]], [&](int comp, int local, const Vec3& h) {
-        if (comp == me) rhs_block_.block<1, 3>(local, 3 * a) += h.transpose();
-      });
-    }
-    if (cp.isDense())
-      cp.X = cp.dlu.solve(rhs_block_);
-    else
-      cp.X = cp.lu.solve(rhs_block_);
-  }
-  // W = H A^-1 H^T / dt^2, block (i, j) summed over the components i and j share (zero, and not
-  // stored, between contacts on independent subsystems).
-  const double inv_dt2 = 1.0 / (dt * dt);
-  std::vector<Eigen::Triplet<double>> trip;
-  Eigen::Matrix<double, 3, Eigen::Dynamic> rows;
-  for (auto& cpp : comps_) {
-    Component& cp = *cpp;
-    if (cp.contacts.empty() || groupUnreduced(cp)) continue;
-    const int kc = static_cast<int>(cp.contacts.size());
-    const int me = static_cast<int>(&cpp - comps_.data());
-    for (int a = 0; a < kc; ++a) {
-      const int i = cp.contacts[a];
-      const ContactPoint& p = points_[i];
-      rows.setZero(3, 3 * kc);  // (H_c X_c) rows of contact i
-      forEachHEntry(p, [&](int comp, int local, const Vec3& h) {
-        if (comp == me) rows += h * cp.X.row(local);
-      });
-      for (int bb = 0; bb < kc; ++bb) {
-        const int jc = cp.contacts[bb];
-        for (int k = 0; k < 3; ++k)
-          for (int l = 0; l < 3; ++l) {
-            const double w = rows(k, 3 * bb + l);
-            if (w != 0) trip.emplace_back(3 * i + k, 3 * jc + l, w * inv_dt2);
-          }
+    for (int k = 0; k < ntouched_[i]; ++k) {
+      ++incidences[group_of_[i]];
+      if (!counted[touched_[i][k]]) {
+        counted[touched_[i][k]] = 1;
+        ++components[group_of_[i]];
+        groups_[group_of_[i]].dofs += static_cast<int>(comps_[touched_[i][k]]->dofs.size());
       }
     }
-  }
-  gtrip.assign(groups_.size(), {});
-  for (const auto& t : trip) {
-    const int i = t.row() / 3, j = t.col() / 3;
-    gtrip[group_of_[i]].emplace_back(3 * local_[i] + t.row() % 3, 3 * local_[j] + t.col() % 3, t.value());
-  }
-}
-
-// Each group's Alart-Curnier problem, warm-started by contact identity; returns the largest group.
-int AlartCurnierContact::solveGroups(const EvalContext& ctx,
-                                     const std::vector<std::vector<Eigen::Triplet<double>>>& gtrip) {
-  const int n = static_cast<int>(points_.size());
-  const double dt = ctx.dt;
-  r_.setZero(3 * n);
-  u_all_.setZero(3 * n);
-  for (int i = 0; i < n; ++i)
-    if (const Vec3* r = warmStart(points_[i].key)) r_.segment<3>(3 * i) = *r;
-  while (group_solvers_.size() < groups_.size()) group_solvers_.push_back(std::make_unique<Solver>(options_));
-  last_ = {};
-  last_.converged = true;
-  std::string failed;
-  int max_group = 0;
+  // The reduced J = F_u W + F_r fills in through W's dense (3k x 3k) block of every rod with k
+  // contacts, the unreduced system along the rods: measured on mats and piles of 22-node rods,
+  // unreduced wins from ~15 contacts per rod (mats of 20-76 rods: 2-25x), reduced below (a
+  // 76-spaghetti pile with ~10 per rod: 2x), and for small groups either costs little.
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     Group& g = groups_[gi];
-    g.nu = g.dofs > 0 ? 3.0 * g.contacts.size() / g.dofs : 0.0;
-    const bool ok = solveGroup(g, gtrip[gi], *group_solvers_[gi], dt);
-    for (int i : g.contacts) g.active += r_[3 * i] > 0;
-    max_group = std::max(max_group, static_cast<int>(g.contacts.size()));
-    last_.iterations += g.result.iterations;
-    last_.prox_iterations += g.result.prox_iterations;
-    last_.time_s += g.result.time_s;
-    if (!ok) {
-      last_.converged = false;
-      if (failed.empty()) failed = g.result.message;
-    }
-    if (const char* log = log_path_.c_str(); log[0]) {
-      // One line per group solve (for scripts/plot_ac_convergence.py): t, contacts, dofs, nu,
-      // iterations, proximal loops, natural map rel/abs, |f_AC|, ms, converged, active contacts.
-      if (FILE* f = std::fopen(log, "a")) {
-        std::fprintf(f, "%.6g,%d,%d,%.6g,%d,%d,%.3e,%.3e,%.3e,%.4f,%d,%d\n", ctx.t, int(g.contacts.size()), g.dofs,
-                     g.nu, g.result.iterations, g.result.prox_iterations, g.result.residual.rel,
-                     g.result.residual.abs, g.result.ac_norm, 1e3 * g.result.time_s, int(g.result.converged),
-                     g.active);
-        std::fclose(f);
-      }
-    }
+    g.unreduced = newton_system_ == NewtonSystem::Unreduced ||
+                  (newton_system_ == NewtonSystem::Auto && g.contacts.size() > 64 &&
+                   incidences[gi] >= 15 * components[gi]);
   }
-  last_.residual = naturalResidual(qloc_, u_all_, r_, mu_vec_);
-  last_.ac_norm = 0;
-  for (const Group& g : groups_) last_.ac_norm = std::hypot(last_.ac_norm, g.result.ac_norm);
-  last_.message = last_.converged ? "converged" : failed;
-  return max_group;
 }
 
 // The step dq = dq_free + A^-1 H^T r / dt, component by component; then the warm starts and the

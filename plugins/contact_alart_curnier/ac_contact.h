@@ -5,6 +5,7 @@
 
 #include "ac_band_inverse.h"
 #include "ac_solver.h"
+#include "ac_union_find.h"
 
 #include <rodsim/geometry/swept_check.h>
 #include <rodsim/sdk.h>
@@ -128,16 +129,54 @@ class AlartCurnierContact final : public Contact,
   // Connected components of the free DOFs in A's pattern (union-find over its off-diagonal
   // entries), each with its sub-matrix pattern; redone when A's pattern or the fixed mask changes.
   void buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed);
-  bool solveGroup(Group& g, const std::vector<Eigen::Triplet<double>>& trip, Solver& solver, double dt);
-  // The parts of solveLinearized, in order (ac_contact.cpp).
+  // The parts of solveLinearized, in order (ac_contact.cpp, and the shared ones below).
   bool factorizeComponents(const Eigen::SparseMatrix<double>& A, const Vec& b, const std::vector<char>& fixed);
   bool checkFrozenOverlap();
   void keepMovableContacts();
   void localVelocities(const EvalContext& ctx);
-  void partitionIntoGroups();
-  void assembleDelassus(double dt, std::vector<std::vector<Eigen::Triplet<double>>>& gtrip);
-  int solveGroups(const EvalContext& ctx, const std::vector<std::vector<Eigen::Triplet<double>>>& gtrip);
+  void chooseNewtonSystems();
   void applyImpulses(double dt, Vec& dq);
+
+  // The parts both steps share, the implicit one (solveLinearized) and the velocity-level one
+  // (solveVelocity): the independent groups, each group's Delassus operator W_g, the group solves.
+  //
+  // Groups (ac_groups.cpp; seed Sec. 4.5): contacts that share a unit are coupled through W, and
+  // the groups are the connected sets of the contact-unit graph. The units a contact touches are
+  // touched_[i][0 .. ntouched_[i]), numbered below num_units: the connected components of A for the
+  // implicit step, the nodes (their x DOF) for the velocity step, whose lumped mass couples nothing
+  // else. Fills groups_, group_of_ and local_ (a contact's index in its group); one group for all
+  // contacts with partition = false.
+  void partitionIntoGroups(int num_units);
+  // W_g's entries (ac_delassus.cpp), in the group's local contact indexing, one list per group:
+  // W = H A^-1 H^T / dt^2 from X_c = A_c^-1 H_c^T per component (implicit step) and
+  // W = H M^-1 H^T over the nodes the contacts share (velocity step).
+  void assembleDelassus(double dt);
+  void assembleLumpedDelassus(const Vec& mass, const std::vector<char>& fixed);
+  void clearDelassus() {
+    if (group_w_.size() < groups_.size()) group_w_.resize(groups_.size());
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi) group_w_[gi].clear();
+  }
+  // The nonzero entries of scale * B, B the 3x3 block of W between contacts i and j (one group),
+  // appended to that group's list (rows, then columns; setProblem sums duplicates in list order).
+  void addDelassusBlock(int i, int j, const Mat3& B, double scale) {
+    auto& t = group_w_[group_of_[i]];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        if (B(r, c) != 0) t.emplace_back(3 * local_[i] + r, 3 * local_[j] + c, B(r, c) * scale);
+  }
+  // An unreduced group's problem (seed Eq. 7): its components' A side by side, G = H / dt on their
+  // free DOFs and diag(W); W itself is never formed (ac_delassus.cpp).
+  void setUnreducedProblem(const Group& g, Solver& solver, const Vec& q, const Vec& mu, double dt);
+  // How the group solves differ between the two steps (ac_groups.cpp).
+  struct GroupSolve {
+    bool velocity = false;  // the velocity step's problem (else the implicit step's)
+    double t = 0, dt = 0;
+    Options options;        // the solver's options for this step's problems
+  };
+  // Each group's Alart-Curnier problem (seed Eq. 8), warm-started by contact identity: r_ and u_all_
+  // for every contact, last_ for the whole solve; returns the largest group.
+  int solveGroups(const GroupSolve& how);
+  bool solveGroup(int gi, const GroupSolve& how);
   void recordSolve(int max_group, std::chrono::steady_clock::time_point t_start);
   void printDebug(const Vec& dq) const;
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
@@ -235,65 +274,28 @@ class AlartCurnierContact final : public Contact,
   std::vector<char> fixed_cache_;
   std::vector<int> a_outer_, a_inner_;  // pattern of the last analyzed A
   std::vector<Group> groups_;
-  // The last solveLinearized: the components each contact touches (up to 4), its group and its
-  // index in the group; an unreduced group's components have no X = A_c^-1 H_c^T.
+  // The last solve: the units each contact touches (up to 4: components of A, or the velocity
+  // step's nodes), its group and its index in the group; an unreduced group's components have no
+  // X = A_c^-1 H_c^T.
   std::vector<std::array<int, 4>> touched_;
   std::vector<int> ntouched_, group_of_, local_;
-  std::vector<Group> spare_groups_;  // groupContacts: Group objects to reuse
-  std::vector<int> group_of_root_;   // groupContacts: scratch
   bool groupUnreduced(const Component& cp) const { return groups_[group_of_[cp.contacts.front()]].unreduced; }
-  // groups_ (rebuilt), group_of_ and local_ from the root of each of the n contacts: contacts with
-  // the same root (in [0, num_roots)) form one group, in the order of their first contact. The
-  // last solve's Group objects are recycled (spare_groups_): their contact lists keep their
-  // capacity, so that an explicit step's dozens of groups allocate nothing once warm.
-  template <class RootOf> void groupContacts(int n, int num_roots, RootOf&& root_of) {
-    // The first `used` Group objects of groups_ are reused in place (the last solve's), then spares.
-    std::size_t used = 0;
-    group_of_root_.assign(num_roots, -1);
-    group_of_.assign(n, 0);
-    local_.assign(n, 0);
-    for (int i = 0; i < n; ++i) {
-      const int root = root_of(i);
-      if (group_of_root_[root] < 0) {
-        group_of_root_[root] = static_cast<int>(used);
-        if (used == groups_.size()) {
-          if (spare_groups_.empty()) {
-            groups_.emplace_back();
-          } else {
-            groups_.push_back(std::move(spare_groups_.back()));
-            spare_groups_.pop_back();
-          }
-        }
-        Group& g = groups_[used++];
-        g.contacts.clear();
-        g.dofs = g.active = 0;
-        g.nu = 0;
-        g.unreduced = false;
-        g.result = {};
-      }
-      Group& g = groups_[group_of_root_[root]];
-      group_of_[i] = group_of_root_[root];
-      local_[i] = static_cast<int>(g.contacts.size());
-      g.contacts.push_back(i);
-    }
-    while (groups_.size() > used) {
-      spare_groups_.push_back(std::move(groups_.back()));
-      groups_.pop_back();
-    }
-  }
-  // solveVelocity: node incidences (x DOF, contact, node slot) and the union-find over contacts
-  std::vector<std::array<int, 3>> vel_nodes_;
-  std::vector<int> vel_parent_;
-  std::vector<char> vel_zero_;  // solveVelocity: contacts of open groups (natural map exactly 0)
-  // solveVelocity, per group index (kept between steps): W's entries, and q, mu and r of the group.
-  std::vector<std::vector<Eigen::Triplet<double>>> vel_trip_;
-  struct VelocityGroupWork {
+  UnionFind union_find_;              // partitionIntoGroups (buildComponents: its own, per pattern)
+  std::vector<int> group_of_root_;    // partitionIntoGroups: scratch
+  std::vector<Group> spare_groups_;   // partitionIntoGroups: Group objects to reuse
+  // solveVelocity: node incidences (x DOF, contact, node slot), sorted by DOF
+  std::vector<std::array<int, 3>> node_contacts_;
+  std::vector<char> open_;  // solveGroups: contacts of open groups (natural map exactly 0)
+  // Per group index, kept between solves (no allocation once warm): W_g's entries, and the
+  // group's q, mu and r.
+  std::vector<std::vector<Eigen::Triplet<double>>> group_w_;
+  struct GroupWork {
     Vec q, mu, r;
   };
-  std::vector<VelocityGroupWork> vel_work_;
+  std::vector<GroupWork> group_work_;
   std::vector<std::unique_ptr<Solver>> group_solvers_;
   Eigen::MatrixXd rhs_block_;
-  Vec rhs_, sol_, dq_free_, r_, qloc_, mu_vec_, u_all_;
+  Vec rhs_, sol_, dq_free_, r_, qloc_, mu_vec_, u_all_, u_group_;
   Result last_;
   ContactStats stats_;
   double nu_ = 0;

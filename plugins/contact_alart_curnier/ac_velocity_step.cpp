@@ -68,25 +68,15 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     return true;
   }
 
-  // Node incidences (x DOF, contact, node slot), sorted by DOF: contacts sharing a node are coupled
-  // through W (the lumped mass couples nothing else), and they form the independent groups of seed
-  // Sec. 4.5 (union-find).
-  vel_nodes_.clear();
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < points_[i].nodes; ++j) vel_nodes_.push_back({points_[i].dof[j], i, j});
-  std::sort(vel_nodes_.begin(), vel_nodes_.end());
-  vel_parent_.resize(n);
-  for (int i = 0; i < n; ++i) vel_parent_[i] = i;
-  auto find = [&](int x) {
-    while (vel_parent_[x] != x) x = vel_parent_[x] = vel_parent_[vel_parent_[x]];
-    return x;
-  };
-  for (std::size_t k = 1; k < vel_nodes_.size(); ++k)
-    if (vel_nodes_[k][0] == vel_nodes_[k - 1][0]) {
-      const int a = find(vel_nodes_[k][1]), b = find(vel_nodes_[k - 1][1]);
-      if (a != b) vel_parent_[std::max(a, b)] = std::min(a, b);
-    }
-  groupContacts(n, n, [&](int i) { return partition_ ? find(i) : 0; });
+  // Contacts sharing a node are coupled through W (the lumped mass couples nothing else): the
+  // groups of seed Sec. 4.5 with the nodes as units (numbered by their x DOF; prescribed nodes too).
+  touched_.resize(n);
+  ntouched_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    touched_[i] = points_[i].dof;
+    ntouched_[i] = points_[i].nodes;
+  }
+  partitionIntoGroups(N);
 
   // q_loc: the contact-frame velocities at v_free relative to the surface, and the predicted gap.
   qloc_.setZero(3 * n);
@@ -108,115 +98,18 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
     if (restitution_ > 0 && u[0] < 0 && p.gap + drift * u[0] <= 0) qloc_[3 * i] += restitution_ * u[0];
   }
 
-  // W = H M^-1 H^T: block (a, b) += w_a w_b F_a diag(M^-1 of the node) F_b^T for every node the two
-  // contacts share (fixed DOFs: M^-1 = 0).
-  // (One triplet list per group, kept with their capacity between steps: W's entries are the
-  // problem's only sizeable input, and setProblem takes them without an intermediate matrix.)
-  if (vel_trip_.size() < groups_.size()) vel_trip_.resize(groups_.size());
-  for (std::size_t gi = 0; gi < groups_.size(); ++gi) vel_trip_[gi].clear();
-  for (std::size_t k0 = 0; k0 < vel_nodes_.size();) {
-    std::size_t k1 = k0;
-    while (k1 < vel_nodes_.size() && vel_nodes_[k1][0] == vel_nodes_[k0][0]) ++k1;
-    const int d = vel_nodes_[k0][0];
-    const Vec3 mi(minv(d), minv(d + 1), minv(d + 2));
-    if (mi.squaredNorm() > 0)
-      for (std::size_t a = k0; a < k1; ++a)
-        for (std::size_t b = k0; b < k1; ++b) {
-          const int ia = vel_nodes_[a][1], ib = vel_nodes_[b][1];
-          const ContactPoint &pa = points_[ia], &pb2 = points_[ib];
-          const Mat3 w = pa.weight[vel_nodes_[a][2]] * pb2.weight[vel_nodes_[b][2]] * pa.frame * mi.asDiagonal() *
-                         pb2.frame.transpose();
-          auto& t = vel_trip_[group_of_[ia]];
-          for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-              if (w(r, c) != 0) t.emplace_back(3 * local_[ia] + r, 3 * local_[ib] + c, w(r, c));
-        }
-    k0 = k1;
-  }
-
-  // Warm start by contact identity, then one Alart-Curnier problem per group.
-  r_.setZero(3 * n);
-  u_all_.setZero(3 * n);
-  for (int i = 0; i < n; ++i)
-    if (const Vec3* r = warmStart(points_[i].key)) r_.segment<3>(3 * i) = *r;
-  while (group_solvers_.size() < groups_.size()) group_solvers_.push_back(std::make_unique<Solver>(options_));
-  // A group's q, mu and r (by group index, sizes mostly as in the last step: no reallocation).
-  if (vel_work_.size() < groups_.size()) vel_work_.resize(groups_.size());
-  // Solves of one contact take a microsecond: timed as a whole (step_.solve_ms), not one by one.
-  Options options = options_;
-  options.timed = false;
-  options.dense_rows = 24;  // groups of up to 8 contacts
-  last_ = {};
-  last_.converged = true;
-  vel_zero_.assign(n, 0);
-  std::string failed;
-  int max_group = 0;
-  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
-    Group& g = groups_[gi];
-    const int ng = static_cast<int>(g.contacts.size());
-    auto& [qg, mug, rg] = vel_work_[gi];
-    qg.resize(3 * ng);
-    mug.resize(ng);
-    rg.resize(3 * ng);
-    for (int a = 0; a < ng; ++a) {
-      const int i = g.contacts[a];
-      qg.segment<3>(3 * a) = qloc_.segment<3>(3 * i);
-      mug[a] = mu_vec_[i];
-      rg.segment<3>(3 * a) = r_.segment<3>(3 * i);
-    }
-    // A group whose contacts all start from r = 0 with u_N = q_N >= 0 (open at the predicted gap,
-    // or separating at v_free: most candidates of a rope at rest) is solved by r = 0, u = q: the
-    // natural map and f_AC are exactly zero there, the solver would stop at iteration 0 and the
-    // polish find every contact exact. Its problem is not set up.
-    bool open = true;
-    for (int a = 0; a < ng && open; ++a) open = rg.segment<3>(3 * a).isZero(0) && qg[3 * a] >= 0;
-    if (open) {
-      // Their natural maps are exactly 0 where q_T is finite (r - u = -q in the polar cone): left out
-      // of the step's residual below.
-      for (int a = 0; a < ng; ++a)
-        vel_zero_[g.contacts[a]] = std::isfinite(qg[3 * a + 1]) && std::isfinite(qg[3 * a + 2]);
-      g.result = {};
-      g.result.converged = true;
-      g.result.message = "converged";
-      for (int a = 0; a < ng; ++a) u_all_.segment<3>(3 * g.contacts[a]) = qg.segment<3>(3 * a);  // r_ stays 0
-      max_group = std::max(max_group, ng);
-      continue;
-    }
-    Solver& solver = *group_solvers_[gi];
-    solver.options() = options;
-    solver.setProblem(vel_trip_[gi], qg, mug);
-    g.result = solver.solve(rg);
-    // The relative natural map the solver stops on scales by max(|q|, |u|, |r|): here a velocity (a
-    // rope node sliding at 0.3 m/s; an open candidate's gap / drift, up to ~100 m/s) against ~1e-9 N s
-    // per step on a resting rope node, so a group can pass it with a contact's impulse wrong by more
-    // than itself (rope_over_bar.toml, DER, dt = 9.1e-6 s: a warm start accepted at iteration 0 with
-    // r_N = 1.9e-11 N s on a rope node leaving the floor at 5.6e-6 m/s, a pull on a separating
-    // contact). Newton steps polish each converged group until every contact is on Coulomb's law in
-    // its own units (Solver::polishContacts): worst contact over 0.4 s of that scene 9.0e-6 -> 1.0e-10
-    // (DER), 1.3e-5 -> 5.5e-14 (Cosserat); nearly all groups already are (one pass over them).
-    if (g.result.converged) solver.polishContacts(rg, g.result, options_.tolerance);
-    const Vec& u = solver.velocity();  // W rg + qg: solve() and polishContacts() leave it at rg
-    for (int a = 0; a < ng; ++a) {
-      const int i = g.contacts[a];
-      r_.segment<3>(3 * i) = rg.segment<3>(3 * a);
-      u_all_.segment<3>(3 * i) = u.segment<3>(3 * a);
-      g.active += rg[3 * a] > 0;
-    }
-    g.dofs = 0;
-    g.nu = 0;
-    max_group = std::max(max_group, ng);
-    last_.iterations += g.result.iterations;
-    last_.prox_iterations += g.result.prox_iterations;
-    last_.time_s += g.result.time_s;
-    if (!g.result.converged) {
-      last_.converged = false;
-      if (failed.empty()) failed = g.result.message;
-    }
-  }
-  last_.residual = naturalResidual(qloc_, u_all_, r_, mu_vec_, vel_zero_.data());
-  last_.ac_norm = 0;
-  for (const Group& g : groups_) last_.ac_norm = std::hypot(last_.ac_norm, g.result.ac_norm);
-  last_.message = last_.converged ? "converged" : failed;
+  assembleLumpedDelassus(M, fixed);
+  // One Alart-Curnier problem per group, warm-started by contact identity. Solves of one contact
+  // take a microsecond: timed as a whole (step_.solve_ms), not one by one; groups of up to 8
+  // contacts factorize J by a dense LU.
+  GroupSolve how;
+  how.velocity = true;
+  how.t = pb.t;
+  how.dt = dt;
+  how.options = options_;
+  how.options.timed = false;
+  how.options.dense_rows = 24;
+  const int max_group = solveGroups(how);
 
   // dv = M^-1 H^T P on the free DOFs of the contacts' nodes (positions only: H has no column on a
   // rotation or twist DOF).

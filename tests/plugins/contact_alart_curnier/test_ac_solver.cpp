@@ -429,6 +429,57 @@ TEST_CASE("partition (seed Sec. 4.5, Fig. 5): two separated crossings give 2 gro
   }
 }
 
+// The velocity-level step groups contacts through the same partitionIntoGroups (one union-find)
+// with the nodes as units: the two crossings of B2 share its middle node (one group of 2), B1 on
+// the held A1 is alone; W = H M^-1 H^T is block diagonal over the groups, so the impulses are those
+// of the joint solve.
+TEST_CASE("velocity-level partition: contacts sharing a node form a group, impulses of the joint solve") {
+  using namespace rodsim::testing;
+  const double z1 = 0.0019, off = 1.0;
+  Vec dv_joint, r_joint;
+  for (bool partition : {false, true}) {
+    LinearSystemFixture f;
+    f.w.addRod<SpringChain>("A1", chain(Vec3(-0.02, 0.001, 0), Vec3(0.02, 0.001, 0), Vec3::Zero()));
+    f.w.addRod<SpringChain>("B1", chain(Vec3(0.003, -0.02, z1), Vec3(0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+    f.w.addRod<SpringChain>("A2", chain(Vec3(off - 0.02, 0.001, 0), Vec3(off + 0.02, 0.001, 0), Vec3::Zero()));
+    f.w.addRod<SpringChain>("B2", chain(Vec3(off + 0.003, -0.02, z1), Vec3(off + 0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+    f.w.addRod<SpringChain>("C2", chain(Vec3(off - 0.02, -0.012, 2 * z1), Vec3(off + 0.02, -0.012, 2 * z1),
+                                        Vec3(0, 0.03, -0.2)));  // onto B2 (falling at 0.1 m/s)
+    auto& c = f.w.addContact<AlartCurnierContact>(makeParams(
+        AlartCurnierContact::schema(), {{"friction", 0.3}, {"partition", partition}, {"tolerance", 1e-12}}, "ac"));
+    f.fixed.assign(5 * 9, 0);
+    for (int i = 0; i < 9; ++i) f.fixed[i] = 1;  // A1 held
+    f.build();
+    c.beginStep(f.ctx);
+    const Vec mass = f.w.mass();
+    rodsim::VelocityContactProblem pb;
+    pb.q = &f.q0;
+    pb.v_free = &f.v0;
+    pb.mass = &mass;
+    pb.fixed = &f.fixed;
+    pb.dt = f.dt;
+    pb.drift = 0.5 * f.dt;
+    Vec dv;
+    REQUIRE(c.as<rodsim::VelocityImpulseContact>()->solveVelocity(pb, dv));
+    REQUIRE(c.contacts().size() == 3);
+    const Vec& r = c.impulses();
+    for (int i = 0; i < 3; ++i) CHECK(r[3 * i] > 0);  // closed and approaching: every contact pushes
+    if (!partition) {
+      CHECK(c.groups().size() == 1);
+      dv_joint = dv;
+      r_joint = r;
+      continue;
+    }
+    REQUIRE(c.groups().size() == 2);
+    std::vector<std::size_t> sizes{c.groups()[0].contacts.size(), c.groups()[1].contacts.size()};
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes == std::vector<std::size_t>{1, 2});
+    for (const auto& g : c.groups()) CHECK(g.result.converged);
+    CHECK((r - r_joint).norm() <= 1e-10 * r_joint.norm());
+    CHECK((dv - dv_joint).norm() <= 1e-10 * dv_joint.norm());
+  }
+}
+
 TEST_CASE("unreduced Newton system (seed Eq. 7): the impulses and the step of the reduced one") {
   using namespace rodsim::testing;
   // The crossings of the partition test, sliding with friction and coupled through B2; solved
