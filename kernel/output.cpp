@@ -1,16 +1,15 @@
-#include "output.h"
+#include <rodsim/kernel/output.h>
 
 #include <fmt/format.h>
+#include <rodsim/run_record/csv.h>
+#include <rodsim/run_record/summary.h>
 #include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,29 +17,6 @@
 namespace fs = std::filesystem;
 
 namespace rodsim::kernel {
-
-namespace {
-
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// JSON has no Infinity/NaN: write null.
-std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
-
-}  // namespace
 
 void writeFileAtomic(const std::string& path, const std::string& text) {
   // A full disk or a vanished directory stops the run cleanly (OutputError) and leaves the
@@ -72,16 +48,6 @@ namespace {
 
 constexpr std::size_t kRowBufferBytes = 64 * 1024;
 constexpr auto kRowFlushInterval = std::chrono::seconds(1);  // rows reach the file at least this often
-
-// CSV: empty cell for a value that does not exist (no contact: min_gap). std::to_chars writes what
-// printf's %.10g (and fmt's {:.10g}) writes, byte for byte, in about half the time: rows are
-// formatted every step.
-void appendCsvNumber(std::string& out, double v) {
-  if (!std::isfinite(v)) return;
-  char buf[32];
-  const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 10).ptr;
-  out.append(buf, end);
-}
 
 }  // namespace
 
@@ -127,12 +93,7 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, std::vector<std:
   if (scene_.output.vtk) writeObstacles();
   if (scene_.output.csv) {
     openTimeseries(true);
-    rows_ = "step,t,iterations,wall_ms,contacts,min_gap,kinetic_energy,elastic_energy";
-    for (const auto& p : probe_names) {
-      rows_ += ',';
-      rows_ += p;
-    }
-    rows_ += '\n';
+    rows_ = run_record::timeseriesHeader(probe_names);
     flushRows();
   }
 }
@@ -155,17 +116,12 @@ OutputWriter::OutputWriter(const Scene& scene, std::string dir, long long rows_k
   if (scene_.output.csv) {
     // Keep the header and the rows up to the checkpoint (it flushed them), drop what came after.
     const fs::path path = fs::path(dir_) / "timeseries.csv";
-    std::ifstream in(path, std::ios::binary);
-    std::string text, line;
-    const long long lines = rows_kept + 1;
-    long long rows = 0;
-    for (; rows < lines && std::getline(in, line); ++rows) text += line + "\n";
-    in.close();
-    if (rows < lines || line.rfind(std::to_string(last_row_step) + ",", 0) != 0)
+    const auto text = run_record::timeseriesRowsUpTo(path, rows_kept, last_row_step);
+    if (!text)
       throw InputError(fmt::format("--restart {}: timeseries.csv does not hold the rows up to step {} that the "
                                    "checkpoint was written after",
                                    dir_, last_row_step));
-    writeFileAtomic(path.string(), text);
+    writeFileAtomic(path.string(), *text);
     openTimeseries(false);
   }
 }
@@ -184,20 +140,7 @@ void OutputWriter::writeRow(long long step, double t, int iterations, double wal
                             double kinetic, double elastic, const std::vector<double>& probes,
                             std::chrono::steady_clock::time_point now) {
   if (timeseries_ < 0) return;
-  auto out = std::back_inserter(rows_);
-  fmt::format_to(out, "{},", step);
-  appendCsvNumber(rows_, t);
-  fmt::format_to(out, ",{},{:.4f},{},", iterations, wall_ms, contacts.active);
-  appendCsvNumber(rows_, contacts.min_gap);
-  rows_ += ',';
-  appendCsvNumber(rows_, kinetic);
-  rows_ += ',';
-  appendCsvNumber(rows_, elastic);
-  for (double p : probes) {
-    rows_ += ',';
-    appendCsvNumber(rows_, p);
-  }
-  rows_ += '\n';
+  run_record::appendTimeseriesRow(rows_, step, t, iterations, wall_ms, contacts.active, contacts.min_gap, kinetic, elastic, probes);
   if (rows_.size() >= kRowBufferBytes || now - last_flush_ >= kRowFlushInterval)
     flushRows();
 }
@@ -266,13 +209,13 @@ void OutputWriter::writePvd() {
 
 void OutputWriter::writeFinal(KernelWorld& world) {
   if (!scene_.output.csv) return;
-  std::string text = "rod,node,x,y,z\n";
+  std::string text(run_record::kFinalHeader);
   const Vec& q = world.q();
   for (int r = 0; r < world.numRods(); ++r) {
     Rod& rod = world.rod(r);
     for (int i = 0; i < rod.numNodes(); ++i) {
       const int d = rod.globalPositionDof(i);
-      text += fmt::format("{},{},{:.17g},{:.17g},{:.17g}\n", rod.name(), i, q[d], q[d + 1], q[d + 2]);
+      run_record::appendFinalRow(text, rod.name(), i, q[d], q[d + 1], q[d + 2]);
     }
   }
   writeFileAtomic((fs::path(dir_) / "final.csv").string(), text);
@@ -285,67 +228,36 @@ void OutputWriter::writeSummary(const RunSummary& s, const KernelWorld& world) {
 std::string OutputWriter::summaryText(const RunSummary& s, const KernelWorld& world) const {
   const double steps = static_cast<double>(std::max<long long>(s.steps, 1));
   const double csteps = static_cast<double>(std::max<long long>(s.steps_with_contact, 1));
-  std::string plugins;
-  for (const auto& [type, lib] : world.pluginsInUse())
-    plugins += fmt::format("{}{}: {}", plugins.empty() ? "" : ", ", jsonString(type), jsonString(lib));
+  run_record::Summary out;
+  out.name = scene_.name;
+  out.scene = scene_.file;
+  out.status = s.status;
+  out.reason = s.reason;
+  out.run_id = s.run_id;
+  out.identity = s.identity;
+  out.steps = s.steps;
+  out.sim_time = s.sim_time;
+  out.wall_time_s = s.wall_time_s;
+  out.newton_iterations = s.newton_iterations;
+  out.aipts = s.steps ? s.newton_iterations / steps : 0.0;
+  out.step_cuts = s.step_cuts;
+  out.steps_cut_for_crossing = s.steps_cut_for_crossing;
+  out.steps_with_contact = s.steps_with_contact;
+  out.contact_iterations = s.contact_iterations;
+  out.aipts_contact = s.steps_with_contact ? s.contact_iterations / csteps : 0.0;
+  out.atpts_ms = s.steps ? 1000.0 * s.wall_time_s / steps : 0.0;
+  out.contact_wall_s = s.contact_wall_ms / 1000.0;
+  out.atpts_contact_ms = s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0;
+  out.min_gap = s.min_gap;
+  for (const auto& [type, lib] : world.pluginsInUse()) out.plugins.emplace_back(type, lib);
   // Mean of each report column over the steps: the contacts' first, then the forces'.
-  std::string contact_report, force_report;
   const auto columns = world.reportColumns();
   const std::size_t n_contact = static_cast<std::size_t>(world.numContactReportColumns());
-  for (std::size_t i = 0; i < columns.size() && i < s.report_sums.size(); ++i) {
-    std::string& report = i < n_contact ? contact_report : force_report;
-    report += fmt::format("{}{}: {}", report.empty() ? "" : ", ", jsonString(columns[i]), jsonNumber(s.report_sums[i] / double(std::max<long long>(1, s.report_rows))));
-  }
-  std::string text = fmt::format(
-      "{{\n"
-      "  \"name\": {},\n  \"scene\": {},\n  \"status\": {},\n  \"reason\": {},\n"
-      "  \"run_id\": {},\n  \"identity\": {},\n"
-      "  \"steps\": {},\n  \"sim_time\": {},\n  \"wall_time_s\": {},\n"
-      "  \"newton_iterations\": {},\n  \"aipts\": {},\n  \"step_cuts\": {},\n  \"steps_cut_for_crossing\": {},\n"
-      "  \"steps_with_contact\": {},\n  \"contact_iterations\": {},\n  \"aipts_contact\": {},\n"
-      "  \"atpts_ms\": {},\n  \"contact_wall_s\": {},\n  \"atpts_contact_ms\": {},\n  \"min_gap\": {},\n"
-      "  \"iterations_are\": \"linear solves (Newton iterations) per step\",\n"
-      "  \"contact_report\": {{{}}},\n  \"force_report\": {{{}}},\n  \"plugins\": {{{}}},\n"
-      "  \"version\": \"{}\"\n}}\n",
-      jsonString(scene_.name), jsonString(scene_.file), jsonString(s.status), jsonString(s.reason),
-      jsonString(s.run_id), jsonString(s.identity), s.steps,
-      jsonNumber(s.sim_time), jsonNumber(s.wall_time_s), s.newton_iterations,
-      jsonNumber(s.steps ? s.newton_iterations / steps : 0.0), s.step_cuts, s.steps_cut_for_crossing, s.steps_with_contact,
-      s.contact_iterations, jsonNumber(s.steps_with_contact ? s.contact_iterations / csteps : 0.0),
-      jsonNumber(s.steps ? 1000.0 * s.wall_time_s / steps : 0.0), jsonNumber(s.contact_wall_ms / 1000.0),
-      jsonNumber(s.steps_with_contact ? s.contact_wall_ms / csteps : 0.0), jsonNumber(s.min_gap), contact_report,
-      force_report, plugins,
-      RODSIM_SDK_VERSION);
-  return text;
-}
-
-std::string summaryField(const std::string& json, const std::string& key) {
-  const std::string k = "\"" + key + "\": ";
-  const auto p = json.find(k);
-  if (p == std::string::npos) return "";
-  const std::size_t b = p + k.size();
-  if (b < json.size() && json[b] == '"') {
-    // The escapes jsonString writes: \" \\ \n \t and \u00XX for other control characters.
-    std::string value;
-    for (std::size_t e = b + 1; e < json.size() && json[e] != '"'; ++e) {
-      if (json[e] != '\\' || e + 1 >= json.size()) {
-        value += json[e];
-        continue;
-      }
-      const char c = json[++e];
-      if (c == 'n') value += '\n';
-      else if (c == 't') value += '\t';
-      else if (c == 'u' && e + 4 < json.size()) {
-        unsigned code = 0;
-        std::from_chars(json.data() + e + 1, json.data() + e + 5, code, 16);
-        value += static_cast<char>(code);
-        e += 4;
-      } else value += c;
-    }
-    return value;
-  }
-  const auto e = json.find_first_of(",\n}", b);
-  return json.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  for (std::size_t i = 0; i < columns.size() && i < s.report_sums.size(); ++i)
+    (i < n_contact ? out.contact_report : out.force_report)
+        .emplace_back(columns[i], s.report_sums[i] / double(std::max<long long>(1, s.report_rows)));
+  out.version = RODSIM_SDK_VERSION;
+  return run_record::summaryText(out);
 }
 
 }  // namespace rodsim::kernel

@@ -1,6 +1,7 @@
-#include "run_directory.h"
+#include <rodsim/kernel/run_directory.h>
 
-#include "output.h"
+#include <rodsim/kernel/output.h>
+#include <rodsim/run_record/json.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -92,8 +93,13 @@ std::string newRunId() {
 
 PreviousRun readPreviousRun(const std::string& dir) {
   const std::string json = readSummary(fs::path(dir) / "summary.json");
-  return {summaryField(json, "run_id"), summaryField(json, "identity"), summaryField(json, "status"),
-          summaryField(json, "scene")};
+  run_record::JsonValue summary;
+  try {
+    if (!json.empty()) summary = run_record::parseJson(json, (fs::path(dir) / "summary.json").string());
+  } catch (const run_record::FormatError&) {
+    // not a summary rodsim wrote: the fields stay empty, as for a directory without one
+  }
+  return {summary.text("run_id"), summary.text("identity"), summary.text("status"), summary.text("scene")};
 }
 
 RunDirectory::RunDirectory(std::string dir) : dir_(std::move(dir)) {

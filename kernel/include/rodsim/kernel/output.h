@@ -1,8 +1,9 @@
-// What a run writes: summary.json, timeseries.csv, final.csv, vtk/<name>.pvd + frames.
+// What a run writes: summary.json, timeseries.csv, final.csv, vtk/<name>.pvd + frames (their
+// formats: libs/run_record, libs/vtp).
 // Every file is written as the run goes and flushed, so an interrupted run keeps what it had.
 #pragma once
 
-#include "world.h"
+#include <rodsim/kernel/world.h>
 
 #include <chrono>
 #include <cstdint>
@@ -82,9 +83,5 @@ class OutputWriter {
 
 // Writes `text` to `path` atomically (temporary file, then rename).
 void writeFileAtomic(const std::string& path, const std::string& text);
-
-// The value of "key" in a JSON object written by writeSummary (a string without its quotes, or a
-// number as written); "" if absent.
-std::string summaryField(const std::string& json, const std::string& key);
 
 }  // namespace rodsim::kernel
