@@ -1,6 +1,6 @@
 // The bend/twist energy of one Cosserat node (a node with a curvature: an interior node, every node
 // of a ring), with its exact gradient and Hessian with respect to the DOFs as the rod defines them
-// (README.md, "Energy and forces"; the Cosserat seed, Eqs. 8, 10, 19, 20):
+// (README.md, "Energy and forces"; Gazzola et al. (2018), Eqs. 8, 10, 19, 20):
 //
 //     U = ½ (θ - θ°)ᵀ B̂ (θ - θ°) / (D̂ E³),   θ = log(Q_p Q_iᵀ),   E = (ℓ_p + ℓ_i) / (2 D̂),
 //

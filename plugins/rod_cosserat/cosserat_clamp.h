@@ -1,8 +1,9 @@
 // "cosserat-clamp": holds node positions and the full material frames (all three rotation DOFs) of
 // elements of a cosserat rod, at rest or moving rigidly (optional `velocity`, `angular_velocity`
-// about `center`, between `start` and `stop`: the seed's twisted and pulled ends of Fig. 3). The generic `clamp`
-// holds the same frame (Rod::frameDofs) for an element whose two nodes it holds; this constraint also holds
-// frames of elements independently of their nodes and rotates whole frames about any axis.
+// about `center`, between `start` and `stop`: the twisted and pulled ends of Gazzola et al. (2018),
+// Fig. 3). The generic `clamp` holds the same frame (Rod::frameDofs) for an element whose two nodes
+// it holds; this constraint also holds frames of elements independently of their nodes and rotates
+// whole frames about any axis.
 #pragma once
 
 #include "cosserat_rod.h"

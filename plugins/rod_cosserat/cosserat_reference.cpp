@@ -1,6 +1,6 @@
 // The "cosserat" rod model, one function per term (see cosserat_reference.h). Equation numbers are
-// those of the Cosserat seed (Gazzola et al.); README.md, "Energy and forces", explains where and
-// why the model departs from the seed's Eqs. 23-24 (it is the exact gradient of an energy).
+// those of Gazzola et al. (2018); README.md, "Energy and forces", explains where and
+// why the model departs from their Eqs. 23-24 (it is the exact gradient of an energy).
 //
 // The elastic energy of the discrete rod is
 //
@@ -44,7 +44,7 @@ RodConstants constantsOf(const CosseratRod& rod, const Params& p) {
   const double r = p.real("radius"), I = std::numbers::pi * std::pow(r, 4) / 4.0;
   c.J = p.real("density") * Vec3(I, I, 2.0 * I) * p.real("inertia_ratio");  // lambda = 2 J / (m r^2), Appendix F
   c.gamma_r = p.real("rotational_damping");
-  c.seed_force_law = p.string("force_law") == "seed";
+  c.written_force_law = p.string("force_law") == "gazzola2018";
   c.bend_twist_rescaling = p.boolean("bend_twist_rescaling");
   c.sigma0.assign(ne, Vec3::Zero());
   c.theta0.assign(nn, Vec3::Zero());
@@ -107,7 +107,7 @@ Vec3 internalForce(const RodConstants& rod, const Configuration& c, int e) {
 }
 
 // The rotation from the frame of element i to that of element i-1, as a rotation vector:
-// Q_i = exp(-[θ_i]x) Q_{i-1}, θ_i = log(Q_{i-1} Q_iᵀ) = D̂_i κ̂_i. The seed's Eq. 20 writes
+// Q_i = exp(-[θ_i]x) Q_{i-1}, θ_i = log(Q_{i-1} Q_iᵀ) = D̂_i κ̂_i. Gazzola et al.'s Eq. 20 writes
 // κ̂ = log(Q_{i+1} Q_iᵀ) / D̂ with the opposite sign convention of its exp (README.md); this sign
 // matches Q ∂x/∂s = ∂x_L/∂s + κ_L × x_L of Eq. 3.
 Vec3 curvatureRotation(const RodConstants& rod, const Configuration& c, int i) {
@@ -168,12 +168,12 @@ GeneralizedForce zeroForce(const RodConstants& rod) {
 
 // Shear/stretch internal force Δh(Qᵀ n) on the nodes (Eq. 23): element e pulls its first node by
 // Q_eᵀ n_e and its second by -Q_eᵀ n_e (-∂/∂x of the shear/stretch energy: ∂σ_e/∂x_{e+1} = Q_e / ℓ̂_e).
-// The seed divides n by e (S = Ŝ/e of Eq. 10); this model's n is the energy gradient (README.md).
-// With force_law = "seed", Eq. 23 as written: Q_eᵀ n_e / e_e.
+// Gazzola et al. divide n by e (S = Ŝ/e of Eq. 10); this model's n is the energy gradient (README.md).
+// With force_law = "gazzola2018", Eq. 23 as written: Q_eᵀ n_e / e_e.
 void addShearStretchForces(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
   for (int e = 0; e < rod.numElements(); ++e) {
     Vec3 f = c.Q[e].transpose() * internalForce(rod, c, e);
-    if (rod.seed_force_law) f /= dilatation(rod, c, e);
+    if (rod.written_force_law) f /= dilatation(rod, c, e);
     out.force[e] += f;
     out.force[secondNode(rod, e)] -= f;
   }
@@ -182,18 +182,18 @@ void addShearStretchForces(const RodConstants& rod, const Configuration& c, Gene
 // Shear/stretch internal couple Q t × Ŝσ ℓ̂ (Eq. 24), times e: (Q_e ℓ_e) × n_e. (Turning the frame by
 // exp(-[a]x) changes σ by (Q ℓ) × a / ℓ̂.) It is what keeps d3 along the tangent: zero when the rod
 // does not shear.
-// With force_law = "seed", Eq. 24 as written: (Q t × Ŝσ) ℓ̂, i.e. the above divided by e.
+// With force_law = "gazzola2018", Eq. 24 as written: (Q t × Ŝσ) ℓ̂, i.e. the above divided by e.
 void addShearStretchCouples(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
   for (int e = 0; e < rod.numElements(); ++e) {
     const Vec3 couple = (c.Q[e] * edge(rod, c, e)).cross(internalForce(rod, c, e));
-    out.couple[e] += rod.seed_force_law ? Vec3(couple / dilatation(rod, c, e)) : couple;
+    out.couple[e] += rod.written_force_law ? Vec3(couple / dilatation(rod, c, e)) : couple;
   }
 }
 
 // Bend/twist internal couple Δh(B̂κ̂/E³) + Ah(κ̂ × B̂κ̂ D̂/E³) of Eq. 24, in its exact form: node i's
 // couple m_i acts on element i-1 as J_r⁻¹(θ_i) m_i and on element i as -J_l⁻¹(θ_i) m_i, the inverse
 // Jacobians of the exponential map (so3.h), J⁻¹ m = m ± ½ θ × m + c(θ) θ × (θ × m). Their first
-// order, m ± ½ θ × m, is the seed's difference of couples plus its averaged κ̂ × B̂κ̂ term; the exact
+// order, m ± ½ θ × m, is Gazzola et al.'s difference of couples plus its averaged κ̂ × B̂κ̂ term; the exact
 // form makes the couples the gradient of the bend/twist energy.
 void addBendTwistCouples(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
   for (int i = 0; i < rod.numNodes(); ++i) {
@@ -206,7 +206,7 @@ void addBendTwistCouples(const RodConstants& rod, const Configuration& c, Genera
 
 // The bend/twist energy of node i depends on the lengths of its two elements through E_i³ (Eq. 10):
 // ∂U_i/∂ℓ = -3 U_i / (ℓ_{i-1} + ℓ_i) for each of them, and ∂ℓ_e/∂x = ∓t_e on its first/second node.
-// The seed's Eq. 23 has no such term (its bending couples are not derived from an energy).
+// Gazzola et al.'s Eq. 23 has no such term (its bending couples are not derived from an energy).
 void addBendingLengthForces(const RodConstants& rod, const Configuration& c, GeneralizedForce& out) {
   for (int i = 0; i < rod.numNodes(); ++i) {
     if (!hasCurvature(rod, i)) continue;
@@ -224,8 +224,8 @@ GeneralizedForce elasticForces(const RodConstants& rod, const Configuration& c) 
   addShearStretchForces(rod, c, f);
   addShearStretchCouples(rod, c, f);
   addBendTwistCouples(rod, c, f);
-  // Absent from the seed's Eq. 23, and zero without the rescaling (no dependence on the lengths).
-  if (!rod.seed_force_law && rod.bend_twist_rescaling) addBendingLengthForces(rod, c, f);
+  // Absent from Gazzola et al.'s Eq. 23, and zero without the rescaling (no dependence on the lengths).
+  if (!rod.written_force_law && rod.bend_twist_rescaling) addBendingLengthForces(rod, c, f);
   return f;
 }
 

@@ -3,8 +3,8 @@
 // cosserat_rod.cpp computes the same numbers fast (structure-of-arrays frames, branch-free vector
 // passes, AVX clones, values computed on demand and cached between calls). This is the same model
 // with one function per term, plain Eigen types and std::vector, no SIMD and no caching, so that the
-// physics can be read top to bottom next to the Cosserat seed (Gazzola et al.,
-// /work/shared/seeds/004_e8ae9a3bd9d35257.txt). Equation numbers below are the seed's.
+// physics can be read top to bottom next to Gazzola et al. (2018)
+// (docs/references.md). Equation numbers below are theirs.
 //
 // It is not called by the plugin at run time: tests compare it with CosseratRod (energies, forces,
 // couples and velocity couples agree to round-off, tests/plugins/rod_cosserat/
@@ -36,7 +36,7 @@ struct RodConstants {
   Vec3 B = Vec3::Zero();             // diag B̂ = (E Î1, E Î2, G Î3), N m² (Table I)
   Vec3 J = Vec3::Zero();             // ρ Î per unit length, kg m: an element's inertia is Ĵ_e = J ℓ̂_e
   double gamma_r = 0;                // rotational friction γ_r of Eq. 32, N s
-  bool seed_force_law = false;       // force_law = "seed": Eq. 23 as written (Qᵀ n / e, no dE/dℓ forces)
+  bool written_force_law = false;    // force_law = "gazzola2018": Eq. 23 as written (Qᵀ n / e, no dE/dℓ forces)
   bool bend_twist_rescaling = true;  // Eq. 10's 1/E³ on the bend/twist couples and energy
   std::vector<Vec3> sigma0;          // rest shear/stretch strain σ°_e per element
   std::vector<Vec3> theta0;          // rest curvature rotation D̂_i κ̂°_i per node

@@ -1,4 +1,4 @@
-// The "cosserat" rod: discrete Cosserat rod of the Cosserat seed (Gazzola et al.), Sec. III.B,
+// The "cosserat" rod: discrete Cosserat rod of Gazzola et al. (2018), Sec. III.B,
 // Eqs. 17-24, with an energy whose exact gradient gives the internal forces and couples (README.md,
 // "Energy and forces").
 #include "cosserat_rod.h"
@@ -64,12 +64,12 @@ Schema CosseratRod::schema() {
                      "How the internal forces on the nodes are made. energy: the exact gradient of the elastic "
                      "energy, Qt n with n = S (sigma - sigma0), plus the forces from the bending energy's dependence "
                      "on the Voronoi length (the 1/E^3 of Eq. 10), so the conservative dynamics conserve energy "
-                     "and a bent or twisted rod is pulled longer. seed: Eqs. 23-24 as Gazzola et al. 2018 and "
+                     "and a bent or twisted rod is pulled longer. gazzola2018: Eqs. 23-24 as Gazzola et al. 2018 and "
                      "PyElastica write "
                      "them, force Qt S sigma / e and shear couple (Q t x S sigma) l^, with no force from the bending "
                      "energy. It is not the gradient of any energy: a freely vibrating bent rod gains energy under it "
                      "(docs/validation/cosserat.md). For comparisons with codes that integrate Eq. 23 as written.")
-      .choices({"energy", "seed"});
+      .choices({"energy", "gazzola2018"});
   s.add<bool>("bend_twist_rescaling", true,
               "The stretch dependence of bend and twist (Eq. 10): the incompressible section thins as the rod "
               "stretches, B = B^/E^2 and kappa = kappa^/E, so the bend/twist couples are B^ kappa^ / E^3 (E: the "
@@ -126,7 +126,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   gamma_r_ = p.real("rotational_damping");
   if (!(gamma_r_ >= 0)) throw ParamError("rotational_damping", "'rotational_damping' must be >= 0");
   v_init_ = p.vec3("initial_velocity");
-  seed_force_law_ = p.string("force_law") == "seed";
+  written_force_law_ = p.string("force_law") == "gazzola2018";
   bend_twist_rescaling_ = p.boolean("bend_twist_rescaling");
 
   const double pi = std::numbers::pi;
@@ -511,7 +511,7 @@ COSSERAT_SIMD_CLONES void elementStrains(const double* __restrict x, const doubl
 // the inverse Jacobians): the bending couple m = dE/dθ and energy (Eqs. 8, 10, 20: τ_L D̂-scaled, the
 // 1/E³ rescaling with E = D/D̂ of the node's Voronoi domain), and at once (m is not stored) the
 // couples of Eq. 24 on its two elements, exact to all orders through the inverse Jacobians of the
-// exponential map (the seed's κ × Bκ terms are their first order): J_r⁻¹(θ) m on element i-1 and
+// exponential map (Gazzola et al.'s κ × Bκ terms are their first order): J_r⁻¹(θ) m on element i-1 and
 // -J_l⁻¹(θ) m on element i, J_{r,l}⁻¹ m = m ± ½ θ×m + c θ×(θ×m), and g = dE/dℓ of each adjacent
 // element (the bending energy depends on the Voronoi length D_i through the 1/E³ rescaling of Eq. 10).
 // lprev: the length of the element before the node (l[i - 1]; that of element n-1 at a ring's node 0).
@@ -645,16 +645,16 @@ void CosseratRod::computeStrains() const {
     }
   }
   if (!bend_twist_rescaling_) removeBendTwistRescaling();
-  if (seed_force_law_) applySeedForceLaw();
+  if (written_force_law_) applyWrittenForceLaw();
   frames_ok_ = strains_ok_ = true;
 }
 
-// force_law = "seed": Eqs. 23-24 as written. The nodal force is Δh(QᵀŜσ/e) and the shear couple
+// force_law = "gazzola2018": Eqs. 23-24 as written. The nodal force is Δh(QᵀŜσ/e) and the shear couple
 // (Q t × Ŝσ) ℓ̂, i.e. the element force Qᵀn and couple (Q d) × n = e ℓ̂ (Q t × n) that computeStrains
 // prepared, both divided by the dilatation; no force from the bending energy (g = dE/dℓ left out).
 // The missing g is what makes the law gain energy (docs/validation/cosserat.md, the released arc).
 // Not in the vectorized passes: the default law must not pay for it.
-void CosseratRod::applySeedForceLaw() const {
+void CosseratRod::applyWrittenForceLaw() const {
   for (int e = 0; e < ne_; ++e) {
     const double inv_e = 1.0 / e_[e];
     for (int k = 0; k < 3; ++k) Nf_[3 * e + k] *= inv_e;
@@ -666,7 +666,7 @@ void CosseratRod::applySeedForceLaw() const {
 // bend_twist_rescaling = false: the couple m = B̂ (θ - θ°) / D̂ at every stretch instead of Eq. 10's
 // B̂ (θ - θ°) / (D̂ E³). nodeTerms' outputs are linear in m (the energy ½ (θ - θ°)ᵀ m, the couples
 // J⁻¹ m), so multiplying them by E³ gives the unrescaled ones; the energy then does not depend on
-// the lengths, so g = 0. After the vectorized passes, like applySeedForceLaw.
+// the lengths, so g = 0. After the vectorized passes, like applyWrittenForceLaw.
 void CosseratRod::removeBendTwistRescaling() const {
   for (int i = closed_ ? 0 : 1; i < ne_; ++i) {  // the nodes with a curvature
     const double E = 0.5 * (l_[i == 0 ? ne_ - 1 : i - 1] + l_[i]) / Dhat_[i], E3 = E * E * E;
@@ -1009,11 +1009,12 @@ double CosseratRod::twistForDirector(int edge, const Vec3& m1) const {
 // entry of each term's block is sent (the solver's assembly sums repeated entries), in the same order
 // on every call, so its pattern stays cached.
 void CosseratRod::addStiffness(StiffnessSink& K) const {
-  if (seed_force_law_)
-    throw ParamError("force_law",
-                     "force_law = \"seed\" (Eqs. 23-24 as written) is not the gradient of an energy, so the cosserat "
-                     "rod has no stiffness matrix for it: use force_law = \"energy\" with the implicit-euler and "
-                     "static solvers, or an explicit solver (position-verlet, pefrl)");
+  if (written_force_law_)
+    throw ParamError(
+        "force_law",
+        "force_law = \"gazzola2018\" (Eqs. 23-24 as written) is not the gradient of an energy, so the "
+        "cosserat rod has no stiffness matrix for it: use force_law = \"energy\" with the implicit-euler and "
+        "static solvers, or an explicit solver (position-verlet, pefrl)");
   ensureFrames();
   const int off = dofOffset();
   for (int e = 0; e < ne_; ++e) rotation_jacobians_[e] = cosserat::rotationDofJacobians(q_.segment<3>(rotationDof(e)));

@@ -1,5 +1,5 @@
-// The "cosserat" rod model: shearable, extensible Cosserat rods of Gazzola et al. (the Cosserat
-// seed, Sec. II-III, Eqs. 9-24 and Appendix C), for explicit symplectic time stepping
+// The "cosserat" rod model: shearable, extensible Cosserat rods of Gazzola et al. (2018,
+// Sec. II-III, Eqs. 9-24 and Appendix C), for explicit symplectic time stepping
 // (plugins/solver_explicit) and, through the exact Hessian of its energy (addStiffness), for the Newton
 // solvers (plugins/solver_newton). See README.md in this folder for the conventions.
 #pragma once
@@ -78,7 +78,7 @@ class CosseratRod : public Rod,
   void addVelocityForce(const EvalContext& ctx, VecRef f_local) const override;
   // K += ∂²U/∂q² at the last configuration set (global indexing), the exact Hessian of the elastic
   // energy U(q) as setConfiguration reads q: positions and rotation vectors φ relative to the committed
-  // frames, at any φ (README.md, "Stiffness"). force_law = "seed" has no energy: ParamError.
+  // frames, at any φ (README.md, "Stiffness"). force_law = "gazzola2018" has no energy: ParamError.
   void addStiffness(StiffnessSink& K) const override;
   // addElasticForce with the rotation rows -∂U/∂φ_e = J_l(φ_e) C_e instead of the couples C_e (the
   // same at φ = 0): the exact -∂U/∂q whose Jacobian addStiffness gives (tests; README.md, "Stiffness").
@@ -103,7 +103,7 @@ class CosseratRod : public Rod,
   Vec3 curvature(int node) const;  // κ̂_L at an interior node (every node of a ring), 1/m
   bool closed() const { return closed_; }
   bool closedCenterline() const override { return closed_; }
-  bool seedForceLaw() const { return seed_force_law_; }
+  bool writtenForceLaw() const { return written_force_law_; }
   double restLength(int e) const { return lhat_[e]; }
   const Vec3& shearStiffness() const { return S_; }  // diag Ŝ, N
   const Vec3& bendStiffness() const { return B_; }   // diag B̂, N m²
@@ -133,7 +133,7 @@ class CosseratRod : public Rod,
   void shearOf(int e, Vec3& sigma, Vec3& n) const;  // σ_L and n_L of element e (energy, shearStrain)
   void closeStrains() const;    // a ring's closing element n-1 and junction node 0 (computeStrains)
   void removeBendTwistRescaling() const;  // bend_twist_rescaling = false (computeStrains): B̂κ̂ instead of B̂κ̂/E³
-  void applySeedForceLaw() const;  // force_law = "seed" (computeStrains): Eq. 23's Qᵀn/e, no dE/dℓ forces
+  void applyWrittenForceLaw() const;  // force_law = "gazzola2018" (computeStrains): Eq. 23's Qᵀn/e, no dE/dℓ forces
   // The node after node e along element e: e + 1, or 0 for the closing element of a ring.
   int next(int e) const { return closed_ && e + 1 == nn_ ? 0 : e + 1; }
   double closedTwistRate(double requested) const;  // constructor: a ring's initial twist density
@@ -141,7 +141,7 @@ class CosseratRod : public Rod,
   int nn_ = 0, ne_ = 0;
   std::size_t ns_ = 0;  // stride of the structure-of-arrays frames: ne_ rounded up to a multiple of 8 (gather)
   bool closed_ = false;  // a ring: ne_ = nn_, element nn_-1 joins node nn_-1 to node 0
-  bool seed_force_law_ = false;  // force_law = "seed": Eq. 23 as written instead of the energy gradient
+  bool written_force_law_ = false;    // force_law = "gazzola2018": Eq. 23 as written instead of the energy gradient
   bool bend_twist_rescaling_ = true;  // Eq. 10's B̂κ̂/E³ (false: B̂κ̂ at every stretch)
   double r_ = 0, rho_ = 0, E_ = 0, G_ = 0, gamma_r_ = 0;
   Vec3 S_, B_, J_;  // Ŝ, B̂ (diagonals) and ρÎ per unit length

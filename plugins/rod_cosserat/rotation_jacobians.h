@@ -8,7 +8,7 @@
 //
 // so one small type holds α, β and their derivatives with respect to t2 = |x|², and two functions
 // give A(x) and the derivative ∂(A(x) u)/∂x for a fixed u. Conventions are libs/geometry's so3.h
-// (R = exp([x]x), the Rodrigues formula of the Cosserat seed's Eq. 16):
+// (R = exp([x]x), the Rodrigues formula of Gazzola et al. (2018), Eq. 16):
 //
 //     exp([x + δ]) = exp([x]) exp([J_r(x) δ]) + O(δ²)      J_r(x) = I - (1-cos θ)/θ² [x] + (θ - sin θ)/θ³ [x]²
 //     exp([x + δ]) = exp([J_l(x) δ]) exp([x]) + O(δ²)      J_l(x) = J_r(-x) = J_r(x)ᵀ

@@ -1,6 +1,6 @@
 // The shear/stretch energy of one Cosserat element, with its exact gradient and Hessian with respect
 // to the element's DOFs as the rod defines them: its two node positions and its rotation vector φ
-// relative to its committed frame (README.md, "Degrees of freedom"; the Cosserat seed, Eqs. 9, 11, 18):
+// relative to its committed frame (README.md, "Degrees of freedom"; Gazzola et al. (2018), Eqs. 9, 11, 18):
 //
 //     U = ½ ℓ̂ (σ - σ°)ᵀ Ŝ (σ - σ°),   σ = Q (x_b - x_a) / ℓ̂ - (0, 0, 1),   Q = exp(-[φ]) Q_committed.
 //

@@ -111,10 +111,10 @@ Params straightRod() {
                     "rod");
 }
 
-// The helix of openHelix with force_law = "seed" (Eq. 23 as written).
-Params seedLawHelix() {
+// The helix of openHelix with force_law = "gazzola2018" (Eq. 23 as written).
+Params writtenLawHelix() {
   Params p = openHelix("initial", 0.02, 4.0);
-  p.set("force_law", std::string("seed"));
+  p.set("force_law", std::string("gazzola2018"));
   return p;
 }
 
@@ -128,9 +128,9 @@ Params unrescaledHelix(const std::string& law) {
 
 std::vector<Case> cases() {
   return {{"open helix, straight rest shape", openHelix("straight", 0.0, 0.0)},
-          {"open helix, force_law = seed", seedLawHelix()},
+          {"open helix, force_law = gazzola2018", writtenLawHelix()},
           {"open helix, bend_twist_rescaling = false", unrescaledHelix("energy")},
-          {"open helix, force_law = seed, bend_twist_rescaling = false", unrescaledHelix("seed")},
+          {"open helix, force_law = gazzola2018, bend_twist_rescaling = false", unrescaledHelix("gazzola2018")},
           {"open helix, initial rest shape, twisted, rotational damping", openHelix("initial", 0.02, 4.0)},
           {"ring, straight rest shape, one turn of twist", ring("straight", 1.0)},
           {"ring, initial rest shape, two turns", ring("initial", 2.0)},
@@ -276,7 +276,7 @@ TEST_CASE("reference and fast cosserat rod agree to round-off: energy, elastic a
 
 TEST_CASE("the reference forces are minus the gradient of the reference energy (open and closed rods)") {
   for (const Case& c : cases()) {
-    if (c.params.string("force_law") == "seed") continue;  // Eq. 23 as written is no energy's gradient
+    if (c.params.string("force_law") == "gazzola2018") continue;  // Eq. 23 as written is no energy's gradient
     CosseratRod rod(c.params);
     const ref::RodConstants constants = ref::constantsOf(rod, c.params);
     const int n = rod.numDofs(), r0 = rod.rotationDof(0);
@@ -354,27 +354,27 @@ TEST_CASE("reference velocity couples: each term on its own") {
 // A straight rod at its rest length, twisted uniformly by τ: no shear or stretch strain, a twist
 // energy ½ B̂₃ τ² D̂ / E³ per interior node. Under force_law = "energy" its dependence on the length
 // pulls the rod longer: the last node, whose element lies in node n-1's Voronoi domain only, takes
-// -∂U/∂ℓ = (3/4) B̂₃ τ² along the axis (the twist-stretch coupling of the energy). Eq. 23 as the seed
-// writes it (force_law = "seed") has no such force: every nodal force is zero. The couples agree.
-TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, the seed's Eq. 23 does not") {
+// -∂U/∂ℓ = (3/4) B̂₃ τ² along the axis (the twist-stretch coupling of the energy). Eq. 23 as Gazzola et al.
+// write it (force_law = "gazzola2018") has no such force: every nodal force is zero. The couples agree.
+TEST_CASE("force_law: the energy law pulls a twisted straight rod longer, Eq. 23 as Gazzola et al. write it does not") {
   const double tau = 3.0;  // rad/m
   auto twisted = [&](const std::string& law) {
     Params p = twistedStraightRod(tau);
     p.set("force_law", law);
     return p;
   };
-  CosseratRod energy_rod(twisted("energy")), seed_rod(twisted("seed"));
+  CosseratRod energy_rod(twisted("energy")), written_rod(twisted("gazzola2018"));
   Vec q(energy_rod.numDofs());
   energy_rod.initialDofs(q);
   const int n = energy_rod.numDofs(), r0 = energy_rod.rotationDof(0), last = energy_rod.numNodes() - 1;
-  const Vec f_energy = elasticForceAt(energy_rod, q), f_seed = elasticForceAt(seed_rod, q);
+  const Vec f_energy = elasticForceAt(energy_rod, q), f_written = elasticForceAt(written_rod, q);
 
   const double B3 = energy_rod.bendStiffness()[2];
   const double pull = 0.75 * B3 * tau * tau;
   CHECK(f_energy[energy_rod.positionDof(last) + 2] == doctest::Approx(pull).epsilon(1e-12));
   CHECK(f_energy[energy_rod.positionDof(0) + 2] == doctest::Approx(-pull).epsilon(1e-12));
-  CHECK(f_seed.head(r0).lpNorm<Eigen::Infinity>() <= 1e-12 * pull);
-  CHECK(relDiff(f_seed, f_energy, r0, n) <= 1e-15);
+  CHECK(f_written.head(r0).lpNorm<Eigen::Infinity>() <= 1e-12 * pull);
+  CHECK(relDiff(f_written, f_energy, r0, n) <= 1e-15);
 }
 
 // bend_twist_rescaling = false: the twisted rod of the test above, stretched uniformly by 10 %. The

@@ -386,7 +386,7 @@ TEST_CASE("addElasticForceOfDofs differs from addElasticForce only on the rotati
   CHECK((f - g).norm() == 0.0);
 }
 
-TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a ParamError for the seed's force law") {
+TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a ParamError for force_law gazzola2018") {
   CosseratRod rod(straightRod());
   rod.setDofOffset(4);
   const Vec q = perturbed(rod, followFrames(rod, largeRotation(1.0, 0.05), 1.02, 0.03), 0.005, 0.02);
@@ -404,10 +404,10 @@ TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a 
   };
   CHECK(pattern(q) == pattern(perturbed(rod, q, 0.01, 0.1)));
   Params p = straightRod();
-  p.set("force_law", std::string("seed"));
-  CosseratRod seed(p);
+  p.set("force_law", std::string("gazzola2018"));
+  CosseratRod written(p);
   StiffnessSink K;
-  CHECK_THROWS_AS(seed.addStiffness(K), ParamError);
+  CHECK_THROWS_AS(written.addStiffness(K), ParamError);
 }
 
 TEST_CASE("at phi = 0 (after a commit) addStiffness is minus the Jacobian of addElasticForce, up to the couples' 1/2 [C]x") {

@@ -1,9 +1,9 @@
 // Cosserat rods with the Newton solvers (implicit-euler, static), end to end through the rodsim
-// command, on the scenes of the explicit validation: the Timoshenko cantilever of the Cosserat seed
+// command, on the scenes of the explicit validation: the Timoshenko cantilever of Gazzola et al. (2018)
 // (Fig. 5, Eq. 29) at a hundred times the explicit stability limit and in one static load step, and
 // the Euler buckling load of the clamped-free column (Appendix E.1, Eq. E1) found by the static solver
 // in five load steps. Numbers and their origin: docs/validation/cosserat.md, "Implicit and static
-// solvers". Also: ground and force_law = "seed" are refused under them, with the reason; and
+// solvers". Also: ground and force_law = "gazzola2018" are refused under them, with the reason; and
 // implicit-euler with contact (imc, ipc, alart-curnier, spring-dashpot) on the dropped-rod and
 // rope-over-bar scenes at dt = 1 ms and default contact parameters (plugins/solver_newton/README.md,
 // "Predictor").
@@ -134,19 +134,19 @@ TEST_CASE("Euler buckling (clamped-free, Eq. E1) with static: the lateral stiffn
   CHECK(iterations <= 25);
 }
 
-TEST_CASE("what has no stiffness is refused under the Newton solvers, with the reason: ground, the seed's force law") {
+TEST_CASE("what has no stiffness is refused under the Newton solvers, with the reason: ground, force_law gazzola2018") {
   // `rodsim check` takes the solver's first step (dry): both throw at the first stiffness request.
   const CommandResult snake = runRodsim("check scenes/snake.toml --set solver.type=implicit-euler");
   INFO(snake.output);
   CHECK(snake.status == 2);
   CHECK(snake.output.find("ground works with the explicit solvers") != std::string::npos);
-  const CommandResult seed = runRodsim(
+  const CommandResult written = runRodsim(
       "check scenes/validation/cosserat_timoshenko.toml --set solver.type=static --set solver.ramp_time=1 "
-      "--set solver.tolerance=1e-7 --set rod.beam.force_law=seed");
-  INFO(seed.output);
-  CHECK(seed.status == 2);
-  CHECK(seed.output.find("force_law = \"seed\"") != std::string::npos);
-  CHECK(seed.output.find("no stiffness matrix") != std::string::npos);
+      "--set solver.tolerance=1e-7 --set rod.beam.force_law=gazzola2018");
+  INFO(written.output);
+  CHECK(written.status == 2);
+  CHECK(written.output.find("force_law = \"gazzola2018\"") != std::string::npos);
+  CHECK(written.output.find("no stiffness matrix") != std::string::npos);
   // The same scenes are fine with what they are made for.
   CHECK(runRodsim("check scenes/snake.toml").status == 0);
   CHECK(runRodsim("check scenes/validation/cosserat_timoshenko.toml --set solver.type=static --set solver.ramp_time=1 "

@@ -1,4 +1,4 @@
-// Plectonemes and solenoids (the Cosserat seed, Sec. V.1, Fig. 9) with the seed's self-contact
+// Plectonemes and solenoids (Gazzola et al. (2018), Sec. V.1, Fig. 9) with their self-contact
 // (Sec. IV.4, Eqs. 36-37: the `spring-dashpot` contact model), end to end through the rodsim
 // command, at a reduced resolution and duration (n = 50 and 70, the twist in 20 or 30 s instead of 75 s); the
 // full-resolution runs and their numbers: docs/validation/cosserat.md, "Plectonemes and solenoids"
@@ -90,7 +90,7 @@ TEST_CASE("plectoneme (Fig. 9b, F = 0, R = 4), n = 50: it coils, Lk = Tw + Wr = 
   // load; k_sc = 3e6 N/m: the contact load of the plectoneme (about 1.5-2 kN in all) is shared by
   // about 25 element pairs at n = 50 (115 at n = 100, where k_sc = 3e5 suffices), and the coiling
   // snap overlaps 1.8 % of r at 5e5 and 1.1 % at 1.5e6 (measured with the energy law; 0.19 % at 3e6
-  // with the scene's seed law); dt = 3e-5 s keeps 3e6 N/m inside the explicit
+  // with the scene's gazzola2018 law); dt = 3e-5 s keeps 3e6 N/m inside the explicit
   // stability limit (4.3e-5 s at the worst node, as the solver reports at 5e-5 s).
   const Figure9Run r = runFigure9(
       "plectoneme.toml", "plectoneme-n50",
@@ -109,8 +109,8 @@ TEST_CASE("plectoneme (Fig. 9b, F = 0, R = 4), n = 50: it coils, Lk = Tw + Wr = 
   CHECK(t.wr > 2.0);
   CHECK(t.end_z < 0.25);
   CHECK(t.max_lateral > 10 * kR);
-  // its total elongation stays near 1 (the seed: L/L^ about 1; measured 1.014 with the scene's
-  // force_law = "seed", 1.064 with the energy law's twist-stretch coupling)
+  // its total elongation stays near 1 (Gazzola et al.: L/L^ about 1; measured 1.014 with the scene's
+  // force_law = "gazzola2018", 1.064 with the energy law's twist-stretch coupling)
   CHECK(t.stretch > 1.0);
   CHECK(t.stretch < 1.05);
   // at rest at the end

@@ -1,5 +1,5 @@
 // Cosserat rods with position-verlet, end to end through the rodsim command:
-// the Timoshenko cantilever of the Cosserat seed (Fig. 5, Eq. 29), energy conservation, vertical
+// the Timoshenko cantilever of Gazzola et al. (2018) (Fig. 5, Eq. 29), energy conservation, vertical
 // oscillations (Fig. 4), Euler buckling (Eq. E1) and twist waves in a stretched rod (Fig. 15, Eq. E5).
 #include "csv_table.h"
 #include "run_rodsim.h"
@@ -87,9 +87,9 @@ TEST_CASE("position-verlet conserves the energy of a freely vibrating Cosserat c
   CHECK(worst / E0 < 2e-3);      // bounded, O(dt^2) (no dissipation, no drift)
 }
 
-// The released arc of docs/validation/cosserat.md ("The seed's Eqs. 23-24 gain energy"): no load,
+// The released arc of docs/validation/cosserat.md ("Gazzola et al.'s Eqs. 23-24 gain energy"): no load,
 // damping or constraint. The energy law's forces are the gradient of U, so U + T stays within the
-// integrator's O(dt^2) band (measured below 0.2 % over 2.5 s). Eq. 23 as the seed writes it has no force
+// integrator's O(dt^2) band (measured below 0.2 % over 2.5 s). Eq. 23 as Gazzola et al. write it has no force
 // from the bending energy's 1/E^3 length dependence, and the motion gains energy, 5.6 % by 2.5 s,
 // the same at half the step: a property of the equations, not of the integrator.
 namespace {
@@ -114,19 +114,19 @@ std::pair<double, double> releasedArcEnergy(const std::string& tag, const std::s
 
 }  // namespace
 
-TEST_CASE("released arc: the energy law conserves U + T, the seed's Eq. 23 (force_law = seed) gains energy") {
+TEST_CASE("released arc: the energy law conserves U + T, Eq. 23 as written (force_law = gazzola2018) gains energy") {
   auto energyRatio = [](const char* law) {
     return releasedArcEnergy(fmt::format("force-law-{}", law),
                              fmt::format("--set rod.rod.force_law={} --set simulation.duration=2.5", law), 125000);
   };
   CHECK(energyRatio("energy").second < 5e-3);  // the largest deviation, not only the end
-  CHECK(energyRatio("seed").first > 1.02);
+  CHECK(energyRatio("gazzola2018").first > 1.02);
 }
 
 TEST_CASE("a free, undamped, twisted Cosserat rod: each explicit solver's default keeps the energy bounded over 1e5 steps") {
   // The released arc with a twist (3 rad/m) and the linear bend/twist law (the rescaled one is not
   // the gradient of an energy when stretched): it whirls, so the gyroscopic and transport couples
-  // matter. 1e5 steps of 2e-5 s. The seed's explicit kick (PyElastica's) gains energy in proportion
+  // matter. 1e5 steps of 2e-5 s. Gazzola et al.'s explicit kick (PyElastica's) gains energy in proportion
   // to dt (measured +1.37 %); position-verlet's default midpoint kick and pefrl's RK4 kick do not.
   auto energy = [](const std::string& tag, const std::string& sets) {
     const auto [end, worst] = releasedArcEnergy(
@@ -138,7 +138,7 @@ TEST_CASE("a free, undamped, twisted Cosserat rod: each explicit solver's defaul
   CHECK(energy("position-verlet", "").second < 5e-3);  // measured 1.0e-3 (drift 2.6e-4)
   // pefrl measured 9.0e-4 (drift 2.7e-4); the explicit kick 1.38e-2
   CHECK(energy("pefrl", "--set solver.type=pefrl").second < 5e-3);
-  CHECK(energy("verlet-explicit", "--set solver.velocity_forces=explicit").first > 5e-3);  // the seed's kick
+  CHECK(energy("verlet-explicit", "--set solver.velocity_forces=explicit").first > 5e-3);  // Gazzola et al.'s kick
 }
 
 namespace {
@@ -406,6 +406,6 @@ TEST_CASE("time integrators under a couple: pefrl fourth order, position-verlet 
   for (double p : observedOrders("pefrl", "--set solver.type=pefrl")) CHECK(p == doctest::Approx(4.0).epsilon(0.05));
   // position-verlet's default kick (midpoint) is second order
   for (double p : observedOrders("verlet-midpoint", "")) CHECK(p == doctest::Approx(2.0).epsilon(0.08));
-  // The seed's explicit kick (as PyElastica) is first order in those couples: documented, kept.
+  // Gazzola et al.'s explicit kick (as PyElastica) is first order in those couples: documented, kept.
   for (double p : observedOrders("verlet-explicit", "--set solver.velocity_forces=explicit")) CHECK(p < 1.5);
 }
