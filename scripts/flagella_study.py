@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The flagella studies of seed 002 at reduced length: Appendix D trends and Table 2.
+"""The flagella studies of Tong et al. (2023) at reduced length: Appendix D trends and Table 2.
 
     scripts/flagella_study.py trends     # Fp h^2/EI against omega-bar, head spacing, M (Fig. D.2 a-c)
     scripts/flagella_study.py friction   # Table 2: mu = 0.1 ... 1.0, M = 2, nu = 1e-4
@@ -9,8 +9,8 @@
 
 Each case writes a scene with scripts/make_flagella_scenes.py, runs build/bin/rodsim on it
 (one run at a time) and reads timeseries.csv and summary.json. Results: docs/flagella/*.csv and
-PNG plots. The seed averages over 597 revolutions (250 s); these runs cover a few revolutions,
-enough for the trends, not for the seed's numbers.
+PNG plots. The paper averages over 597 revolutions (250 s); these runs cover a few revolutions,
+enough for the trends, not for the paper's numbers.
 """
 import csv
 import json

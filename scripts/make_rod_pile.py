@@ -18,7 +18,7 @@ outside every model's contact reach, and only the crossings are active.
 
 Layer k's centreline is at height k times the contact distance of the chosen model, so that every
 crossing starts inside the model's force band and the pile starts at rest (no fall):
-  imc            2 r + delta/2   (the softplus band is (2r - delta, 2r + delta), Eq. 9 of seed 002)
+  imc            2 r + delta/2   (the softplus band is (2r - delta, 2r + delta), Eq. 9 of Tong et al. (2023))
   ipc            2 r + d_hat/2   (the barrier acts for gaps in (0, d_hat))
   alart-curnier  2 r             (gap 0: every contact closed, as in bench_alart_curnier)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Loose open trefoil knot for scenes/knots/trefoil.toml (SI C.1 of the IMC seed).
+"""Loose open trefoil knot for scenes/knots/trefoil.toml (Tong et al. (2023), SI C.1).
 
 The knot is built the way the loose-knot theory of Audoly, Clauvelin & Neukirch (PRL 2007) sees it:
 a loop closed by a two-strand braid. Both strands of the braid run along +x around the braid axis
