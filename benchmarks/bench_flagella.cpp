@@ -1,8 +1,8 @@
-// Flagella bundling (seed 002, Table 1): CPU milliseconds and Newton iterations (linear solves) per
+// Flagella bundling (Tong et al. (2023), Table 1): CPU milliseconds and Newton iterations (linear solves) per
 // step through the kernel, on the scenes of scenes/flagella/. The fluid columns are the rss force's
 // own report of each step (wall ms of its assembly and solve, GMRES iterations). It prints no ratio:
 // a ratio to the authors' code is measured with both codes run side by side in one session
-// (../shared/peers/README.md; docs/flagella.md, section 3).
+// (benchmarks/README.md: the peers' code in RODSIM_PEERS_DIR; docs/flagella.md, section 3).
 //
 //   bench_flagella                      # M = 2 in contact (m2_close), M = 3, 5, 10 before contact
 //   bench_flagella --steps 100 --scene scenes/flagella/m5.toml --warmup 10

@@ -1,6 +1,6 @@
 // bench_plectoneme: cost per step of rodsim on PyElastica's 150-element self-contacting plectoneme
 // (scenes/cosserat/plectoneme_pyelastica.toml: cosserat + position-verlet + spring-dashpot, the
-// Cosserat seed's self-contact, Eqs. 36-37). It prints no ratio: the ratio to PyElastica is
+// self-contact of Gazzola et al. (2018), Eqs. 36-37). It prints no ratio: the ratio to PyElastica is
 // measured with both run side by side (benchmarks/pyelastica_plectoneme.sh, benchmarks/README.md).
 //
 // It steps the world as `rodsim run` does (keepStepStart, the solver's step, the swept check of the

@@ -1,5 +1,5 @@
 // rodsim compare: the same scene once per contact model, as child processes `rodsim run`, then a
-// table in the format of Table 1 of the IMC seed, the normalized difference e(t) of its Eq. 22
+// table in the format of Tong et al. (2023), Table 1, the normalized difference e(t) of its Eq. 22
 // between every pair of runs, and plots (scripts/plot_compare.py).
 //
 // Each run gets a copy of the scene, DIR/<model>/<stem>.toml, edited in place so that every line
@@ -195,9 +195,9 @@ void writeTables(const fs::path& dir, const std::vector<RunResult>& runs, std::s
                       r.contact_steps, r.steps, fmtNumber(r.min_gap, "{:.3g}"),
                       r.status == "ok" ? "ok" : r.status + (r.reason.empty() ? "" : ": " + r.reason));
   }
-  md += "\nAIPTS, ATPTS and total iterations over the steps with at least one active contact (as in Table 1 of the "
-        "IMC seed); iterations are linear solves (the IMC authors' counter adds one per step). Run time: the whole "
-        "run's wall time; ratio: relative to the first model.\n";
+  md += "\nAIPTS, ATPTS and total iterations over the steps with at least one active contact (as in Table 1 of Tong "
+        "et al. (2023)); iterations are linear solves (the IMC authors' counter adds one per step). Run time: the "
+        "whole run's wall time; ratio: relative to the first model.\n";
   writeFileAtomic((dir / "table.csv").string(), csv);
   writeFileAtomic((dir / "table.md").string(), md);
 }

@@ -1,20 +1,20 @@
-// Alart-Curnier nonsmooth Newton solver for 3D Coulomb friction (seed 003: Bertails-Descoubes,
-// Cadoux, Daviet, Acary 2011), as free functions and one solver class, independent of rods.
+// Alart-Curnier nonsmooth Newton solver for 3D Coulomb friction (Bertails-Descoubes, Cadoux,
+// Daviet, Acary 2011), as free functions and one solver class, independent of rods.
 //
-// The local ("reduced", seed Eq. 8) problem: find r in R^{3n} such that, with u = W r + q,
+// The local ("reduced", their Eq. 8) problem: find r in R^{3n} such that, with u = W r + q,
 // every contact i satisfies Coulomb's law (u_i, r_i) in C(mu_i), written as the zero of
-//   f_N(u, r) = P_R+(r_N - rho_N u_N) - r_N                          (seed Eq. 4a)
-//   f_T(u, r) = P_B(0, mu r_N)(r_T - rho_T u_T) - r_T                (seed Eq. 4b, ball variant 4.3)
+//   f_N(u, r) = P_R+(r_N - rho_N u_N) - r_N                          (Eq. 4a)
+//   f_T(u, r) = P_B(0, mu r_N)(r_T - rho_T u_T) - r_T                (Eq. 4b, ball variant 4.3)
 // Components are ordered (N, T1, T2) in each contact's orthonormal frame. Newton's method with a
-// generalized Jacobian (seed Sec. 4.3, Appendix B), dF/dr = F_u W + F_r, and the Goldstein-Price
-// line search on 1/2 |f_AC|^2 (seed Algorithms 1-2); when that Newton stalls, a proximal-point
+// generalized Jacobian (Sec. 4.3, Appendix B), dF/dr = F_u W + F_r, and the Goldstein-Price
+// line search on 1/2 |f_AC|^2 (Algorithms 1-2); when that Newton stalls, a proximal-point
 // loop solves the regularized problems u = (W + eta I) r + q - eta r_k (W + eta I is better
 // conditioned, and the fixed points of r_k -> r_{k+1} are the solutions), decreasing eta as it
 // converges.
 //
 // Convergence is judged by the natural-map residual used by Siconos and FCLIB:
 //   F_nat,i = r_i - P_K(r_i - (u_i + mu_i |u_T,i| e_N)),   K = {|x_T| <= mu x_N},
-//   abs = sqrt(sum_i |F_nat,i|^2),  rel = abs / max(|q|, |r|, |u|)   (shared/anchors.md).
+//   abs = sqrt(sum_i |F_nat,i|^2),  rel = abs / max(|q|, |r|, |u|).
 #pragma once
 
 #include <Eigen/Core>
@@ -48,7 +48,7 @@ Vec3 naturalMap(const Vec3& u, const Vec3& r, double mu);
 
 // Coulomb's law of one contact in impulse units, relative to the contact's own scale:
 //   |r - P_K(r - rho (u + mu |u_T| e_N))| / max(|r|, rho |u|),
-// zero exactly on the law (seed Eqs. 1-2 through de Saxce's natural map, which holds for any scaling
+// zero exactly on the law (Eqs. 1-2 through de Saxce's natural map, which holds for any scaling
 // rho > 0 of the velocity; with rho = 1 / mean W_ii, rho u is the impulse that would stop the contact
 // alone, so r and rho u are commensurate where the problem's relative residual compares m/s with N s).
 double coulombError(const Vec3& u, const Vec3& r, double mu, double rho);
@@ -67,7 +67,7 @@ struct Options {
   double tolerance = 1e-8;    // on the relative natural-map residual
   double abs_tolerance = 0;   // also converged when the absolute residual is below this (0: off)
   int max_iterations = 200;   // Newton iterations (= linear solves) in total, proximal ones included
-  bool line_search = true;    // Goldstein-Price (seed Algorithm 2); false: full Newton steps
+  bool line_search = true;    // Goldstein-Price (Algorithm 2); false: full Newton steps
   double m1 = 0.1, m2 = 0.9;  // Goldstein-Price constants
   int max_trials = 30;        // merit evaluations per line search
   double alpha_max = 10.0;    // largest step fraction tried
@@ -124,12 +124,12 @@ class Solver {
   void setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec& q, const Vec& mu);
   // The same problem given by the factors of W = G A^-1 G^T: A (m x m, symmetric: the free DOFs of
   // the rods the contacts touch) and G (3n x m). W is never formed: u = G A^-1 G^T r + q through an
-  // LDL^T of A, and Newton directions solve the unreduced system of seed Eq. 7,
+  // LDL^T of A, and Newton directions solve the unreduced system of Eq. 7,
   //   [ A         -G^T          ] [y]   [ 0 ]
   //   [ F_u G  F_r + eta F_u    ] [d] = [-F ],
   // whose Schur complement on d is J = F_u (W + eta I) + F_r: the same direction, found by GMRES on
   // J preconditioned by a sparse factorization that fills in along the rods and the contact graph,
-  // where J's fills in through W's dense block of every rod (seed Sec. 4.2 leaves the choice open:
+  // where J's fills in through W's dense block of every rod (Sec. 4.2 leaves the choice open:
   // "probably problem-dependent"). The factorization is a Cholesky on the rods' DOFs of J's
   // proximal neighbour, or the LU of K (Options::unreduced_preconditioner). wdiag = diag(W) (for rho
   // and the proximal scale; with diag(A)^-1 in place of A^-1 rho was off enough to double the

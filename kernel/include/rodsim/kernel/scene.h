@@ -1,4 +1,4 @@
-// Scene files: TOML -> validated component descriptions (see ../shared/spec/scene-format.md).
+// Scene files: TOML -> validated component descriptions (see docs/scene-format.md).
 #pragma once
 
 #include <rodsim/kernel/registry.h>
