@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Convergence of the alart-curnier contact solver against nu = 3n/m (seed 003, Sec. 4.4.2, Fig. 10).
+"""Convergence of the alart-curnier contact solver against nu = 3n/m (Bertails-Descoubes et al.
+(2011), Sec. 4.4.2, Fig. 10).
 
 Reads per-solve logs written by the alart-curnier contact when RODSIM_AC_LOG=FILE is set (one line
 per independent group solve: t, contacts n, free DOFs m of the group's rods, nu = 3n/m, Newton
@@ -32,7 +33,7 @@ ap.add_argument("--fclib", help="rodsim-fclib --csv output (global problems give
 ap.add_argument("--png", default="docs/validation/alart-curnier-nu.png")
 ap.add_argument("--bin", type=float, default=0.25, help="nu bin width of the table")
 ap.add_argument("--active", action="store_true",
-                help="nu from the active contacts (r_N > 0 after the solve, the seed's n) instead of every "
+                help="nu from the active contacts (r_N > 0 after the solve, the paper's n) instead of every "
                      "contact point handed to the solver (open candidates included)")
 a = ap.parse_args()
 
@@ -95,7 +96,7 @@ ax1.set_ylabel("nonsmooth Newton iterations per solve")
 ax1.set_yscale("symlog", linthresh=10)
 ax1.set_ylim(bottom=-0.5)
 ax1.legend(fontsize=8, loc="upper left")
-ax1.set_title("alart-curnier: convergence against nu = 3n/m (cf. seed 003 Fig. 10)")
+ax1.set_title("alart-curnier: convergence against nu = 3n/m (cf. Bertails-Descoubes et al. 2011, Fig. 10)")
 ax2.set_ylabel("solve time per group (ms)")
 ax2.set_yscale("log")
 ax2.set_xlabel("nu = 3 n / m (%s contacts n, free DOFs m of the group)" % ("active" if a.active else "all"))

@@ -3,9 +3,9 @@
 
     scripts/plot_compare.py DIR [--prefix PATH] [--title TEXT]
 
-Writes DIR/difference.png (e(t) of Eq. 22 of the IMC seed for every pair of models) and
+Writes DIR/difference.png (e(t) of Eq. 22 of Tong et al. (2023) for every pair of models) and
 DIR/cumulative.png (cumulative Newton iterations and cumulative wall time against simulated time,
-like SI Fig. E.3 of the seed). --prefix P writes P_difference.png and P_cumulative.png instead.
+like SI Fig. E.3 of the paper). --prefix P writes P_difference.png and P_cumulative.png instead.
 `rodsim compare` calls this at the end when /usr/bin/python3 has matplotlib.
 """
 import argparse
@@ -53,7 +53,7 @@ def main():
         ax.plot(t, e, marker="o", ms=3, label=name.replace("_vs_", " vs "))
     ax.set_xlabel("simulated time t [s]")
     ax.set_ylabel(r"$\bar e(t)$ = mean |x$_A$ - x$_B$| / h")
-    ax.set_title(f"{title}: normalized average difference (seed Eq. 22)", fontsize=9)
+    ax.set_title(f"{title}: normalized average difference (Tong et al. 2023, Eq. 22)", fontsize=9)
     ax.grid(alpha=0.3)
     if len(dh) > 1:
         ax.legend(fontsize=8)
@@ -87,7 +87,7 @@ def main():
     for a in (a1, a2):
         a.grid(alpha=0.3)
         a.legend(fontsize=8)
-    fig.suptitle(f"{title}: cost against simulated time (cf. seed SI Fig. E.3; dotted: first contact)", fontsize=9)
+    fig.suptitle(f"{title}: cost against simulated time (cf. Tong et al. 2023, SI Fig. E.3; dotted: first contact)", fontsize=9)
     fig.tight_layout()
     fig.savefig(out("cumulative.png"), dpi=120)
     plt.close(fig)

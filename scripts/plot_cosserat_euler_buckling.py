@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Euler buckling (the Cosserat seed, Appendix E.1, Eq. E1 with b = 2, clamped-free): runs
+"""Euler buckling (Gazzola et al. (2018), Appendix E.1, Eq. E1 with b = 2, clamped-free): runs
 scenes/validation/cosserat_euler_buckling.toml for F/F_c = 0.96 ... 1.10 at n = 20, 40, 80 (the same
-seed, a lateral velocity of 1e-4 m/s, in every run) and draws docs/validation/cosserat_euler_buckling.png:
+perturbation, a lateral velocity of 1e-4 m/s, in every run) and draws docs/validation/cosserat_euler_buckling.png:
 the largest lateral tip excursion in 6 s against F/F_c, with Eq. E1 and the threshold of the discrete
 column (clamped at the centre of element 0: length L - h/2). Prints the table of docs/validation/cosserat.md.
 Usage: scripts/plot_cosserat_euler_buckling.py [build dir]"""

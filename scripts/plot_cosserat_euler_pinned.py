@@ -5,7 +5,7 @@ interior nodes displaced laterally by uniform random amounts in [-1e-4, 1e-4] m 
 the measure is the amplification max |lateral displacement of the middle node| over the run / its initial
 value. Prints the table of docs/validation/cosserat.md and draws docs/validation/cosserat_euler_pinned.png.
 
---map: the probability maps of the seed's Fig. 13b,c, P(E_B > 1e-3 J) over (F, alpha) at L = 1 m and over
+--map: the probability maps of Gazzola et al. (2018), Fig. 13b,c, P(E_B > 1e-3 J) over (F, alpha) at L = 1 m and over
 (F, L) at alpha = 1 N m^2, ten seeded runs per point (see probability_map below); draws
 docs/validation/cosserat_euler_map.png and prints the transition table. Runs one simulation at a time
 through the rodsim Python module (build/python), which gives the directors for the bending energy.
@@ -48,7 +48,7 @@ def amplification(F, n, seed, duration=3.0):
 # ------------------------------------------------------------------------------------------------
 # The probability maps of Fig. 13b,c. Each run: a column of length L, n = 20 elements, m_r = 1 kg,
 # r = 0.025 L, B = diag(alpha, alpha, 2 alpha / 3), S = 1e5 (1, 1, 1) N, no dissipation, as the scene;
-# dt = 0.9 x the safe step that position-verlet reports for that (alpha, L); T = 10 s as the seed.
+# dt = 0.9 x the safe step that position-verlet reports for that (alpha, L); T = 10 s as the paper.
 # Perturbation: the interior nodes displaced laterally by a random smooth shape, the sum of the pinned
 # column's first three modes sin(k pi s / L) with amplitudes uniform in [-1e-4, 1e-4] m in x and y
 # (numpy default_rng(seed), seeds 1-10): its bending energy (at most 6e-5 J on the grid) stays far below
@@ -57,7 +57,7 @@ def amplification(F, n, seed, duration=3.0):
 # that parametrically pumps higher lateral modes at some alpha below F_c (at 0.95 F_c, alpha = 1.2, the
 # bending energy grew 22x in 10 s; with the ramp it stays within 1.6x of its initial value at alpha =
 # 0.2-2, 0.95 and 0.98 F_c). Instability: the bending energy E_B (the rod's own, from its directors)
-# exceeds E_TH = 1e-3 J before T (the seed's criterion); a run stops there.
+# exceeds E_TH = 1e-3 J before T (the paper's criterion); a run stops there.
 E_TH, N_MAP, T_MAP, RAMP = 1e-3, 20, 10.0, 0.1
 T_LONG = 40.0  # the rows whose runs have not all buckled by T at 1.02 F_c are rerun on the BAND with this T
 
@@ -222,7 +222,7 @@ def euler_map():
             for key, (Fs, P, _) in res.items():
                 if P[np.argmin(abs(Fs - 1.02 * fc(*key)))] < 1:
                     late[key] = band_probability(BAND, *key, duration=T_LONG)
-        # The seed's resolution at alpha = L = 1: n = 100, dt = 1e-5 s, T = 10 s.
+        # The paper's resolution at alpha = L = 1: n = 100, dt = 1e-5 s, T = 10 s.
         n100 = band_probability(BAND, 1.0, 1.0, duration=T_MAP, n=100, dt=1e-5)
         print(f"with the late rows and n = 100: {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
         pack = lambda res: [{"row": list(k), "F": v[0].tolist(), "P": v[1].tolist(),
@@ -233,7 +233,7 @@ def euler_map():
     transition_table(by_alpha, fc, "alpha (N m^2)", late)
     print()
     transition_table(by_length, fc, "L (m)", late)
-    print("\nalpha = L = 1 at the seed's n = 100, dt = 1e-5 s, T = 10 s: "
+    print("\nalpha = L = 1 at the paper's n = 100, dt = 1e-5 s, T = 10 s: "
           + ", ".join(f"P({b:.2f} F_c) = {p:.1f}" for b, p in zip(BAND, n100)))
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Surface friction of the Cosserat seed (Appendix F, Figs. 16-17) and the continuum snake (Sec. V.2):
+"""Surface friction of Gazzola et al. (2018) (Appendix F, Figs. 16-17) and the continuum snake (Sec. V.2):
 runs scenes/validation/cosserat_ground_{incline,couple,axial}.toml over the angle, the couple and the
 force, and scenes/snake.toml, and draws docs/validation/cosserat_ground.png:
 (a) translational and rotational energies after T = 0.5 s against the incline angle (Fig. 16b);
 (b) the same after T = 1 s against the axial couple C_s (Fig. 16d);
 (c) translational energy after T = 0.25 s against the axial force, forward and backward (Fig. 17);
 (d) the snake's centreline every 0.25 s over its 4th period and its head path; prints the snake's centroid
-speed per period over 10 periods (the seed's fitness, Fig. 10e-f).
+speed per period over 10 periods (the paper's fitness, Fig. 10e-f).
 Usage: scripts/plot_cosserat_ground.py [build dir]"""
 import csv, os, subprocess, sys, tempfile
 import numpy as np
@@ -87,7 +87,7 @@ series = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
 head = series[0].index("head_x")
 path = np.array([[float(row[1]), float(row[head]), float(row[head + 1]), float(row[head + 2])] for row in series[1::200]])
 
-# the snake's speed as the seed's fitness (Sec. V.2, Fig. 10e-f): the centroid's displacement in the ground
+# the snake's speed as the paper's fitness (Sec. V.2, Fig. 10e-f): the centroid's displacement in the ground
 # plane per activation period T_m = 1 s, over 10 periods (the first one is the start-up transient)
 out = run("scenes/snake.toml", ["simulation.duration=10", "output.every=1.0"])
 centroids = []
@@ -98,7 +98,7 @@ centroids = np.array(centroids)
 per_period = np.linalg.norm(np.diff(centroids[:, :2], axis=0), axis=1)
 snake_speed = np.linalg.norm(centroids[10, :2] - centroids[2, :2]) / 8.0
 print("snake: centroid displacement per period (m):", " ".join(f"{d:.3f}" for d in per_period))
-print(f"snake: centroid speed {snake_speed:.4f} m/s = {snake_speed:.3f} L/T_m over t = 2..10 s (seed, Fig. 10e-f: ~0.6)")
+print(f"snake: centroid speed {snake_speed:.4f} m/s = {snake_speed:.3f} L/T_m over t = 2..10 s (Gazzola et al. 2018, Fig. 10e-f: ~0.6)")
 
 fig, ax = plt.subplots(2, 2, figsize=(11, 8.5))
 ad = np.degrees(aa)

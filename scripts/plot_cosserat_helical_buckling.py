@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Localized helical buckling (the Cosserat seed, Sec. IV.1, Fig. 3, Eqs. 25-26).
+"""Localized helical buckling (Gazzola et al. (2018), Sec. IV.1, Fig. 3, Eqs. 25-26).
 
-Solves the seed's 'semi-finite' correction system for t_h and m_h, writes the initial centreline
+Solves the paper's 'semi-finite' correction system for t_h and m_h, writes the initial centreline
 (Eq. 25) for scenes/validation/cosserat_helical_buckling.toml, runs the scene at several n, compares
 the simulated envelope (Eq. 26) with the analytic one (L1, L2, Linf), runs the undamped twisting
 phase for the energy (Fig. 3d), prints the tables of docs/validation/cosserat.md and draws
@@ -23,12 +23,12 @@ ALPHA, BETA = 1.345, 0.789
 
 
 def semi_finite():
-    """t_h, m_h from the seed's system (Sec. IV.1):
+    """t_h, m_h from the paper's system (Sec. IV.1):
          D/L = sqrt(4/(pi^2 t_h) (1 - m_h^2/(4 t_h))),
          Phi = 2 pi m_h/(beta/alpha) + 4 arccos(m_h/(2 sqrt(t_h))).
     With psi = arccos(m_h/(2 sqrt t_h)) the first gives sqrt(t_h) = 2 sin(psi)/(pi D/L), m_h = 2 sqrt(t_h) cos(psi),
     and the second is one equation in psi. It has two roots in (0, pi/2); the first (the wider helix, lower
-    energy, the branch reached from the straight rod) is the seed's."""
+    energy, the branch reached from the straight rod) is the paper's."""
     def tm(psi):
         st = 2 * np.sin(psi) / (np.pi * D / L)
         return st * st, 2 * st * np.cos(psi)
@@ -218,7 +218,7 @@ if __name__ == "__main__":
         ax2.loglog(r[:, 0], r[:, k + 1], c + "o-", label=lab)
     ax2.loglog(r[:, 0], r[0, 1] * (r[0, 0] / r[:, 0]) ** 2, "k:", label="n^-2")
     ax2.set_xlabel("n"); ax2.set_ylabel("error of the envelope"); ax2.legend(fontsize=8)
-    fig.suptitle("Localized helical buckling (seed Fig. 3b-c)", fontsize=10)
+    fig.suptitle("Localized helical buckling (Gazzola et al. 2018, Fig. 3b-c)", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(root, "docs/validation/cosserat_helical_buckling.png"), dpi=120)
 
@@ -240,6 +240,6 @@ if __name__ == "__main__":
     ax.axhline(an["EF"], color="k", ls="--", label="E_F = (M_h Phi + T_h D)/2")
     ax.axhline(U25, color="g", ls=":", label="energy of Eq. 25")
     ax.set_xlabel("t (s)"); ax.set_ylabel("energy (J)"); ax.legend(fontsize=8)
-    ax.set_title(f"Helical buckling, n = {n}: energy (seed Fig. 3d)", fontsize=9)
+    ax.set_title(f"Helical buckling, n = {n}: energy (Gazzola et al. 2018, Fig. 3d)", fontsize=9)
     fig.tight_layout()
     fig.savefig(os.path.join(root, "docs/validation/cosserat_helical_buckling_energy.png"), dpi=120)

@@ -7,7 +7,7 @@ i.e. at fixed Phi = 2 pi k when beta/alpha > (beta/alpha)_c = sqrt(3)/k.
 Every run starts from the ring with its nodes displaced out of plane by uniform random amounts in [-1e-4, 1e-4] m
 (numpy default_rng(seed)), is settled by a translational damping until 0.02 s (the in-plane breathing of the
 prestressed ring, see the scene) and then runs undamped to T. Measure: the largest translational kinetic energy
-E_T of the ring after 0.02 s (probe "E_T"); unstable when E_T > 1e-4 J (the seed's threshold).
+E_T of the ring after 0.02 s (probe "E_T"); unstable when E_T > 1e-4 J (the threshold of Gazzola et al. (2018)).
 Prints the tables of docs/validation/cosserat.md and draws docs/validation/cosserat_mitchell.png.
 Usage: scripts/plot_cosserat_mitchell.py [build dir] [--write-scene]
        scripts/plot_cosserat_mitchell.py [build dir] --map [--jobs N]   # Fig. 14a: P over (Phi, beta/alpha),

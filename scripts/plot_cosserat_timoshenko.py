@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Timoshenko cantilever of the Cosserat seed (Fig. 5): runs scenes/validation/cosserat_timoshenko.toml
+"""Timoshenko cantilever of Gazzola et al. (2018) (Fig. 5): runs scenes/validation/cosserat_timoshenko.toml
 at n = 16 ... 256 elements and draws docs/validation/cosserat_timoshenko.png: (a) the deflection
 y(s) at the finest n against Eq. 29 (Timoshenko) and Eq. 30 (Euler-Bernoulli); (b) the error of the
 tip deflection against Eq. 29 versus n (first order). Usage: scripts/plot_cosserat_timoshenko.py [build dir]"""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Twist waves in a stretched rod (the Cosserat seed, Appendix E.3, Fig. 15, Eq. E5): runs
+"""Twist waves in a stretched rod (Gazzola et al. (2018), Appendix E.3, Fig. 15, Eq. E5): runs
 scenes/validation/cosserat_twist_waves.toml for n = 12 ... 192 elements and draws
 docs/validation/cosserat_twist_waves.png: (a) the twist angle along the rod at 10 instants of one
 period (n = 96) against Eq. E5, (b) the L-inf, L1 and L2 errors of the steady standing wave against

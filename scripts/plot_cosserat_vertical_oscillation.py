@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Vertical oscillations under gravity (the Cosserat seed, Fig. 4d-f, m_p = 0): runs
+"""Vertical oscillations under gravity (Gazzola et al. (2018), Fig. 4d-f, m_p = 0): runs
 scenes/validation/cosserat_vertical_oscillation.toml for E = 1e4 ... 1e9 Pa (n = 50) and for
 n = 12 ... 100 (E = 1e6), and draws docs/validation/cosserat_vertical_oscillation.png: (a) the
 normalized extension (L - L^)/dL* against Eq. 28 and the exact linear continuum (modal sum), (b) the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Snapshots of flagella runs (like seed 002, Fig. 1): one row per run, one column per time.
+"""Snapshots of flagella runs (like Tong et al. (2023), Fig. 1): one row per run, one column per time.
 
     scripts/plot_flagella_snapshots.py OUT.png --times 0 1 2 3 RUN_DIR [RUN_DIR ...]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Trefoil knot tightening (IMC seed SI C.1): pulling force against loop size, simulation vs theory.
+"""Trefoil knot tightening (Tong et al. (2023), SI C.1): pulling force against loop size, simulation vs theory.
 
 Runs scenes/knots/trefoil.toml through build/bin/rodsim (or reads an existing output directory),
 measures per VTK frame

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Trefoil tightening (IMC seed SI C.1): how the simulated force approaches the loose-knot law.
+"""Trefoil tightening (Tong et al. (2023), SI C.1): how the simulated force approaches the loose-knot law.
 
 Eq. C.1, F h^2/EI = eps^4/2 + mu sigma eps^3, is the leading order of an expansion in eps = sqrt(h/R)
 (Audoly, Clauvelin & Neukirch 2007). This script puts several knot runs of different looseness on

@@ -2,9 +2,9 @@
 """rodsim optimize's convergence curve: DIR/convergence.png from DIR/generations.csv (docs/inverse.md).
 
 usage: plot_optimize.py DIR [OUT.png] [--scale S] [--label TEXT] [--reference VALUE]
-Best and mean objective of each CMA-ES generation and the best so far, as the Cosserat seed's
-Figs. 10e and 11e; --scale multiplies the objective (e.g. 1/L to plot L/T_m), --reference draws a
-horizontal line (e.g. the seed's optimum).
+Best and mean objective of each CMA-ES generation and the best so far, as Gazzola et al.
+(2018), Figs. 10e and 11e; --scale multiplies the objective (e.g. 1/L to plot L/T_m), --reference draws a
+horizontal line (e.g. the paper's optimum).
 """
 import argparse
 import csv

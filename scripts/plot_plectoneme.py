@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Plectonemes and solenoids (the Cosserat seed, Sec. V.1, Fig. 9): link, twist and writhe of a run
+"""Plectonemes and solenoids (Gazzola et al. (2018), Sec. V.1, Fig. 9): link, twist and writhe of a run
 of scenes/cosserat/plectoneme.toml or solenoid.toml from its VTK frames, its elongation and its
 deepest interpenetration, and a figure.
 
@@ -13,7 +13,7 @@ For every frame (vtk/*.vtp: node positions and the material director d1 of each 
     centre line extended at both ends along the clamp axis (z) by straight segments 1000 L long
     (the closure of an open rod whose ends stay on one axis; its writhe error is O(L / 1000 L));
   - Lk = Tw + Wr, against the turns R imposed by the twisted end;
-  - the total elongation L/L^ (arc length over rest length, the seed's measure) and the end-to-end
+  - the total elongation L/L^ (arc length over rest length, the paper's measure) and the end-to-end
     distance along z.
 Interpenetration: summary.json's min_gap (the smallest gap over all steps, negative: overlap).
 """

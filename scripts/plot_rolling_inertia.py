@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Rolling with the rod's rotational inertia (the Cosserat seed, Appendix F.1, Fig. 16e-f): runs
+"""Rolling with the rod's rotational inertia (Gazzola et al. (2018), Appendix F.1, Fig. 16e-f): runs
 scenes/cosserat/rolling_inertia.toml (a rod thrown sideways at V_s = 1 m/s on a horizontal plane) for
 lambda = 2 J / (m r^2) from 0.25 to 10 and draws docs/validation/cosserat_rolling_inertia.png: the
 translational and rotational energies after T = 1 s against lambda / 2 with Eq. F1 (and (b) their relative
-deviation from Eq. F1 and from Eq. F1 with the seed's rotational dissipation gamma = 1e-6 kg/(m s));
+deviation from Eq. F1 and from Eq. F1 with the paper's rotational dissipation gamma = 1e-6 kg/(m s));
 (c) scenes/validation/cosserat_ground_incline.toml with inertia_ratio = lambda: the energies after 0.5 s
 against the incline angle (Fig. 16b for several lambda), rolling while tan(alpha) <= mu_s (2 + lambda) / lambda.
 Usage: scripts/plot_rolling_inertia.py [build dir]"""

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Sedimentation under the local slender-body drag of the Cosserat seed (Sec. IV.6, Eqs. 43-44):
+"""Sedimentation under the local slender-body drag of Gazzola et al. (2018) (Sec. IV.6, Eqs. 43-44):
 runs scenes/validation/sedimentation_{cosserat,der}.toml broadside and along the axis with every solver
 the rod model works with and draws docs/validation/slender_body_drag.png: the fall speed of the middle
 node against time with the closed-form terminal speeds U_perp = rho A g / c and U_par = 2 U_perp

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""The low-Reynolds swimmer of the Cosserat seed (Sec. V.3, Fig. 11): runs scenes/cosserat/swimmer.toml for
+"""The low-Reynolds swimmer of Gazzola et al. (2018) (Sec. V.3, Fig. 11): runs scenes/cosserat/swimmer.toml for
 six activation periods with a frame every 0.02 T_m and draws docs/validation/cosserat_swimmer.png:
 (a) the scaled forward and lateral centre-of-mass velocities against t / T_m (Fig. 11f) with the advance
 per period; (b) the gait over the sixth period: centrelines every 0.05 T_m in the frame moving with the
 mean swimming speed, and the head and tail paths (Fig. 11g). Prints the advance of the centre of mass
-per period (the seed's forward average scaled speed, ~0.055) for the text's lambda_m = 0.38 L and the
+per period (the paper's forward average scaled speed, ~0.055) for the text's lambda_m = 0.38 L and the
 caption's 2.6 L. Usage: scripts/plot_swimmer.py [build dir]"""
 import math, os, re, subprocess, sys, tempfile
 import numpy as np
@@ -55,7 +55,7 @@ ax[0].plot(t, Vc[:, 0], "r", lw=1, label="forward (x)")
 ax[0].plot(t, Vc[:, 1], "b", lw=1, label="lateral (y)")
 for k in range(1, 7):
     ax[0].hlines(per[k - 1], k - 1, k, color="k", lw=1.5)
-ax[0].axhline(0.055, color="g", ls="--", lw=1, label="seed's mean forward speed 0.055")
+ax[0].axhline(0.055, color="g", ls="--", lw=1, label="Gazzola et al. (2018): mean forward speed 0.055")
 ax[0].set_xlabel("t / T_m"); ax[0].set_ylabel("centre-of-mass velocity / (L / T_m)")
 ax[0].set_title("(a) scaled CoM velocities; black: advance per period (Fig. 11f)")
 ax[0].legend(fontsize=7)

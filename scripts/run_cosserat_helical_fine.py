@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Localized helical buckling at the Cosserat seed's finer resolutions (Fig. 3c: n = 800 to 3200):
+"""Localized helical buckling at the finer resolutions of Gazzola et al. (2018) (Fig. 3c: n = 800 to 3200):
 runs scenes/validation/cosserat_helical_buckling.toml through the functions of
 scripts/plot_cosserat_helical_buckling.py (start on Eq. 25, 600 s with damping) at each n with a dt
 below the explicit stability limit (the axial mode: omega = 2 sqrt(S/rho A)/h, h = L/(n-1)), prints
