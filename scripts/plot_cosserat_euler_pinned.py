@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Euler buckling with pinned ends (the Cosserat seed, Appendix E.1, Eq. E2): seeded scans of
+"""Euler buckling with pinned ends (Gazzola et al. (2018), Appendix E.1, Eq. E2): seeded scans of
 scenes/validation/cosserat_euler_pinned.toml around F_c = pi^2 alpha / L^2. Every run starts with the
 interior nodes displaced laterally by uniform random amounts in [-1e-4, 1e-4] m (numpy default_rng(seed));
 the measure is the amplification max |lateral displacement of the middle node| over the run / its initial

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Mitchell buckling (the Cosserat seed, Appendix E.2, Eq. E3, Fig. 14): seeded scans of
+"""Mitchell buckling (Gazzola et al. (2018), Appendix E.2, Eq. E3, Fig. 14): seeded scans of
 scenes/validation/cosserat_mitchell.toml over beta/alpha at fixed total twist Phi = 2 pi k. A naturally
 straight rod closed into a ring and twisted by Phi buckles out of plane when Phi > Phi_c = 2 sqrt(3) pi/(beta/alpha),
 i.e. at fixed Phi = 2 pi k when beta/alpha > (beta/alpha)_c = sqrt(3)/k.
@@ -122,7 +122,7 @@ def write_scene():
 
 def probability_map(jobs=2, seeds=range(1, 11), ks=(1, 2, 3, 4, 5), ratios=np.arange(0.25, 2.01, 0.125)):
     """Fig. 14a: the fraction of seeded runs that buckle (E_T > E_th after the settling) at each total twist
-    Phi = 2 pi k and beta/alpha, ten seeds per point as in the seed; the runs go two at a time."""
+    Phi = 2 pi k and beta/alpha, ten random seeds per point as in the paper; the runs go two at a time."""
     from concurrent.futures import ThreadPoolExecutor
     points = [(k, r, seed) for k in ks for r in ratios for seed in seeds]
     with ThreadPoolExecutor(jobs) as pool:
