@@ -21,7 +21,8 @@ double Probe::value(KernelWorld& w) const {
     for (int d : constraint->positionDofs()) f += w.residual().segment<3>(d);
     return component(f, spec->component);
   }
-  if (spec->type == "kinetic-energy") {  // translational, of the rod's nodes (e.g. E_T of the Cosserat seed, Fig. 14)
+  // translational, of the rod's nodes (e.g. E_T of Gazzola et al. (2018), Fig. 14)
+  if (spec->type == "kinetic-energy") {
     const int k0 = spec->component == "norm" ? 0 : spec->component == "x" ? 0 : spec->component == "y" ? 1 : 2;
     const int k1 = spec->component == "norm" ? 3 : k0 + 1;
     double E = 0;
@@ -31,7 +32,8 @@ double Probe::value(KernelWorld& w) const {
     }
     return E;
   }
-  if (spec->type == "center-of-mass") {  // mass-weighted node positions: the snake's forward motion (seed Fig. 10)
+  // mass-weighted node positions: the snake's forward motion (Gazzola et al. (2018), Fig. 10)
+  if (spec->type == "center-of-mass") {
     Vec3 x = Vec3::Zero();
     double m = 0;
     for (int i = 0; i < rod->numNodes(); ++i) {

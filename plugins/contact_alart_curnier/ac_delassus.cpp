@@ -1,5 +1,5 @@
-// The Delassus operator W of each contact group (seed Eq. 8: u = W r + q), for the implicit step and
-// the velocity-level step: its entries per group in the group's local contact indexing
+// The Delassus operator W of each contact group (Bertails-Descoubes et al. 2011, Eq. 8: u = W r + q),
+// for the implicit step and the velocity-level step: its entries per group in the group's local contact indexing
 // (addDelassusBlock, group_w_), or for an unreduced group its factors A and G with diag(W).
 #include "ac_contact.h"
 
@@ -83,8 +83,8 @@ void AlartCurnierContact::assembleLumpedDelassus(const Vec& mass, const std::vec
   }
 }
 
-// Unreduced Newton systems (seed Eq. 7) for large groups: A_g = the group's components side by
-// side, G_g = H / dt on their free DOFs, so that W_g = G_g A_g^-1 G_g^T.
+// Unreduced Newton systems (Bertails-Descoubes et al. 2011, Eq. 7) for large groups: A_g = the group's
+// components side by side, G_g = H / dt on their free DOFs, so that W_g = G_g A_g^-1 G_g^T.
 void AlartCurnierContact::setUnreducedProblem(const Group& g, Solver& solver, const Vec& q, const Vec& mu, double dt) {
   const int ng = static_cast<int>(g.contacts.size());
   SpMat Ag, Gg;

@@ -1,5 +1,5 @@
-// The independent contact groups of seed Sec. 4.5 and their solves, shared by the implicit step
-// (solveLinearized, ac_contact.cpp) and the velocity-level step (solveVelocity,
+// The independent contact groups of Bertails-Descoubes et al. (2011), Sec. 4.5, and their solves, shared by
+// the implicit step (solveLinearized, ac_contact.cpp) and the velocity-level step (solveVelocity,
 // ac_velocity_step.cpp): README.md, "Components, groups, frozen frames".
 #include "ac_contact.h"
 
@@ -12,9 +12,9 @@ namespace rodsim::ac {
 
 // Contacts sharing a unit (a component of A, or a node with its lumped mass) are coupled through W;
 // a group is a connected set of the graph whose vertices are the units and whose edges are the
-// contacts (seed Sec. 4.5, Fig. 5), and W is block diagonal over the groups. Groups are numbered in
-// the order of their first contact and list their contacts in increasing order, so they do not
-// depend on the union-find's roots. The last solve's Group objects are recycled (spare_groups_):
+// contacts (Bertails-Descoubes et al. 2011, Sec. 4.5, Fig. 5), and W is block diagonal over the groups.
+// Groups are numbered in the order of their first contact and list their contacts in increasing
+// order, so they do not depend on the union-find's roots. The last solve's Group objects are recycled (spare_groups_):
 // their contact lists keep their capacity, and an explicit step's dozens of groups allocate nothing
 // once warm.
 void AlartCurnierContact::partitionIntoGroups(int num_units) {
@@ -136,7 +136,8 @@ void polishToRoundOff(Solver& solver, Vec& r, Result& result, const Options& opt
 
 }  // namespace
 
-// The group's local problem u_g = W_g r_g + q_g (seed Eq. 8), contacts renumbered 0..n_g-1.
+// The group's local problem u_g = W_g r_g + q_g (Bertails-Descoubes et al. 2011, Eq. 8), contacts
+// renumbered 0..n_g-1.
 bool AlartCurnierContact::solveGroup(int gi, const GroupSolve& how) {
   Group& g = groups_[gi];
   const int ng = static_cast<int>(g.contacts.size());

@@ -367,7 +367,8 @@ void Solver::setProblem(const SpMat& A, const SpMat& G, const Vec& wdiag, const 
   if (!primal_failed_) buildPrimalPattern();
 }
 
-// K = [A, -G^T; F_u G, F_r + eta F_u] (seed Eq. 7): only when its LU is the preconditioner.
+// K = [A, -G^T; F_u G, F_r + eta F_u] (Bertails-Descoubes et al. 2011, Eq. 7): only when its LU is the
+// preconditioner.
 void Solver::buildK() {
   const SpMat& A = A_;
   const SpMat& G = G_;
@@ -500,8 +501,8 @@ void Solver::buildPrimalPattern() {
 // inverse of J~ = F_u (W + eta~ I) + F_r - shift I, J's proximal neighbour. eta~ > 0 makes every
 // D_i invertible, which eta alone (0 in the plain Newton) does not: a sticking contact's D_i is
 // -eta~ rho I, and P_i its penalty I / eta~; a separated one's D_i = -I and P_i = 0. A sliding
-// contact's F_r couples its slip direction to its normal impulse (mu yhat e_N^T in seed Appendix
-// B: the non-associated part of Coulomb's law), which makes P_i unsymmetric; without that
+// contact's F_r couples its slip direction to its normal impulse (mu yhat e_N^T in Appendix B of
+// Bertails-Descoubes et al. 2011: the non-associated part of Coulomb's law), which makes P_i unsymmetric; without that
 // coupling D_i is block diagonal, its tangential block (|g| / |y|)(1 - eta~ rho)(I - yhat yhat^T) - I
 // commutes with F_u's -rho (|g| / |y|)(I - yhat yhat^T), and P_i is symmetric positive
 // semidefinite. So the coupling is left out of D_i here, A + G^T P G is symmetric positive
@@ -824,7 +825,8 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
     }
     applyW(d_, Wd_);
     if (eta_ != 0) Wd_ += eta_ * d_;
-    // Goldstein-Price line search on phi(alpha) = 1/2 |f_AC(r + alpha d)|^2 (seed Algorithm 2).
+    // Goldstein-Price line search on phi(alpha) = 1/2 |f_AC(r + alpha d)|^2 (Bertails-Descoubes et al.
+    // 2011, Algorithm 2).
     // Its slope at 0 is F^T J d = -|F|^2 = -2 phi.
     const double slope0 = -2 * phi;
     double alpha = 1, lo = 0, hi = std::numeric_limits<double>::infinity();
@@ -885,10 +887,10 @@ Result Solver::solve(Vec& r) {
   if (opt_.timed) t0 = std::chrono::steady_clock::now();
   Result res = solveWithRho(r);
   // Retries from the best iterate with rho x 10, then x 0.1: the zeros of f_AC do not depend on rho
-  // (seed Eq. 4), but where the Newton stalls does: contacts with a large W_ii get a small rho_i
-  // and weigh little in |f_AC|. Seen: a 31-spaghetti pile (|f_AC| = 1e-12 while the natural map
-  // stalled at 1.35e-10 > 1e-10 after 200 iterations) and FCLIB's spheres-in-a-box (1.8e-6 after
-  // 200 iterations; converged with rho x 0.1).
+  // (Bertails-Descoubes et al. 2011, Eq. 4), but where the Newton stalls does: contacts with a large
+  // W_ii get a small rho_i and weigh little in |f_AC|. Seen: a 31-spaghetti pile (|f_AC| = 1e-12
+  // while the natural map stalled at 1.35e-10 > 1e-10 after 200 iterations) and FCLIB's
+  // spheres-in-a-box (1.8e-6 after 200 iterations; converged with rho x 0.1).
   if (!res.converged && opt_.rho == 0 && opt_.rho_retries && n_ > 0) {
     const Vec rho0 = rho_;
     for (double scale : {10.0, 0.1}) {

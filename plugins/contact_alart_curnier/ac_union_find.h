@@ -1,6 +1,6 @@
 // Union-find (disjoint sets) over 0..n-1: the one this plugin uses for every connected-set
 // question, the mechanical subsystems of A (free DOFs joined by an entry of A) and the independent
-// contact groups of seed Sec. 4.5 (contacts joined by a component or a node they share).
+// contact groups of Bertails-Descoubes et al. 2011, Sec. 4.5 (contacts joined by a component or a node they share).
 #pragma once
 
 #include <vector>

@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
     all = all && res.converged;
     std::string name = path.substr(path.find_last_of('/') + 1);
     const char* kind = p.global ? "global" : "local";
-    // nu = 3 n / m (seed Sec. 4.4.2) for global problems, m = size of M; unknown for local ones.
+    // nu = 3 n / m (Bertails-Descoubes et al. 2011, Sec. 4.4.2) for global problems, m = size of M;
+    // unknown for local ones.
     const std::string dofs = p.global ? std::to_string(p.M.rows()) : "";
     const std::string nu = p.global && p.M.rows() > 0 ? std::to_string(3.0 * p.contacts / p.M.rows()) : "";
     if (csv)

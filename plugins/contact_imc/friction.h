@@ -1,4 +1,4 @@
-// Implicit Coulomb friction of one contact pair (seed 002, Sec. 3.3, Eqs. 14-21).
+// Implicit Coulomb friction of one contact pair (Tong et al. 2023, Sec. 3.3, Eqs. 14-21).
 //
 // Given the contact forces f = (f1, f2, f3, f4) = F^c on (x_i, x_{i+1}, x_j, x_{j+1}) and the
 // implicit node velocities v = (x - x_0)/dt:

@@ -195,7 +195,7 @@ void ImcContact::updateStiffness(const EvalContext& ctx, const Vec& f) {
     fmax = std::max(fmax, r.norm());
   }
   // Nothing pushes the candidate nodes (a free rod coasting into another): fall back on the
-  // momentum rate M v_n / dt (the seed's residual at q = q_n), then on the previous k.
+  // momentum rate M v_n / dt (the paper's residual at q = q_n), then on the previous k.
   if (!(fmax > 0)) fmax = pmax;
   if (fmax > 0) k_ = scale_ * fmax;
 }

@@ -1,5 +1,5 @@
 // The "imc" contact model: rod-rod (and node-obstacle) penalty contact with fully implicit friction
-// (seed 002, Sec. 3, SI Appendix B). See README.md.
+// (Tong et al. 2023, Sec. 3, SI Appendix B). See README.md.
 #pragma once
 
 #include "friction.h"

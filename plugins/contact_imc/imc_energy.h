@@ -1,4 +1,4 @@
-// The IMC contact energy (seed 002, Eq. 9, normalized as SI Eq. B.1) on one edge pair. The energy
+// The IMC contact energy (Tong et al. 2023, Eq. 9, normalized as SI Eq. B.1) on one edge pair. The energy
 // E(D) itself is rodsim::geometry::imcEnergy (libs/geometry, penalty.h), the distance D
 // rodsim::geometry::edgeDistance (segment_segment_distance.h).
 //

@@ -3,9 +3,9 @@
 //
 // The distance D is the minimum segment-segment distance of rodsim::geometry (libs/geometry,
 // segment_segment_distance.h: Lumelsky classification into point-point, point-edge and edge-edge,
-// seed 002 Eqs. 10-13), and the gap is d = D - R,
+// Tong et al. 2023, Eqs. 10-13), and the gap is d = D - R,
 // R = r_a + r_b the sum of the two edge radii. The pair energy is the clamped log barrier b(d)
-// (seed 002 Eq. 8 written on the gap, see rodsim/geometry/barrier.h).
+// (Tong et al. 2023, Eq. 8 written on the gap, see rodsim/geometry/barrier.h).
 //
 // Nearly parallel edges: D is not differentiable at exactly parallel overlapping edges (rotating
 // one edge in their common plane brings one end or the other closer, a |theta| kink), and its

@@ -1,4 +1,4 @@
-// Lagged smoothed friction of IPC (Li et al. 2020, seed 002 ref. [34]) for rod contacts.
+// Lagged smoothed friction of IPC (Li et al. 2020; ref. [34] of Tong et al. 2023) for rod contacts.
 //
 // Per contact, from the configuration at the start of the step (lagged): the closest-point
 // parameters (s, t), the unit normal n and the normal force magnitude lambda. The tangential

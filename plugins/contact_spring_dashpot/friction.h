@@ -1,4 +1,4 @@
-// The parts of the "spring-dashpot" contact beyond the seed's rod-rod Eq. 37: node-obstacle contact with
+// The parts of the "spring-dashpot" contact beyond the paper's rod-rod Eq. 37: node-obstacle contact with
 // the same spring-dashpot law on the node's overlap with the obstacle, and regularized Coulomb friction
 // for rod-rod pairs and node-obstacle contacts, each with its exact Jacobian K = -dF/dq (velocities
 // v = (q - q_start)/dt). Pure functions of one pair or node, so the tests check each term against
@@ -40,7 +40,7 @@ void closestPointJacobian(const Vec3& p0, const Vec3& p1, const Vec3& q0, const 
 bool pairFriction(const Vec3 x[4], const Vec12& u, double dt, const geometry::SegmentNormal& sn, double rsum,
                   const ContactLaw& law, Vec12& F, Mat12* K);
 
-// Node-obstacle contact: the seed's Eq. 37 on the overlap eps = r - d of a node of radius r at signed
+// Node-obstacle contact: the paper's Eq. 37 on the overlap eps = r - d of a node of radius r at signed
 // distance d from the surface (normal n = grad d): f_n = k eps - gamma n . v, the force
 // max(f_n, 0) n (never pulling) plus, with mu > 0, the friction -mu max(f_n, 0) phi(v_T) against the
 // velocity of the surface point under the node, x - d n (a spinning cylinder's). u: x - x_start (null

@@ -1,6 +1,6 @@
-// The closest points, normal and normal force of Eq. 37 (Cosserat seed, Sec. IV.4, Eqs. 36-37) for
+// The closest points, normal and normal force of Eq. 37 (Gazzola et al. 2018, Sec. IV.4, Eqs. 36-37) for
 // a list of pairs in one loop over structure-of-arrays, so that g++ computes 4 (AVX2) or 8
-// (AVX-512) pairs per instruction. On the seed's plectoneme (150 elements, radius 3.75 element
+// (AVX-512) pairs per instruction. On the paper's plectoneme (150 elements, radius 3.75 element
 // lengths) the near list holds some 280 pairs of which ~260 are in contact; pair by pair through
 // geometry::segmentNormal (an out-of-line lumelsky with data-dependent branches) the same work cost
 // several times as much (benchmarks/README.md, "bench_plectoneme").
@@ -72,7 +72,7 @@ template <bool Damp>
       const double p1x = G[3][i], p1y = G[4][i], p1z = G[5][i];
       const double q0x = G[6][i], q0y = G[7][i], q0z = G[8][i];
       const double q1x = G[9][i], q1y = G[10][i], q1z = G[11][i];
-      // lumelsky (seed 002, Eq. 10): d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0
+      // lumelsky (Tong et al. 2023, Eq. 10): d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0
       const double d1x = p1x - p0x, d1y = p1y - p0y, d1z = p1z - p0z;
       const double d2x = q1x - q0x, d2y = q1y - q0y, d2z = q1z - q0z;
       const double rx = p0x - q0x, ry = p0y - q0y, rz = p0z - q0z;

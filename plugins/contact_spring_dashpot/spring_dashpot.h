@@ -1,4 +1,4 @@
-// The "spring-dashpot" contact model: the Cosserat seed's self-contact and rod-rod contact
+// The "spring-dashpot" contact model: Gazzola et al.'s self-contact and rod-rod contact
 // (Sec. IV.4, Eqs. 36-37): between the closest points of two elements, a linear spring on the overlap
 // plus a dashpot on the normal velocity, for explicit solvers (and implicit ones: its Jacobian is
 // exact); the same law between nodes and [[obstacle]]s, and regularized Coulomb friction on both

@@ -1,5 +1,5 @@
 // The cosserat_ground plugin: a soft ground plane with anisotropic Amonton-Coulomb friction and
-// rolling (the Cosserat seed, Sec. IV.4-5, Eqs. 38-42, Appendix F) and the travelling-wave muscle
+// rolling (Gazzola et al. 2018, Sec. IV.4-5, Eqs. 38-42, Appendix F) and the travelling-wave muscle
 // couple (Sec. IV.2, Eqs. 33 and 35). See README.md in this folder.
 #pragma once
 
@@ -35,7 +35,7 @@ class Ground : public Force {
   void addForce(const EvalContext& ctx, Vec& f) override;
   // Coulomb friction depends on the total force of the evaluation, which
   // World::evaluateVelocityForces does not provide, and it is discontinuous in the velocity:
-  // explicit kicks freeze it at the velocity before the kick, as the seed's Appendix B scheme does.
+  // explicit kicks freeze it at the velocity before the kick, as the paper's Appendix B scheme does.
   bool velocityDependent() const override { return false; }
   // Only the Newton solvers (implicit-euler, static) ask a force for its stiffness; the explicit ones
   // never do. `ground` has none to give: its wall response and static friction cancel the total force
@@ -87,7 +87,7 @@ class Ground : public Force {
 // The `muscle-torque` force: internal couples C_i = A(s_i, t) d_i at the interior nodes of one rod,
 // +C_i on the element after node i and -C_i on the element before it (no net couple), with
 //   A(s, t) = ramp(t) beta(s) sin(2 pi t / T_m + k_m s + phi_m)      (Eq. 33, k_m = 2 pi / lambda_m)
-// and d_i the chosen material director (d1 for the seed's slithering, Eq. 35) averaged over the two
+// and d_i the chosen material director (d1 for the paper's slithering, Eq. 35) averaged over the two
 // elements. beta is a clamped uniform cubic B-spline over the rest length with the given control
 // coefficients; ramp(t) = min(1, t / ramp_up_time).
 class MuscleTorque : public Force {

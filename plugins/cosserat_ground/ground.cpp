@@ -1,5 +1,5 @@
 // The `ground` force: soft wall response (Eq. 38) and anisotropic Amonton-Coulomb friction with
-// rolling (Sec. IV.5, Eqs. 39-42) of the Cosserat seed. Notation of the seed's Fig. 8: n = u_perp
+// rolling (Sec. IV.5, Eqs. 39-42) of Gazzola et al. (2018). Notation of the paper's Fig. 8: n = u_perp
 // the plane's outward normal, u_k = t x n the lateral direction, u_x = n x u_k the longitudinal one
 // (the tangent projected on the plane).
 #include "cosserat_ground.h"

@@ -1,4 +1,4 @@
-// The `muscle-torque` force: the travelling torque wave of the Cosserat seed's muscular activity
+// The `muscle-torque` force: the travelling torque wave of Gazzola et al.'s muscular activity
 // (Sec. IV.2, Eq. 33 for the amplitude, Eq. 35 for a couple along a material director, Fig. 6 for
 // the cubic B-spline envelope).
 #include "cosserat_ground.h"

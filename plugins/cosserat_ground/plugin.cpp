@@ -1,5 +1,5 @@
 // Registration of the cosserat_ground plugin: ground (wall response and anisotropic friction with
-// rolling) and muscle-torque (travelling muscle couple), the slithering snake of the Cosserat seed.
+// rolling) and muscle-torque (travelling muscle couple), the slithering snake of Gazzola et al. (2018).
 #include "cosserat_ground.h"
 
 #include <rodsim/plugin.h>

@@ -1,6 +1,6 @@
 // The "rss" force: viscous drag and hydrodynamic interaction of rods through a Stokes fluid,
-// by Regularized Stokeslet Segments (seed 002, SI Appendix A). Applied explicitly, once per step,
-// from the state at the start of the step (the seed's SI Algorithm 2): the force densities F
+// by Regularized Stokeslet Segments (Tong et al. 2023, SI Appendix A). Applied explicitly, once per step,
+// from the state at the start of the step (the paper's SI Algorithm 2): the force densities F
 // solve 8πη U = A F (Eq. A.8) for the node velocities U, and node i feels -F_i l_i (l_i: its
 // current Voronoi length). No Jacobian enters the Newton iteration.
 #pragma once

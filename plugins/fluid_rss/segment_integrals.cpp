@@ -6,7 +6,7 @@
 //   T_{0,-3} = [(a - b) / R1 + b / R0] / D                      (d/dα [(aα - b) / (D R)] = R⁻³)
 //   T_{1,-3} = [(b - c) / R1 + c / R0] / D                      (d/dα [(bα - c) / (D R)] = α R⁻³)
 //   T_{n+2,-3} = (T_{n,-1} + 2b T_{n+1,-3} - c T_{n,-3}) / a     (a α² = R² + 2bα - c)
-// The seed's Eq. A.4 writes the same quantities with a typo (a velocity v where the edge vector e
+// The paper's Eq. A.4 writes the same quantities with a typo (a velocity v where the edge vector e
 // belongs). Both logarithm arguments are sums that cancel when the target lies on the segment's
 // line beyond an end; there they are rewritten with the identity (√a R - s)(√a R + s) = D for
 // s = b at α = 0 and s = -(a - b) at α = 1, which keeps full relative precision.

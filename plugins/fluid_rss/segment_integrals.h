@@ -1,4 +1,4 @@
-// Closed-form integrals of the regularized Stokeslet over one straight segment (seed 002, SI
+// Closed-form integrals of the regularized Stokeslet over one straight segment (Tong et al. 2023, SI
 // Appendix A, Eqs. A.2-A.5), derived here; every function is checked against quadrature in
 // tests/plugins/fluid_rss.
 //

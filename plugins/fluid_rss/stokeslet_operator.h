@@ -1,4 +1,4 @@
-// The dense RSS operator of seed 002, Eqs. A.6-A.8: 8πη U = A F, relating the velocities U of all
+// The dense RSS operator of Tong et al. (2023), Eqs. A.6-A.8: 8πη U = A F, relating the velocities U of all
 // nodes of all rods in a force's scope to the force densities F at those nodes (force per unit
 // length that the rods exert on the fluid, linear along every segment). Every node is a
 // collocation point of every segment, so rods interact through the fluid.

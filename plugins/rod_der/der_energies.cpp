@@ -1,6 +1,6 @@
 // Discrete Elastic Rods stencil energies with exact gradients and Hessians (see der_energies.h).
 //
-// Derivation outline (all derived here; notation of the IMC seed, section 2):
+// Derivation outline (all derived here; notation of Tong et al. (2023), section 2):
 //  * Every bending/twisting stencil is written in the reduced variables
 //      y = [e^{i-1}, θ^{i-1}, e^i, θ^i] ∈ R^8,   e^{i-1} = x_i - x_{i-1}, e^i = x_{i+1} - x_i,
 //    and mapped back to the 11 stencil DOFs by the constant matrix B (q ↦ y): g_q = Bᵀ g_y,

@@ -1,8 +1,8 @@
 // Discrete Elastic Rods: the elastic energy of one stencil, with its exact gradient and Hessian.
 //
-// Small free functions in the ipc-toolkit style. Equation numbers refer to section 2 of the IMC
-// seed (Tong, Choi, Joo, Jawed, "A Fully Implicit Method for Robust Frictional Contact Handling in
-// Elastic Rods"), which follows Bergou et al. 2008/2010.
+// Small free functions in the ipc-toolkit style. Equation numbers refer to section 2 of Tong et
+// al. (2023) (Tong, Choi, Joo, Jawed, "A Fully Implicit Method for Robust Frictional Contact Handling
+// in Elastic Rods"), which follows Bergou et al. 2008/2010.
 //
 // Stencils and their DOF order (contiguous in the rod's DOF layout [x0, θ0, x1, θ1, ..., x_{N-1}]):
 //   stretching of edge i      : Vec6  [x_i, x_{i+1}]                       (no twist DOF)

@@ -1,4 +1,4 @@
-// The "der" rod model: Discrete Elastic Rods (IMC seed section 2, Eqs. 1-6; Bergou et al. 2008,
+// The "der" rod model: Discrete Elastic Rods (Tong et al. 2023, section 2, Eqs. 1-6; Bergou et al. 2008,
 // 2010) with exact gradients and Hessians. See README.md in this folder.
 #pragma once
 

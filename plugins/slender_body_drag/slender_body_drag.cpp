@@ -1,6 +1,6 @@
-// slender-body-drag: the local resistive drag of slender-body theory (the Cosserat seed, Sec. IV.6).
+// slender-body-drag: the local resistive drag of slender-body theory (Gazzola et al. 2018, Sec. IV.6).
 //
-// Eq. 43 of the seed gives the hydrodynamic force per unit length of a slender filament moving with
+// Eq. 43 of the paper gives the hydrodynamic force per unit length of a slender filament moving with
 // velocity v in a fluid of viscosity mu at Re << 1, to leading order in 1 / ln(L / r):
 //     f = -(4 pi mu / ln(L / r)) (I - t t^T / 2) v,
 // whose tangential part (Eq. 44) is -(2 pi mu / ln(L / r)) (v.t) t and whose normal part is

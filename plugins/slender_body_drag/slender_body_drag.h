@@ -1,5 +1,5 @@
 // The slender_body_drag plugin: the local resistive drag of slender-body theory at low Reynolds
-// number (the Cosserat seed, Gazzola et al., Sec. IV.6, Eqs. 43-44), for every rod model. See
+// number (Gazzola et al. 2018, Sec. IV.6, Eqs. 43-44), for every rod model. See
 // README.md in this folder.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Explicit symplectic time integrators on the World: position-verlet (the Cosserat seed's
+// Explicit symplectic time integrators on the World: position-verlet (Gazzola et al. 2018,
 // Appendix B, one force evaluation per step) and pefrl (Omelyan, Mryglod and Folk 2002, fourth
 // order, four force evaluations per step). See README.md in this folder.
 #pragma once

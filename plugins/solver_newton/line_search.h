@@ -1,5 +1,5 @@
-// How far to go along a Newton step dq: the Goldstein-Price line search of the IMC seed (seed 002,
-// SI Algorithm 1) on the merit phi(alpha) = 1/2 |R_free(q + alpha dq)|^2, and the watchdog
+// How far to go along a Newton step dq: the Goldstein-Price line search of Tong et al. (2023)
+// (SI Algorithm 1) on the merit phi(alpha) = 1/2 |R_free(q + alpha dq)|^2, and the watchdog
 // (Chamberlain et al. 1982) that lets full Newton steps through as long as they make progress.
 // README.md, "Newton details shared by both", gives the parameters and the one deviation from
 // Algorithm 1.

@@ -1,4 +1,4 @@
-// The Newton loop (SI Algorithm 2 of the IMC seed): evaluate the residual, stop when it is small
+// The Newton loop (SI Algorithm 2 of Tong et al. (2023)): evaluate the residual, stop when it is small
 // enough, take the linear step (linear_step.cpp), choose the step length (line_search.cpp), repeat.
 // The loop itself is iterateOnce, at the end; what precedes it is what it calls.
 #include "newton_core.h"

@@ -1,5 +1,5 @@
-// Newton iteration on the free DOFs with the Goldstein-Price line search of the IMC seed
-// (seed 002, SI Algorithm 1 and Algorithm 2), shared by the implicit-euler and static solvers.
+// Newton iteration on the free DOFs with the Goldstein-Price line search of Tong et al. (2023)
+// (SI Algorithm 1 and Algorithm 2), shared by the implicit-euler and static solvers.
 //
 // Residual (N) at a configuration q, on every DOF:
 //   inertial (implicit Euler, Eq. 7):  R(q) = M (q - q_n - dt v_n) / dt^2 - F(q),  J = M/dt^2 + K

@@ -1,5 +1,5 @@
 // The two Newton solvers of the solver_newton plugin: implicit-euler (backward Euler on Eq. 7 of
-// the IMC seed) and static (load-ramped equilibrium with bisection of failed increments).
+// Tong et al. (2023)) and static (load-ramped equilibrium with bisection of failed increments).
 #pragma once
 
 #include "newton_core.h"

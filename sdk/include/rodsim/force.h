@@ -7,7 +7,7 @@ namespace rodsim {
 
 // A Force adds generalized forces (global indexing) evaluated at ctx.q. Implicit solvers also
 // call addStiffness; a force that leaves it empty is treated explicitly (its Jacobian ignored,
-// as the seed does for the RSS drag). External loads multiply by ctx.load_scale.
+// as Tong et al. (2023) do for the RSS drag). External loads multiply by ctx.load_scale.
 class Force : public Component {
  public:
   using Component::Component;

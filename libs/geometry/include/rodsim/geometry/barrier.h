@@ -1,4 +1,4 @@
-// Scalar building blocks of the IPC energy: the clamped log barrier on a gap (seed 002, Eq. 8,
+// Scalar building blocks of the IPC energy: the clamped log barrier on a gap (Tong et al. 2023, Eq. 8,
 // applied to the gap d = distance - r_i - r_j) and the cross-product mollifier of nearly parallel
 // edges (its argument: edgeCrossSquared in segment_segment_distance.h). Each returns its value with
 // first and second derivatives. Used by contact_ipc.

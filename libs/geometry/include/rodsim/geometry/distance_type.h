@@ -1,5 +1,5 @@
 // Which primitive distance realizes the distance of two segments or of a point and a segment
-// (seed 002, Sec. 3.2: point-point Eq. 11, point-edge Eq. 12, edge-edge Eq. 13).
+// (Tong et al. 2023, Sec. 3.2: point-point Eq. 11, point-edge Eq. 12, edge-edge Eq. 13).
 #pragma once
 
 namespace rodsim::geometry {

@@ -1,5 +1,5 @@
 // Frame geometry of rods: angles, perpendicular vectors, parallel transport, the curvature
-// binormal. Used by rod_der (reference frames, Eqs. 2 and 4 of the IMC seed, Sec. 2), rod_cosserat
+// binormal. Used by rod_der (reference frames, Eqs. 2 and 4 of Tong et al. (2023), Sec. 2), rod_cosserat
 // (initial material frames) and centerline.cpp.
 //
 // Two perpendicular-vector conventions and two parallel transports exist because the two rod

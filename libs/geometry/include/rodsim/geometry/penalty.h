@@ -1,4 +1,4 @@
-// The IMC contact energy (seed 002, Eq. 9, normalized as SI Eq. B.1) as a function of the scaled
+// The IMC contact energy (Tong et al. 2023, Eq. 9, normalized as SI Eq. B.1) as a function of the scaled
 // distance, with its first two derivatives. Used by contact_imc (rod-rod pairs and rod-obstacle
 // nodes).
 //

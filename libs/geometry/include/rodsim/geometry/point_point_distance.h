@@ -1,4 +1,4 @@
-// Squared distance of two points with its gradient and Hessian (seed 002, Eq. 11 squared).
+// Squared distance of two points with its gradient and Hessian (Tong et al. 2023, Eq. 11 squared).
 #pragma once
 
 #include <rodsim/geometry/types.h>

@@ -1,5 +1,5 @@
 // Distance from a point to a segment, with its gradient and Hessian over the 9 coordinates
-// (p, a, b) (seed 002, Sec. 3.2: point-edge Eq. 12 inside, point-point Eq. 11 at an end).
+// (p, a, b) (Tong et al. 2023, Sec. 3.2: point-edge Eq. 12 inside, point-point Eq. 11 at an end).
 //
 // Distances are sqrt of a squared distance g: D = sqrt(g), dD = dg / 2D, d2D = d2g / 2D - dD dD^T / D.
 // Units: those of the coordinates (callers may scale them, as contact_imc does by 1/h).

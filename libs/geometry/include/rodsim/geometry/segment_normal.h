@@ -1,9 +1,9 @@
 // Closest points of two segments with the unit normal between them and the weights of the
 // distance's gradient, for penalty contact laws that need the force but not the Hessian in their
-// hot loop (the Cosserat seed's spring-dashpot self-contact, Sec. IV.4, Eqs. 36-37).
+// hot loop (Gazzola et al.'s spring-dashpot self-contact, Sec. IV.4, Eqs. 36-37).
 //
-// With Lumelsky's clamped closest-point parameters s (on p0 p1) and t (on q0 q1) (lumelsky(), seed
-// 002 Eq. 10), the closest points are P = p0 + s (p1 - p0), Q = q0 + t (q1 - q0), the distance
+// With Lumelsky's clamped closest-point parameters s (on p0 p1) and t (on q0 q1) (lumelsky(), Tong
+// et al. 2023, Eq. 10), the closest points are P = p0 + s (p1 - p0), Q = q0 + t (q1 - q0), the distance
 // D = |Q - P| and the unit normal n = (Q - P)/D points from the first segment to the second. Since D
 // is the minimum over (s, t) in [0, 1]^2 of |Q - P|, its gradient with respect to the 12 node
 // coordinates (p0, p1, q0, q1) is the partial gradient at the minimizer (envelope theorem), for

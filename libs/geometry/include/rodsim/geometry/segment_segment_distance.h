@@ -1,4 +1,4 @@
-// Minimum distance between two segments (edges) (seed 002, Sec. 3.2, Eqs. 10-13) with its analytic
+// Minimum distance between two segments (edges) (Tong et al. 2023, Sec. 3.2, Eqs. 10-13) with its analytic
 // gradient and Hessian with respect to the 12 node coordinates (x_i, x_{i+1}, x_j, x_{j+1}); the
 // cross-product measure of nearly parallel edges that IPC's mollifier takes; and the closest-point
 // parameters of the alart-curnier contact frame.
@@ -29,7 +29,7 @@
 namespace rodsim::geometry {
 
 // Closest-point parameters s (on edge p0 p1) and t (on edge q0 q1) in [0, 1] (Lumelsky 1985,
-// seed ref. [52]), and which of them sit at an end of their edge (clamped or pinned).
+// ref. [52] of Tong et al. 2023), and which of them sit at an end of their edge (clamped or pinned).
 struct ClosestPoints {
   double s = 0, t = 0;
   bool s_end = false, t_end = false;

@@ -1,4 +1,4 @@
-// The cross-product matrix: skew(v) w = v x w, [v]x in the seeds' notation.
+// The cross-product matrix: skew(v) w = v x w, [v]x in the papers' notation.
 // Inline: it is built inside the DER stencil Hessians and the Cosserat rotation passes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Rotations of the Cosserat rod (Cosserat seed, Sec. III.A, Eq. 16): the Rodrigues exponential, the matrix
+// Rotations of the Cosserat rod (Gazzola et al. 2018, Sec. III.A, Eq. 16): the Rodrigues exponential, the matrix
 // logarithm and the inverse Jacobians of the exponential map, all robust near zero angle (Taylor
 // series below 0.1 rad, so no 0/0 and no cancellation at 1e-12 rad, and no transcendental function
 // for the small angles of a time step or of a well-resolved rod).
