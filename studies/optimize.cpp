@@ -1,5 +1,5 @@
 // rodsim optimize (docs/inverse.md): CMA-ES (pagmo2's cmaes, Hansen 2006) over bounded scene keys,
-// as the Cosserat seed designs its gaits (Sec. V.2-V.3: the muscle B-spline coefficients and the
+// as Gazzola et al. (2018) design their gaits (Sec. V.2-V.3: the muscle B-spline coefficients and the
 // wavelength of Eq. 33 for the snake's forward speed, Fig. 10; the swimmer's, Fig. 11).
 //
 // Each generation's candidates run in parallel as child processes. pagmo 2.18's cmaes has no batch
@@ -12,8 +12,8 @@
 // are parallel.
 //
 // The parameters are scaled to [0, 1] (u = (x - lower) / (upper - lower), or the same on ln x), so
-// that `sigma` is a fraction of every range, the initial step of the seed's setups.
-// Determinism and resuming: the seed fixes pagmo's generator; runs are cached by their --set values
+// that `sigma` is a fraction of every range, the initial step of the paper's setups.
+// Determinism and resuming: the random `seed` fixes pagmo's generator; runs are cached by their --set values
 // (RunCache), so running the same file again replays the same candidates and reuses every finished
 // run: an interrupted optimization continues where it stopped.
 #include "optimize.h"

@@ -226,7 +226,7 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
     //   gap = n . (x_A(s) - x_B(t)) - r_A - r_B
     // (equal to the distance minus the radii at the freezing iterate; for two straight edges
     // crossing, n is normal to both and this is their distance whatever s and t). The contact is
-    // then linear in q for the rest of the step (H constant, as in the seed's time stepping with
+    // then linear in q for the rest of the step (H constant, as in the paper's time stepping with
     // the frames of the start of the step, Sec. 4), and the implicit Newton iteration converges
     // as without contact. Re-evaluated at every iterate, H(q) misses the geometric term
     // (dH/dq)^T r / dt in the Jacobian and the iteration converges only linearly, with ratios up
@@ -385,7 +385,7 @@ void AlartCurnierContact::buildPoints(const Vec& q) {
 
 void AlartCurnierContact::buildComponents(const Eigen::SparseMatrix<double>& A, const std::vector<char>& fixed) {
   const int N = static_cast<int>(A.rows());
-  // Union-find over free DOFs joined by a structural nonzero of A (seed Sec. 4.5: strands coupled
+  // Union-find over free DOFs joined by a structural nonzero of A (Bertails-Descoubes et al., Sec. 4.5: strands coupled
   // through the dynamics; constraints that tie rods together show up here as coupling entries).
   UnionFind dofs;
   dofs.reset(N);
@@ -443,7 +443,7 @@ bool AlartCurnierContact::fail(const std::string& why) {
   return false;
 }
 
-// One Newton iteration's contact solve (seed 003, Sec. 4): the free step of the linearized system,
+// One Newton iteration's contact solve (Bertails-Descoubes et al., Sec. 4): the free step of the linearized system,
 // the contacts at the iterate, their local velocities, the independent groups, the Delassus
 // operator W of each, the Alart-Curnier solve of each group, and the step with the impulses.
 bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) {

@@ -106,18 +106,18 @@ class AlartCurnierContact final : public Contact,
   const std::vector<ContactPoint>& contacts() const { return points_; }
   const Vec& impulses() const { return r_; }  // N s, (n, t1, t2) per contact
   int candidates() const { return static_cast<int>(obstacle_cands_.size() + edge_cands_.size()); }
-  // nu = 3 n / m of the seed (contacts over free DOFs) in the last solve.
+  // nu = 3 n / m of the paper (contacts over free DOFs) in the last solve.
   double nu() const { return nu_; }
 
-  // One independent group of the last solve (seed Sec. 4.5, Fig. 5): contacts coupled through W,
+  // One independent group of the last solve (Bertails-Descoubes et al., Sec. 4.5, Fig. 5): contacts coupled through W,
   // i.e. sharing a connected component of the linearized system A (a rod, or rods joined by
   // constraints); solved as its own Alart-Curnier problem.
   struct Group {
     std::vector<int> contacts;  // indices into contacts()
     int dofs = 0;               // free DOFs of the components it touches
     double nu = 0;              // 3 n_g / dofs (n_g: every contact point of the group, open ones included)
-    int active = 0;             // contacts with r_N > 0 after the solve (the seed's "active" contacts)
-    bool unreduced = false;     // Newton systems with the rods' DOFs kept (seed Eq. 7), W not formed
+    int active = 0;             // contacts with r_N > 0 after the solve (the paper's "active" contacts)
+    bool unreduced = false;     // Newton systems with the rods' DOFs kept (the paper's Eq. 7), W not formed
     Result result;
   };
   const std::vector<Group>& groups() const { return groups_; }
@@ -140,7 +140,7 @@ class AlartCurnierContact final : public Contact,
   // The parts both steps share, the implicit one (solveLinearized) and the velocity-level one
   // (solveVelocity): the independent groups, each group's Delassus operator W_g, the group solves.
   //
-  // Groups (ac_groups.cpp; seed Sec. 4.5): contacts that share a unit are coupled through W, and
+  // Groups (ac_groups.cpp; Bertails-Descoubes et al., Sec. 4.5): contacts that share a unit are coupled through W, and
   // the groups are the connected sets of the contact-unit graph. The units a contact touches are
   // touched_[i][0 .. ntouched_[i]), numbered below num_units: the connected components of A for the
   // implicit step, the nodes (their x DOF) for the velocity step, whose lumped mass couples nothing
@@ -164,7 +164,7 @@ class AlartCurnierContact final : public Contact,
       for (int c = 0; c < 3; ++c)
         if (B(r, c) != 0) t.emplace_back(3 * local_[i] + r, 3 * local_[j] + c, B(r, c) * scale);
   }
-  // An unreduced group's problem (seed Eq. 7): its components' A side by side, G = H / dt on their
+  // An unreduced group's problem (the paper's Eq. 7): its components' A side by side, G = H / dt on their
   // free DOFs and diag(W); W itself is never formed (ac_delassus.cpp).
   void setUnreducedProblem(const Group& g, Solver& solver, const Vec& q, const Vec& mu, double dt);
   // How the group solves differ between the two steps (ac_groups.cpp).
@@ -173,7 +173,7 @@ class AlartCurnierContact final : public Contact,
     double t = 0, dt = 0;
     Options options;        // the solver's options for this step's problems
   };
-  // Each group's Alart-Curnier problem (seed Eq. 8), warm-started by contact identity: r_ and u_all_
+  // Each group's Alart-Curnier problem (the paper's Eq. 8), warm-started by contact identity: r_ and u_all_
   // for every contact, last_ for the whole solve; returns the largest group.
   int solveGroups(const GroupSolve& how);
   bool solveGroup(int gi, const GroupSolve& how);

@@ -1,7 +1,7 @@
 // The velocity-level (Moreau-Jean) contact step of `alart-curnier` for explicit solvers
 // (VelocityImpulseContact, SDK 1.1); README.md, "Explicit solvers: the velocity-level step".
 //
-// The contact problem of seed 003 (Eqs. 1-2 and the local problem of Eq. 8) with the lumped mass M
+// The contact problem of Bertails-Descoubes et al. (Eqs. 1-2 and the local problem of Eq. 8) with the lumped mass M
 // in place of the implicit step's A = M/dt^2 + K: without contact the step would end with the
 // velocities v_free; contact impulses P (N s, frame (n, t1, t2) per contact) make them
 //     v = v_free + M^-1 H^T P,
@@ -11,7 +11,7 @@
 // (the "predicted gap": positions keep moving for `drift` seconds at v after the configuration q
 // where contacts are detected, so for an open contact the normal row u_N + gap/drift >= 0 is
 // gap(q) + drift u_N >= 0, the end-of-step gap linearized at q; a contact closed at q gets u_N >= 0,
-// Moreau's velocity Signorini). Signorini on that and exact Coulomb on u_T (seed Eqs. 1-2)
+// Moreau's velocity Signorini). Signorini on that and exact Coulomb on u_T (their Eqs. 1-2)
 // are solved by the same nonsmooth Newton (Eqs. 3-4, Goldstein-Price line search, Algorithms 1-2).
 #include "ac_contact.h"
 
@@ -69,7 +69,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   }
 
   // Contacts sharing a node are coupled through W (the lumped mass couples nothing else): the
-  // groups of seed Sec. 4.5 with the nodes as units (numbered by their x DOF; prescribed nodes too).
+  // groups of the paper's Sec. 4.5 with the nodes as units (numbered by their x DOF; prescribed nodes too).
   touched_.resize(n);
   ntouched_.resize(n);
   for (int i = 0; i < n; ++i) {
