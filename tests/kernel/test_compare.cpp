@@ -146,7 +146,7 @@ TEST_CASE("ipc keeps a positive gap at every step: trefoil knot, first second of
 }
 
 TEST_CASE("ipc keeps a positive gap at every step: two flagella, through the first contacts") {
-  // d_hat = the seed's delta (1e-5 m): the helices start 33 um apart (no barrier force yet) and
+  // d_hat = the paper's delta (1e-5 m): the helices start 33 um apart (no barrier force yet) and
   // come within d_hat at t = 0.054 s, so the run goes through the approach and the first contacts.
   auto dir = scratchDir("ipc-gap-flagella");
   CommandResult r = runRodsim("compare " + kSource + "/scenes/flagella/m2_close.toml --contact ipc --quiet "

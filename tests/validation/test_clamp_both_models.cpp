@@ -1,6 +1,6 @@
 // One cantilever clamped with the generic `clamp` on nodes [0, 1], on both rod models, end to end
 // through the rodsim command (scenes/validation/cantilever_clamp_{der,cosserat}.toml): the der rod
-// against Euler-Bernoulli, the cosserat rod against Timoshenko (the Cosserat seed's Eq. 29), and the
+// against Euler-Bernoulli, the cosserat rod against Timoshenko (Gazzola et al.'s Eq. 29), and the
 // cosserat rod with `cosserat-clamp` (node 0, element 0) for comparison. Before `clamp` held the whole
 // frame of a cosserat element (Rod::frameDofs) the cosserat tip fell 0.39 m and kept moving.
 #include "csv_table.h"

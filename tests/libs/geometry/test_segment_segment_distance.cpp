@@ -1,4 +1,4 @@
-// Segment-segment distance (seed 002, Eqs. 10-13): Lumelsky classification, D with gradient and
+// Segment-segment distance (Tong et al. 2023, Eqs. 10-13): Lumelsky classification, D with gradient and
 // Hessian in the three regimes, the line-line primitive, |e_a x e_b|^2, and the closest-point rule
 // of alart-curnier. Derivatives against central finite differences (the checks moved from
 // contact_imc keep their relative 1e-6; the new ones use centralTolerance(h)).

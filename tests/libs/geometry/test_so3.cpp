@@ -1,4 +1,4 @@
-// SO(3) (Cosserat seed, Eq. 16): Rodrigues exponential and logarithm, the inverse Jacobians of the
+// SO(3) (Gazzola et al. 2018, Eq. 16): Rodrigues exponential and logarithm, the inverse Jacobians of the
 // exponential map, and the polynomials of the curvature pass (moved from rod_cosserat's tests), and
 // the derivative of exp against central finite differences.
 #include <rodsim/geometry/so3.h>

@@ -119,7 +119,7 @@ TEST_CASE("two coupled contacts converge from zero and warm start converges in o
 
 // Coulomb's law at (u, r) of one contact, to tol (in units of r and of u): r in the cone,
 // Signorini (u_N >= 0, r_N u_N = 0), stick (u_T = 0) where |r_T| < mu r_N, and slip opposite to the
-// velocity (r_T = -mu r_N u_T / |u_T|) otherwise (seed Eqs. 1-2).
+// velocity (r_T = -mu r_N u_T / |u_T|) otherwise (Bertails-Descoubes et al. 2011, Eqs. 1-2).
 void checkCoulomb(const Vec3& u, const Vec3& r, double mu, double tol_r, double tol_u) {
   CHECK(r[0] >= -tol_r);
   CHECK(r.tail<2>().norm() <= mu * r[0] + tol_r);
@@ -133,9 +133,10 @@ void checkCoulomb(const Vec3& u, const Vec3& r, double mu, double tol_r, double 
 // The velocity-level step's single contact (README, "Explicit solvers"): W = H M^-1 H^T of a rope edge
 // crossing a clamped-end bar edge (weights (1-s, s) on the rope's nodes, -(1-t, -t) on the bar's, an
 // isotropic lumped mass per node), at the first impact (u_N = -0.44 m/s) and at the degenerate points
-// of the Alart-Curnier function (seed Eqs. 4a-4b, Appendix B): zero tangential velocity (y = r_T at
-// the solution, the ball's centre), the stick/slip boundary (|y| = mu r_N exactly), and starts with
-// r_N = 0 (the ball of radius 0) or outside the cone. The exact Coulomb answer from every start.
+// of the Alart-Curnier function (Bertails-Descoubes et al. 2011, Eqs. 4a-4b, Appendix B): zero
+// tangential velocity (y = r_T at the solution, the ball's centre), the stick/slip boundary
+// (|y| = mu r_N exactly), and starts with r_N = 0 (the ball of radius 0) or outside the cone. The
+// exact Coulomb answer from every start.
 TEST_CASE("velocity-level single contact at zero tangential velocity and on the stick/slip boundary") {
   const double m_rope = 1.57e-5, m_bar = 2.8e-4, s = 0.3, t = 0.6, mu = 0.3;
   const double w = (s * s + (1 - s) * (1 - s)) / m_rope + t * t / m_bar;  // the bar's node 0 clamped
@@ -373,7 +374,7 @@ rodsim::testing::SpringChain::Options chain(const Vec3& a, const Vec3& c, const 
 
 }  // namespace
 
-TEST_CASE("partition (seed Sec. 4.5, Fig. 5): two separated crossings give 2 groups, impulses of the joint solve") {
+TEST_CASE("partition (Sec. 4.5, Fig. 5): two separated crossings give 2 groups, impulses of the joint solve") {
   using namespace rodsim::testing;
   // Pair 1 at the origin: a held rod A1 along x and B1 along y on top of it, 0.1 mm into it,
   // moving down and sliding along x. Pair 2, 1 m away: A2 (free) crossed by B2, and C2 across B2
@@ -480,7 +481,7 @@ TEST_CASE("velocity-level partition: contacts sharing a node form a group, impul
   }
 }
 
-TEST_CASE("unreduced Newton system (seed Eq. 7): the impulses and the step of the reduced one") {
+TEST_CASE("unreduced Newton system (Eq. 7): the impulses and the step of the reduced one") {
   using namespace rodsim::testing;
   // The crossings of the partition test, sliding with friction and coupled through B2; solved
   // once with J = F_u W + F_r (W formed) and once with the rods' DOFs kept (W never formed).

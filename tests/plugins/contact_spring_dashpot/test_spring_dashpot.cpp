@@ -1,4 +1,4 @@
-// The "spring-dashpot" contact (Cosserat seed, Sec. IV.4, Eqs. 36-37) against a FakeWorld: the
+// The "spring-dashpot" contact (Gazzola et al. 2018, Sec. IV.4, Eqs. 36-37) against a FakeWorld: the
 // spring force is -dE/dq of E = k eps^2/2 (finite differences), K = -dF/dq with the dashpot
 // (finite differences at fixed q_start), the dashpot dissipates (power -gamma (dD/dt)^2), Eq. 37's
 // magnitude, the neighbour exclusion by arc length, and the broad phase (sweep and prune plus the

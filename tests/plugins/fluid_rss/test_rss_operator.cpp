@@ -1,4 +1,4 @@
-// The assembled RSS operator (seed 002, Eqs. A.6-A.8) on a straight rod: drag against slender-body
+// The assembled RSS operator (Tong et al. 2023, Eqs. A.6-A.8) on a straight rod: drag against slender-body
 // theory, convergence with resolution, and the GMRES path against the dense LU reference.
 #include "stokeslet_operator.h"
 

@@ -1,5 +1,5 @@
-// The closed-form segment moments T_{n,m} and blocks of the regularized Stokeslet segment (seed 002,
-// SI Eqs. A.2-A.6) against quadrature, in every geometric regime: target off the segment, at an
+// The closed-form segment moments T_{n,m} and blocks of the regularized Stokeslet segment (Tong et
+// al. 2023, SI Eqs. A.2-A.6) against quadrature, in every geometric regime: target off the segment, at an
 // end, on the segment, on its line beyond either end (where the naive logarithm cancels), far away.
 #include "quadrature.h"
 #include "near_field.h"

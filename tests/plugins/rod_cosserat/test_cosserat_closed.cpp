@@ -1,7 +1,7 @@
 // Closed cosserat rods (rings, `closed = true`): connectivity and rest lengths that wrap around,
 // the frames' twist closing at the junction (with and without writhe), forces and couples against
 // central differences of the energy including the junction node and the closing element, and the
-// twisted ring of Mitchell's problem (the Cosserat seed, Appendix E.2) as an exact discrete
+// twisted ring of Mitchell's problem (Gazzola et al. 2018, Appendix E.2) as an exact discrete
 // equilibrium once its two symmetric unknowns (stretch, shear tilt) are solved for.
 #include "cosserat_rod.h"
 #include <rodsim/testing/fake_world.h>
@@ -22,7 +22,7 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-// A ring of radius R in the xy plane (the seed's Fig. 14 ring for R = 1/(2 pi), B = diag(1, 1, beta)),
+// A ring of radius R in the xy plane (the paper's Fig. 14 ring for R = 1/(2 pi), B = diag(1, 1, beta)),
 // naturally straight, twisted by `turns` whole turns.
 Params ringParams(int nodes, double turns, double beta = 0.8, double R = 1 / (2 * kPi)) {
   const double L = 2 * nodes * R * std::sin(kPi / nodes);  // the polygon's length

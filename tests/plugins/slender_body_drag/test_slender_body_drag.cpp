@@ -1,4 +1,4 @@
-// slender-body-drag (plugins/slender_body_drag): the force against Eqs. 43-44 of the Cosserat seed,
+// slender-body-drag (plugins/slender_body_drag): the force against Eqs. 43-44 of Gazzola et al. (2018),
 // its Jacobians against central differences (test kit), on the test kit's SpringChain, a der rod and
 // a cosserat rod; parameter errors.
 #include <rodsim/testing/derivative_checks.h>

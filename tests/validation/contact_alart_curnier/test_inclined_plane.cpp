@@ -88,7 +88,7 @@ TEST_CASE("tan(alpha) = 0.309 > mu = 0.2: sliding with a = g (sin(alpha) - mu co
   checkSlides("nonlinear");
 }
 
-// The seed's own time stepping (one linearized step and one contact problem per time step): a
+// The paper's own time stepping (one linearized step and one contact problem per time step): a
 // straight rod on a plane is a linear problem, so the same exact results.
 TEST_CASE("linearized scheme: sticks exactly when tan(alpha) < mu") { checkSticks("linearized"); }
 TEST_CASE("linearized scheme: slides with a = g (sin(alpha) - mu cos(alpha))") { checkSlides("linearized"); }

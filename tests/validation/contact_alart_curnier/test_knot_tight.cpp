@@ -1,6 +1,6 @@
-// Tight knot, frictionless (seed 003 Sec. 5 / Table I), CI size: scenes/contact_ac/knot_tight.toml
-// (the loose trefoil of scenes/knots/trefoil.toml, ends pulled apart at 3 cm/s each, mu = 0) at 120
-// nodes for 4 s, once with alart-curnier and once with imc (--set contact.type=imc), 19-28 s in
+// Tight knot, frictionless (Bertails-Descoubes et al. 2011, Sec. 5 / Table I), CI size:
+// scenes/contact_ac/knot_tight.toml (the loose trefoil of scenes/knots/trefoil.toml, ends pulled
+// apart at 3 cm/s each, mu = 0) at 120 nodes for 4 s, once with alart-curnier and once with imc (--set contact.type=imc), 19-28 s in
 // Release. eps = sqrt(h/R), R = e/(2 pi), e = contour length - end-to-end distance on the VTK frames
 // (as scripts/plot_knot.py); F = mean of the two end reactions over +-0.05 s around a frame.
 // Numbers and reasons: docs/validation/alart-curnier.md, "Tight knot (mu = 0), side by side".

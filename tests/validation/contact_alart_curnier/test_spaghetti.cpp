@@ -1,13 +1,13 @@
-// Spaghetti dropped on a plate (seed 003 Sec. 5.1.3, Fig. 7; CI-sized: 8 rods x 8 nodes, 1.2 s,
+// Spaghetti dropped on a plate (Bertails-Descoubes et al. 2011, Sec. 5.1.3, Fig. 7; CI-sized: 8 rods x 8 nodes, 1.2 s,
 // scenes/contact_ac/spaghetti_ci.toml from scripts/make_spaghetti_scene.py) end to end through
 // the rodsim command, with and without friction:
-//  - mu = 0.3: the pile comes to rest and stays still (the seed: "the stack is higher and remains
+//  - mu = 0.3: the pile comes to rest and stays still (the paper: "the stack is higher and remains
 //    perfectly still"): its footprint does not change, no rod end moves by more than a creep of
 //    2.5e-4 m/s over the last 0.2 s, and the kinetic energy left is < 1e-6 of its peak (what is left is
 //    elastic vibration that implicit Euler damps slowly, not sliding).
-//  - mu = 0: the rods slide off each other and spread over the plate (seed: "the rods just spread
+//  - mu = 0: the rods slide off each other and spread over the plate (the paper: "the rods just spread
 //    out"); frictionless sliding keeps most of the kinetic energy, and the rods, apart, form
-//    independent contact groups (seed Sec. 4.5).
+//    independent contact groups (Bertails-Descoubes et al. 2011, Sec. 4.5).
 // Both: every contact solve converged; no penetration with friction (exact gap constraint), less
 // than 1% of the radius without (steps with frozen contact frames, see ac_contact.cpp).
 #include "ac_table.h"

@@ -275,7 +275,7 @@ TEST_CASE("slope friction matrix: every contact model x solver, stick and slip a
 }
 
 TEST_CASE("spring-dashpot: a rod on sliders dropped onto a clamped beam, every rod model x solver") {
-  // scenes/contact/spring_dashpot_crossing.toml: the Cosserat seed's contact (Eq. 37) between two rods
+  // scenes/contact/spring_dashpot_crossing.toml: Gazzola et al.'s contact (Eq. 37) between two rods
   // alone, with the scene's own stiffness: the dropped rod's ends slide along z, and at rest the one
   // pair in contact carries its weight: overlap m g / k_sc = 1.233e-7 m.
   const std::string scene = "scenes/contact/spring_dashpot_crossing.toml";

@@ -3,7 +3,7 @@
 // T_high = T_low exp(mu theta) once it slides (scenes/knots/capstan_*.toml from
 // scripts/make_capstan.py; docs/validation/contact-imc.md, "Capstan"). Every rope edge in the wrap
 // is its own contact pair with the post and every rope node is shared by two pairs, so this checks
-// the summed friction of many pairs along a wrapped strand (seed 002 Eqs. 14-20), which the
+// the summed friction of many pairs along a wrapped strand (Tong et al. 2023, Eqs. 14-20), which the
 // one-contact sliding test cannot. Coarse size: 2 mm edges (4 h, 0.1 rad of wrap per edge).
 //
 // Tolerances, from the physics of this discrete rope (not from the measured values):

@@ -1,4 +1,4 @@
-// Trefoil knot tightening (IMC seed SI C.1), CI size: scenes/knots/trefoil.toml coarsened to 120
+// Trefoil knot tightening (Tong et al. 2023, SI C.1), CI size: scenes/knots/trefoil.toml coarsened to 120
 // nodes and pulled twice as fast (3 cm/s per end) for 3.5 s, from eps = sqrt(h/R) ~ 0.17 to ~0.26
 // (about 30 s on one core). R = e / (2 pi), e the end-to-end shortening measured on the centerline
 // (contour length minus end-to-end distance), as in scripts/plot_knot.py.

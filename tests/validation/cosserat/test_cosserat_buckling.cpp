@@ -1,5 +1,5 @@
 // Cosserat rods with position-verlet, end to end through the rodsim command: localized helical
-// buckling (the Cosserat seed, Sec. IV.1, Fig. 3, Eqs. 25-26), Euler buckling with pinned ends
+// buckling (Gazzola et al. 2018, Sec. IV.1, Fig. 3, Eqs. 25-26), Euler buckling with pinned ends
 // (Appendix E.1, Eq. E2) and Mitchell buckling of a twisted ring (Appendix E.2, Eq. E3). Numbers and
 // their origin: docs/validation/cosserat.md.
 #include "csv_table.h"
@@ -27,10 +27,10 @@ struct Helix {
   double psi, t, m, a, Mh, Th, EF;
 };
 
-// The seed's semi-finite correction system (Sec. IV.1, before Eq. 25):
+// The paper's semi-finite correction system (Sec. IV.1, before Eq. 25):
 //   D/L = sqrt(4/(pi^2 t_h) (1 - m_h^2/(4 t_h))),   Phi = 2 pi m_h/(beta/alpha) + 4 arccos(m_h/(2 sqrt t_h)).
 // With psi = arccos(m_h/(2 sqrt t_h)): sqrt t_h = 2 sin(psi)/(pi D/L), m_h = 2 sqrt(t_h) cos(psi), and the
-// second equation is one equation in psi; its first root in (0, pi/2) is the seed's branch (the second
+// second equation is one equation in psi; its first root in (0, pi/2) is the paper's branch (the second
 // one, psi = 1.165, is a 5x narrower helix of higher energy).
 Helix semiFinite() {
   auto tm = [](double psi, double& t, double& m) {
@@ -129,7 +129,7 @@ TEST_CASE("Localized helical buckling: semi-finite system, envelope against Eqs.
   MESSAGE(fmt::format("t_h = {:.10f}, m_h = {:.10f}, a = {:.8f}, M_h = {:.8f} N m, T_h = {:.8f} N, E_F = {:.6f} J", h.t,
                       h.m, h.a, h.Mh, h.Th, h.EF));
 
-  // The scene as committed: n = 100 (the seed's coarsest), started on Eq. 25 with the twist that turns the end
+  // The scene as committed: n = 100 (the paper's coarsest), started on Eq. 25 with the twist that turns the end
   // frames by Phi, damped to rest (600 s; kinetic energy 3e-12 J at the end).
   auto dir = scratchDir("cosserat-helical-buckling");
   CommandResult res = runRodsim(fmt::format("run scenes/validation/cosserat_helical_buckling.toml --quiet --output {}",
@@ -237,7 +237,7 @@ TEST_CASE("Euler buckling, pinned ends (Eq. E2): bounded at 0.9 F_c, growth at t
   MESSAGE(fmt::format("0.9 F_c: amplification {:.3g}; 1.1 F_c: amplification {:.3g}, growth rate {:.4f} /s (linear theory "
                       "{:.4f} /s)",
                       below.amplification, above.amplification, above.rate, rate));
-  CHECK(below.amplification < 5);    // stays straight: the seed only rings (measured 1.8)
+  CHECK(below.amplification < 5);    // stays straight: the perturbation only rings (measured 1.8)
   CHECK(above.amplification > 100);  // buckles (measured ~700 in 3 s)
   CHECK(above.rate == doctest::Approx(rate).epsilon(0.05));  // the Euler mode, at the rate set by Eq. E2
 }
@@ -247,7 +247,7 @@ namespace {
 
 struct Mitchell {
   double max_et = 0;      // largest translational kinetic energy after the settling (J)
-  double t_cross = NAN;   // first time E_T > 1e-4 J (the seed's E_th), s
+  double t_cross = NAN;   // first time E_T > 1e-4 J (the paper's E_th), s
   double drift = 0;       // max |E(t) - E(t_settle)| / E(t_settle) after the settling, until E_T reaches 1 J
   double max_ratio = 0;   // max E_T / kinetic_energy (E_T is the translational part of it)
   double rate = NAN;      // amplitude growth rate (1/s): half the slope of ln E_T (envelope) between 1e-5 and 1e-2 J
@@ -314,15 +314,15 @@ Mitchell mitchell(double ratio, double duration) {
 TEST_CASE("Mitchell buckling (Eq. E3): the twisted ring stays plane at 0.8 and buckles at 1.2 x the critical beta/alpha") {
   // Fig. 14 settings (m_r = 1 kg, L = 1 m, alpha = 1 N m^2, S = 1e5 N, r = 0.01 L, n = 50, dt = 1e-5 s), Phi = 4 pi.
   // Eq. E3: Phi_c = 2 sqrt(3) pi/(beta/alpha), so at Phi = 4 pi the ring buckles when beta/alpha > sqrt(3)/2.
-  // Seed of the instability: out-of-plane node offsets of 1e-4 m (numpy default_rng(1), in the scene); the prestressed
-  // ring is settled by a damping until 0.02 s, then runs undamped. Instability: E_T > 1e-4 J (the seed's E_th).
+  // Perturbation: out-of-plane node offsets of 1e-4 m (numpy default_rng(1), in the scene); the prestressed
+  // ring is settled by a damping until 0.02 s, then runs undamped. Instability: E_T > 1e-4 J (the paper's E_th).
   const double rc = std::sqrt(3.0) / 2;
   const Mitchell below = mitchell(0.8 * rc, 2.0), above = mitchell(1.2 * rc, 0.5);
   MESSAGE(fmt::format("0.8 (beta/alpha)_c: max E_T {:.3e} J over 0.02-2 s, energy drift {:.2e}; 1.2 (beta/alpha)_c: E_T > "
                       "1e-4 J at t = {:.4f} s, max E_T {:.3g} J in 0.5 s, energy drift {:.2e}",
                       below.max_et, below.drift, above.t_cross, above.max_et, above.drift));
   // Below: the seeded offsets only ring. Their energy bounds E_T (measured 2e-6 J); a growing mode would pass
-  // E_th = 1e-4 J, 10x the bound, within the 2 s of the seed's runs.
+  // E_th = 1e-4 J, 10x the bound, within the 2 s of the paper's runs.
   CHECK(below.max_et < 1e-5);
   CHECK(std::isnan(below.t_cross));
   // Above: the Mitchell mode grows from the 1e-4 m offsets to E_T = 1e-4 J in about 0.1 s (amplitude growth rate
@@ -345,7 +345,7 @@ TEST_CASE("Mitchell buckling (Eq. E3): growth rates above the threshold vanish a
   // Rates at 1.02, 1.04, 1.06 (beta/alpha)_c (measured 17.2, 23.8, 28.9 /s; lambda^2 linear to 1 % over 1.02-1.20
   // in the script's scan), extrapolated to zero: measured 0.9979 (beta/alpha)_c at n = 50. Expected offsets from
   // Eq. E3 (continuum, inextensible, unshearable): the discretisation, 2.1e-3 at n = 50 and falling with n (4.4e-3,
-  // 2.1e-3, 1.5e-3 at n = 25, 50, 100 with a smooth seed), about 1e-3 of which is the O(1/S) of the shearable,
+  // 2.1e-3, 1.5e-3 at n = 25, 50, 100 with a smooth perturbation), about 1e-3 of which is the O(1/S) of the shearable,
   // extensible model (0.9988 with S = 1e6 N). Band: 0.5 % around Eq. E3.
   const double rc = std::sqrt(3.0) / 2;
   const double f[3] = {1.02, 1.04, 1.06};

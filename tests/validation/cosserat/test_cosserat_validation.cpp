@@ -234,7 +234,7 @@ TEST_CASE("Euler buckling (clamped-free, Eq. E1 b = 2): a seeded rod stays strai
   MESSAGE(fmt::format("F_c = {:.4f} N, discrete threshold {:.4f} N; max |tip x| at 0.95 F_d {:.3e} m, at F_c {:.3e} m, "
                       "at 1.05 F_d {:.3e} m",
                       Fc, Fd, below, at_theory, above));
-  CHECK(below < 1e-3);      // the seed (1e-4 m/s) only rings: amplitude ~ 1e-4 m
+  CHECK(below < 1e-3);      // the perturbation (1e-4 m/s) only rings: amplitude ~ 1e-4 m
   CHECK(at_theory < 1e-3);  // Eq. E1 is below the discrete threshold (first order in h)
   CHECK(above > 5e-2);      // buckled: the tip swings out by more than 5 % of L within 6 s
 }

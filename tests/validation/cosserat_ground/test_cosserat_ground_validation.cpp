@@ -1,5 +1,5 @@
-// The `ground` force of plugins/cosserat_ground against the analytic solutions of the Cosserat
-// seed's Appendix F (rolling and slipping on an incline, rolling under an axial couple, anisotropic
+// The `ground` force of plugins/cosserat_ground against the analytic solutions of Gazzola et al.
+// (2018), Appendix F (rolling and slipping on an incline, rolling under an axial couple, anisotropic
 // longitudinal friction), and the slithering snake of its Sec. V.2, end to end through rodsim.
 // docs/validation/cosserat.md, "Surface friction and the snake", tabulates the same numbers.
 #include "csv_table.h"
@@ -90,7 +90,7 @@ TEST_CASE("rod under an axial couple: rolls below F_noslip = 2 C_s / (3 r) = mu_
     MESSAGE(fmt::format("C_s = {:.3f} N m ({}, threshold {:.5f}): v = {:.5f} m/s (analytic {:.5f}, error {:.2e}), "
                         "omega = {:.3f} rad/s (analytic {:.3f}, error {:.2e})",
                         C, rolls ? "rolls" : "slips", Cmax, vs, v, relErr(vs, v), ws, w, relErr(ws, w)));
-    // omega: the seed's gamma = 1e-6 kg/(m s) rotational damping takes up to 0.3 % at 800 rad/s
+    // omega: the paper's gamma = 1e-6 kg/(m s) rotational damping takes up to 0.3 % at 800 rad/s
     CHECK(relErr(vs, v) < 3e-3);
     CHECK(relErr(ws, w) < 5e-3);
     CHECK(std::abs(t.num(last, "vx")) < 1e-9);  // no axial drift
@@ -183,8 +183,8 @@ TEST_CASE("continuum snake (Sec. V.2, Fig. 10 settings) slithers forward, toward
   // the snake"): head speed 0.582 m/s = 0.58 L/T_m in the ground plane between t = 2 and 4 s (the gait
   // is periodic from the second period on: the centroid moves 0.581-0.583 m per period up to t = 10 s),
   // centroid displacement 2.244 m after 4 s, heading 4.9 deg off +x (set in the first, transient
-  // period). The seed reports a scaled forward speed of about 0.6 for this gait (Fig. 10e-f); the band
-  // 0.55-0.61 (+-5 %) holds both and excludes the 0.19 of the seed's beta list laid from the tail (as
+  // period). The paper reports a scaled forward speed of about 0.6 for this gait (Fig. 10e-f); the band
+  // 0.55-0.61 (+-5 %) holds both and excludes the 0.19 of the paper's beta list laid from the tail (as
   // the scene had it; the list is head first, see scenes/snake.toml). Centroid 2.1-2.4 m: 0.50 m in
   // the first period plus 3 periods at the band's speeds (+-0.09 m), with a little margin. Heading
   // within 10 deg of +x (no turning).

@@ -1,4 +1,4 @@
-// A rod thrown sideways on a horizontal plane slips, then rolls (the Cosserat seed, Appendix F.1,
+// A rod thrown sideways on a horizontal plane slips, then rolls (Gazzola et al. 2018, Appendix F.1,
 // Fig. 16e-f; scenes/cosserat/rolling_inertia.toml), for several lambda = 2 J / (m r^2) (the cosserat
 // rod's `inertia_ratio`). docs/validation/cosserat.md, "Rolling with the rod's rotational inertia",
 // tabulates the same numbers.
@@ -7,7 +7,7 @@
 // m v r + J omega, keeps its initial value m V_s r; rolling (v = r omega) then gives
 //     v_eq = V_s / (1 + lambda/2),  E_T = m V_s^2 / (2 (1 + lambda/2)^2),  E_R = E_T lambda / 2,
 // from t* = V_s lambda / (mu_k g (lambda + 2)) on.
-// Tolerance. The seed's settings keep a rotational dissipation gamma = 1e-6 kg/(m s) (Eq. 32: a couple
+// Tolerance. The paper's settings keep a rotational dissipation gamma = 1e-6 kg/(m s) (Eq. 32: a couple
 // -gamma L omega on the whole rod), which drains that angular momentum: while slipping by
 // gamma L mu_k m g r t*^2 / (2 J), while rolling at the rate k = gamma L / (m r^2 + J), so that
 // v(T) = r omega(T) = r (m V_s r - gamma L mu_k m g r t*^2 / (2 J)) exp(-k (T - t*)) / (m r^2 + J).
@@ -31,7 +31,7 @@ TEST_CASE("rolling with rotational inertia lambda = 2 J/(m r^2): a thrown rod en
   for (double lambda : {0.5, 1.0, 2.0, 4.0, 8.0}) {
     const double J = lambda * m * r * r / 2;
     const double ET_F1 = m * Vs * Vs / (2 * (1 + lambda / 2) * (1 + lambda / 2)), ER_F1 = ET_F1 * lambda / 2;
-    // with the seed's rotational dissipation gamma (see the top of this file)
+    // with the paper's rotational dissipation gamma (see the top of this file)
     const double ts = Vs * lambda / (mu_k * g * (lambda + 2));
     const double k = gamma * Lrod / (m * r * r + J);
     const double w_damped = (m * Vs * r - gamma * Lrod * mu_k * m * g * r * ts * ts / (2 * J)) * std::exp(-k * (T - ts)) /
@@ -71,7 +71,7 @@ TEST_CASE("rolling down an incline with rotational inertia lambda: rolls while t
   // below mu_s m g cos(alpha), i.e. tan(alpha) <= mu_s (2 + lambda) / lambda (63.4, 38.7, 31.0 deg for
   // lambda = 0.5, 2, 4); slipping above: a = g (sin(alpha) - mu_k cos(alpha)), omega = mu_k m g cos(alpha) r T / J.
   // (lambda = 1 is the Fig. 16b case of tests/validation/cosserat_ground.)
-  // Tolerance: the seed's rotational dissipation gamma = 1e-6 kg/(m s) (a couple -gamma L omega) slows a rolling
+  // Tolerance: the paper's rotational dissipation gamma = 1e-6 kg/(m s) (a couple -gamma L omega) slows a rolling
   // rod by k T / 2 relative (k = gamma L / (m r^2 + J), 2.1e-4 to 4.3e-4 here) and a slipping one's spin by
   // gamma L T / (2 J) (1.6e-3 at lambda = 0.5); the explicit friction regime switch adds < 1e-4. Asserted: v and
   // omega within 1.5 times these bounds plus 1e-4.

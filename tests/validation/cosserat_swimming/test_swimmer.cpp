@@ -1,6 +1,6 @@
-// The swimmer of scenes/cosserat/swimmer.toml (the Cosserat seed, Sec. V.3, Fig. 11 settings) end to end
+// The swimmer of scenes/cosserat/swimmer.toml (Gazzola et al. 2018, Sec. V.3, Fig. 11 settings) end to end
 // through rodsim: the muscle-activated rod of the snake in a slender-body fluid (Eqs. 43-44) swims toward
-// its head; its centre of mass advances by the seed's "forward average scaled speed" per activation
+// its head; its centre of mass advances by the paper's "forward average scaled speed" per activation
 // period. docs/validation/cosserat.md, "Swimming at low Reynolds number", tabulates the same numbers.
 #include "run_rodsim.h"
 #include "vtk_points.h"
@@ -31,7 +31,7 @@ Eigen::Vector3d centreOfMass(const std::vector<Eigen::Vector3d>& p) {
 
 }  // namespace
 
-TEST_CASE("swimmer (Sec. V.3, Fig. 11 settings) swims toward its head at the seed's scaled speed 0.055 L/T_m") {
+TEST_CASE("swimmer (Sec. V.3, Fig. 11 settings) swims toward its head at the paper's scaled speed 0.055 L/T_m") {
   // Six periods, a frame at the end of each (t = 0, 1, ..., 6 s: frame_k at t = k T_m).
   const auto dir = scratchDir("cosserat-swimmer");
   CommandResult res = runRodsim(fmt::format("run scenes/cosserat/swimmer.toml --quiet --output {} --set output.every=1.0",
@@ -48,10 +48,10 @@ TEST_CASE("swimmer (Sec. V.3, Fig. 11 settings) swims toward its head at the see
   for (int k = 1; k <= 6; ++k) per += fmt::format(" {:.5f}", com[k].x() - com[k - 1].x());
   const Eigen::Vector3d d = com[6] - com[5];  // the sixth period; L = 1 m, T_m = 1 s: d.x() is in L/T_m
   MESSAGE(fmt::format("swimmer: forward advance per period (L/T_m), periods 1-6:{}; lateral in the sixth {:.2e}", per, d.y()));
-  // The seed (Fig. 11e-f, Sec. V.3): "the forward average scaled speed ... approach v ~ 0.055". Its two
+  // The paper (Fig. 11e-f, Sec. V.3): "the forward average scaled speed ... approach v ~ 0.055". Its two
   // digits mean 0.0545-0.0555; the settings leave the fluid density open (we take PyElastica's, the
   // authors' port) and the swimmer still speeds up by 0.07 % from the fifth period to the sixth. Band:
-  // 0.055 +- 3 %. Measured here 0.05457 (0.8 % below the seed's value); the regression band below
+  // 0.055 +- 3 %. Measured here 0.05457 (0.8 % below the paper's value); the regression band below
   // (+-0.3 %) holds it.
   CHECK(d.x() > 0.055 * 0.97);
   CHECK(d.x() < 0.055 * 1.03);

@@ -1,5 +1,5 @@
-// Sedimentation of a straight rod under the local slender-body drag of plugins/slender_body_drag (the
-// Cosserat seed, Sec. IV.6, Eqs. 43-44), end to end through rodsim: falling along its axis the rod sinks
+// Sedimentation of a straight rod under the local slender-body drag of plugins/slender_body_drag (Gazzola
+// et al. 2018, Sec. IV.6, Eqs. 43-44), end to end through rodsim: falling along its axis the rod sinks
 // twice as fast as falling broadside, and both terminal speeds balance the weight per length,
 //     rho A g = c U_perp = (c / 2) U_par,      c = 4 pi mu / ln(L / r).
 // docs/validation/cosserat.md, "Slender-body drag", tabulates the same numbers.
