@@ -445,7 +445,8 @@ bool AlartCurnierContact::fail(const std::string& why) {
 
 // One Newton iteration's contact solve (Bertails-Descoubes et al., Sec. 4): the free step of the linearized system,
 // the contacts at the iterate, their local velocities, the independent groups, the Delassus
-// operator W of each, the Alart-Curnier solve of each group, and the step with the impulses.
+// operator W of each, the Alart-Curnier solve of each group, and the step with the impulses (the
+// groups, W's entries and the group solves shared with solveVelocity: ac_groups.cpp, ac_delassus.cpp).
 bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) {
   const EvalContext& ctx = *sys.ctx;
   const double dt = ctx.dt;
@@ -464,13 +465,7 @@ bool AlartCurnierContact::solveLinearized(const LinearizedSystem& sys, Vec& dq) 
   if (n == 0) {
     dq = dq_free_;
     stats_ = {};
-    last_ = {};
-    last_.converged = true;
-    nu_ = 0;
-    groups_.clear();
-    step_.contacts = step_.groups = step_.max_group = 0;
-    step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
-    step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+    recordNoContacts(t_start);
     return true;
   }
   for (int i = 0; i < n; ++i)
@@ -672,6 +667,17 @@ void AlartCurnierContact::applyImpulses(double dt, Vec& dq) {
     if (r_[3 * i] > 0) ++stats_.active;
     stats_.min_gap = std::min(stats_.min_gap, points_[i].true_gap);
   }
+}
+
+// A solve without contacts: an empty, converged result.
+void AlartCurnierContact::recordNoContacts(std::chrono::steady_clock::time_point t_start) {
+  groups_.clear();
+  last_ = {};
+  last_.converged = true;
+  nu_ = 0;
+  step_.contacts = step_.groups = step_.max_group = 0;
+  step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
+  step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
 }
 
 void AlartCurnierContact::recordSolve(int max_group, std::chrono::steady_clock::time_point t_start) {

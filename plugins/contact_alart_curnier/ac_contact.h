@@ -177,7 +177,9 @@ class AlartCurnierContact final : public Contact,
   // for every contact, last_ for the whole solve; returns the largest group.
   int solveGroups(const GroupSolve& how);
   bool solveGroup(int gi, const GroupSolve& how);
+  // step_ after a solve (both steps): with contacts, and without any.
   void recordSolve(int max_group, std::chrono::steady_clock::time_point t_start);
+  void recordNoContacts(std::chrono::steady_clock::time_point t_start);
   void printDebug(const Vec& dq) const;
   Vec3 nodePos(const Vec& q, int dof) const { return q.segment<3>(dof); }
   // The entries of H (contact frame rows n, t1, t2 times the node weights) on the free DOFs of

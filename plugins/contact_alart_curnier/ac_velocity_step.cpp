@@ -13,6 +13,9 @@
 // gap(q) + drift u_N >= 0, the end-of-step gap linearized at q; a contact closed at q gets u_N >= 0,
 // Moreau's velocity Signorini). Signorini on that and exact Coulomb on u_T (their Eqs. 1-2)
 // are solved by the same nonsmooth Newton (Eqs. 3-4, Goldstein-Price line search, Algorithms 1-2).
+// The steps the implicit one has too are its own functions: the groups (partitionIntoGroups, with
+// the nodes as units), W's entries per group (assembleLumpedDelassus beside assembleDelassus) and the
+// group solves (solveGroups); this file builds what differs, q_loc and dv = M^-1 H^T P.
 #include "ac_contact.h"
 
 #include <fmt/format.h>
@@ -37,7 +40,6 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   if (!(dt > 0)) return fail(fmt::format("the velocity-level contact step needs a time step; dt = {}", dt));
   if (!(drift >= 0)) return fail(fmt::format("the velocity-level contact step needs drift >= 0; drift = {}", drift));
   dv.setZero(N);
-  auto minv = [&](int d) { return fixed[d] ? 0.0 : 1.0 / M[d]; };
 
   // Contacts at q, frames re-evaluated (one contact solve per explicit step: nothing to freeze).
   frozen_valid_ = false;
@@ -58,13 +60,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
   ++step_.solves;
   stats_ = {};
   if (n == 0) {
-    groups_.clear();
-    last_ = {};
-    last_.converged = true;
-    nu_ = 0;
-    step_.contacts = step_.groups = step_.max_group = 0;
-    step_.ac_norm = step_.nu = step_.rel = step_.abs = 0;
-    step_.solve_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+    recordNoContacts(t_start);
     return true;
   }
 
@@ -113,6 +109,7 @@ bool AlartCurnierContact::solveVelocity(const VelocityContactProblem& pb, Vec& d
 
   // dv = M^-1 H^T P on the free DOFs of the contacts' nodes (positions only: H has no column on a
   // rotation or twist DOF).
+  auto minv = [&](int d) { return fixed[d] ? 0.0 : 1.0 / M[d]; };
   for (int i = 0; i < n; ++i) {
     const ContactPoint& p = points_[i];
     const Vec3 P = p.frame.transpose() * r_.segment<3>(3 * i);
