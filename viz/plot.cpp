@@ -1,8 +1,8 @@
 #include "plot.h"
 
-#include "children.h"
-#include "scene.h"  // InputError
+#include <rodsim/kernel/scene.h>  // InputError
 
+#include <rodsim/process/pool.h>
 #include <rodsim/process/spawn.h>
 
 #include <fmt/format.h>
@@ -13,7 +13,6 @@
 #include <fstream>
 #include <sstream>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -48,15 +47,19 @@ int runPlot(const PlotOptions& o, const std::string& executable) {
     throw InputError("rodsim plot needs Python 3 with matplotlib: install the Debian packages 'python3' and "
                      "'python3-matplotlib' (scripts/setup.sh installs them)");
   const fs::path log = fs::temp_directory_path() / fmt::format("rodsim-plot-{}.log", ::getpid());
-  if (runJobs({Job{{python, "-c", "import matplotlib"}, {}, log}}, 1, "")) {
+  std::vector<process::Child> check(1);
+  check[0].argv = {python, "-c", "import matplotlib"};
+  check[0].log = log;
+  if (process::runInOrder(check, 1)) {
     fs::remove(log);
     throw InputError(fmt::format("rodsim plot needs matplotlib for {}: install the Debian package 'python3-matplotlib' "
                                  "(scripts/setup.sh installs it)", python));
   }
   // The script's exit status 2: the timeseries.csv is not one (its message names the file and line).
-  const pid_t pid = process::spawnLogged({python, script.string(), o.run_dir}, log);
-  int status = 0;
-  const bool failed = pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  std::vector<process::Child> script_run(1);
+  script_run[0].argv = {python, script.string(), o.run_dir};
+  script_run[0].log = log;
+  const bool failed = process::runInOrder(script_run, 1).has_value();
   // The script's own log: its messages, bounded (a runaway log is cut to its last 1 MiB).
   std::stringstream text;
   {
@@ -70,7 +73,7 @@ int runPlot(const PlotOptions& o, const std::string& executable) {
     text << bytes;
   }
   fs::remove(log);
-  if (failed && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+  if (failed && script_run[0].signal == 0 && script_run[0].exit_code == 2) {
     std::string message = text.str();
     while (!message.empty() && message.back() == '\n') message.pop_back();
     throw InputError(message);

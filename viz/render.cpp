@@ -1,9 +1,9 @@
 #include "render.h"
 
-#include "children.h"
 #include "viz.h"
-#include "scene.h"  // InputError, closestMatch
+#include <rodsim/kernel/scene.h>  // InputError, closestMatch
 
+#include <rodsim/process/pool.h>
 #include <rodsim/process/spawn.h>
 
 #include <rodsim/vtp/collection.h>
@@ -641,21 +641,31 @@ int runRender(const RenderOptions& o) {
   };
   for (std::size_t first = 0; first < chosen.size(); first += batch) {
     const std::size_t stop = std::min(chosen.size(), first + batch);
-    std::vector<Job> jobs;
+    std::vector<process::Child> jobs;
     for (std::size_t n = first; n < stop; ++n) {
       const std::string stem = fmt::format("frame_{:05d}", single ? chosen[n] : n);
       std::ofstream(work / (stem + ".pov")) << povScene(frame(n), refs[chosen[n]].time, camera, style, obstacles, rods);
-      Job job;
+      process::Child job;
       job.argv = {povray, "+I" + stem + ".pov", "+O" + stem + ".png", fmt::format("+W{}", o.width), fmt::format("+H{}", o.height),
                   "+FN8", "-D", "-V", "+WT1", "+A0.1", "+AM2", "+R2", "+L" + font_dir};
       job.directory = work;
       job.log = work / (stem + ".log");
       jobs.push_back(job);
     }
-    const auto failed = runJobs(jobs, parallel, o.quiet ? "" : "render: frame", first, chosen.size());
+    // On a terminal, one line "render: frame k/N" kept up to date over the batches.
+    const bool show = !o.quiet && isatty(STDOUT_FILENO);
+    std::size_t done = first;
+    const auto failed = process::runInOrder(jobs, parallel, [&](const process::Child&) {
+      if (show) std::printf("\rrender: frame %zu/%zu", ++done, chosen.size()), std::fflush(stdout);
+    });
+    if (show && (failed || stop == chosen.size())) std::printf("\n");
+    if (failed && jobs[*failed].interrupted) {
+      std::fprintf(stderr, "rodsim render: interrupted\n");
+      return 3;
+    }
     if (failed) {
       std::fprintf(stderr, "rodsim render: povray failed on %s (log: %s):\n%s\n", jobs[*failed].argv[1].c_str() + 2,
-                   jobs[*failed].log.c_str(), tailOf(jobs[*failed].log, 12).c_str());
+                   jobs[*failed].log.c_str(), process::logTail(jobs[*failed].log, 12).c_str());
       return 3;
     }
     for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -679,15 +689,16 @@ int runRender(const RenderOptions& o) {
 
   if (!o.movie.empty()) {
     // x264 wants even sizes; pad an odd one by a pixel.
-    Job movie;
-    movie.argv = {ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-i", (images / "frame_%05d.png").string(),
+    std::vector<process::Child> movie(1);
+    movie[0].argv = {ffmpeg, "-y", "-loglevel", "error", "-framerate", fmt::format("{}", o.fps), "-i", (images / "frame_%05d.png").string(),
                   "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "20", o.movie};
-    movie.log = images / "ffmpeg.log";
-    if (runJobs({movie}, 1, "")) {
-      std::fprintf(stderr, "rodsim render: ffmpeg failed (log: %s):\n%s\n", movie.log.c_str(), tailOf(movie.log, 12).c_str());
+    movie[0].log = images / "ffmpeg.log";
+    if (process::runInOrder(movie, 1)) {
+      std::fprintf(stderr, "rodsim render: ffmpeg failed (log: %s):\n%s\n", movie[0].log.c_str(),
+                   process::logTail(movie[0].log, 12).c_str());
       return 3;
     }
-    fs::remove(movie.log, ec);
+    fs::remove(movie[0].log, ec);
   }
   if (!o.quiet) {
     if (single) std::printf("%s (t = %.6g s)\n", target(0).c_str(), refs[chosen.front()].time);
