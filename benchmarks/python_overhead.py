@@ -17,7 +17,6 @@
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/python_overhead.py --instructions [--scene S]
 """
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -31,6 +30,7 @@ from pathlib import Path
 os.environ["OMP_NUM_THREADS"] = "1"  # one thread for both sides (set before the module loads)
 import numpy as np  # noqa: E402
 import rodsim  # noqa: E402
+from rodsim.output import read_summary  # noqa: E402  the one reader of a run's files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +50,7 @@ def cli_run(exe, scene, sets, out):
     t0 = time.perf_counter()
     subprocess.run(args, check=True)
     wall = time.perf_counter() - t0
-    return wall, json.loads((out / "summary.json").read_text())["wall_time_s"]
+    return wall, read_summary(out)["wall_time_s"]
 
 
 def python_run(scene, sets, out):
@@ -141,7 +141,7 @@ def instructions_per_step(exe, scene, sets, tmp, durations=(1.0, 2.0)):
         counts["CLI"].append(callgrind_instructions(cli))
         counts["Python"].append(callgrind_instructions([sys.executable, str(script), str(scene), repr(sets), str(d),
                                                         str(tmp / "cg_py")]))
-        steps.append(json.loads((tmp / "cg_py/summary.json").read_text())["steps"])
+        steps.append(read_summary(tmp / "cg_py")["steps"])
         assert (tmp / "cg_cli/final.csv").read_bytes() == (tmp / "cg_py/final.csv").read_bytes(), "final.csv differs"
     per_step = {k: (v[1] - v[0]) / (steps[1] - steps[0]) for k, v in counts.items()}
     print(f"instructions per step ({steps[1] - steps[0]} steps difference): CLI {per_step['CLI']:.0f}, "

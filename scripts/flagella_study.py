@@ -13,7 +13,6 @@ PNG plots. The paper averages over 597 revolutions (250 s); these runs cover a f
 enough for the trends, not for the paper's numbers.
 """
 import csv
-import json
 import math
 import pathlib
 import subprocess
@@ -23,6 +22,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_flagella_scenes as gen  # noqa: E402
+import rodsim_output  # noqa: E402  the one reader of a run's files (python/rodsim/output.py)
 
 OUT = ROOT / "docs" / "flagella"
 E, H, ETA, Z0, A_HELIX = 3e6, 1e-3, 0.1, 0.2, 0.01
@@ -42,9 +42,9 @@ def run(M, side, omega, revolutions, mu=0.0, slip=None, name="case"):
         out = pathlib.Path(tmp) / "out"
         proc = subprocess.run([str(ROOT / "build/bin/rodsim"), "run", str(scene), "--output", str(out), "--quiet"],
                               capture_output=True, text=True)
-        summary = json.loads((out / "summary.json").read_text())
-        rows = list(csv.DictReader(open(out / "timeseries.csv")))
-    t = [float(r["t"]) for r in rows]
+        summary = rodsim_output.read_summary(out)
+        ts = rodsim_output.read_timeseries(out)
+    t = [float(x) for x in ts["t"]]
     # Mean propulsive force per revolution over the second half of the run (whole revolutions
     # ending at the last row), then its mean and standard error over those revolutions: the force
     # fluctuates strongly from one revolution to the next once the flagella whirl and touch.
@@ -54,11 +54,11 @@ def run(M, side, omega, revolutions, mu=0.0, slip=None, name="case"):
     per_rev = []
     for j in range(revs):
         a, b = t_end - (j + 1) * period, t_end - j * period
-        sel = [r for r, tt in zip(rows, t) if a < tt <= b]
-        per_rev.append(sum(float(r[f"thrust{k}"]) for r in sel for k in range(M)) / (M * len(sel)))
+        sel = [i for i, tt in enumerate(t) if a < tt <= b]
+        per_rev.append(sum(float(ts[f"thrust{k}"][i]) for i in sel for k in range(M)) / (M * len(sel)))
     fp_mean = sum(per_rev) / revs
     fp_se = math.sqrt(sum((x - fp_mean) ** 2 for x in per_rev) / (revs - 1) / revs)
-    contacts = [int(r["contacts"]) for r in rows]
+    contacts = [int(c) for c in ts["contacts"]]
     return {
         "M": M, "side": side, "omega": omega, "omega_bar": omega_bar(omega), "mu": mu,
         "status": summary["status"], "exit": proc.returncode, "sim_end": summary["sim_time"],
@@ -141,12 +141,13 @@ def friction_full(values=None, out=ROOT / "out/friction250"):
     rows = []
     for mu in values:
         d = pathlib.Path(out) / f"mu{mu}"
-        done = (d / "summary.json").exists() and json.loads((d / "summary.json").read_text())["status"] != "running"
+        done = (d / "summary.json").exists() and rodsim_output.read_summary(d)["status"] != "running"
         if not done:
             subprocess.run([str(ROOT / "build/bin/rodsim"), "run", str(scene), "--set", f"contact.friction={mu}",
                             "--set", "contact.slip_tolerance=1e-4", "--quiet", "--output", str(d)])
-        summary = json.loads((d / "summary.json").read_text())
-        ts = list(csv.DictReader(open(d / "timeseries.csv")))[1:]
+        summary = rodsim_output.read_summary(d)
+        series = rodsim_output.read_timeseries(d)
+        ts = [{k: v[i] for k, v in series.items()} for i in range(1, len(series["t"]))]  # rows after the initial one
         solves = [int(r["iterations"]) for r in ts]
         late = [int(r["contacts"]) for r in ts if float(r["t"]) > summary["sim_time"] - 50]
         rows.append({

@@ -10,13 +10,13 @@ standard deviation SIGMA when given (numpy's default_rng(N)). The data of
 scenes/inverse/ were made with it (the commands are in scenes/inverse/README.md).
 """
 import argparse
-import csv
-import os
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 
 def main():
@@ -38,14 +38,13 @@ def main():
         for s in a.set:
             cmd += ["--set", s]
         subprocess.run(cmd, check=True)
-        with open(os.path.join(tmp, "timeseries.csv")) as f:
-            rows = list(csv.DictReader(f))
-    t = np.array([float(r["t"]) for r in rows])
+        series = rodsim_output.read_timeseries(tmp)
+    t = series["t"]
     rng = np.random.default_rng(a.seed)
     with open(a.out, "w") as f:
         f.write(",".join(["t"] + probes) + "\n")
         for tk in times:
-            vals = [np.interp(tk, t, np.array([float(r[p]) for r in rows])) + (rng.normal(0.0, a.noise) if a.noise > 0 else 0.0)
+            vals = [np.interp(tk, t, series[p]) + (rng.normal(0.0, a.noise) if a.noise > 0 else 0.0)
                     for p in probes]
             f.write(",".join(["%.10g" % tk] + ["%.10g" % v for v in vals]) + "\n")
     return 0

@@ -5,7 +5,6 @@ writes docs/validation/cantilever.png and prints the table of docs/validation/ca
 
 Usage: scripts/plot_cantilever.py [path/to/rodsim]   (from the repository root)
 """
-import csv
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 RODSIM = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build/bin/rodsim")
@@ -42,8 +43,7 @@ def run(scene, nodes, p, outdir):
     subprocess.run([RODSIM, "run", f"scenes/validation/{scene}.toml", "--quiet", "--output", str(out),
                     "--set", f"rod.beam.nodes={nodes}", "--set", f"force.tip.force=[0, 0, {-F:.17g}]"],
                    check=True, cwd=ROOT)
-    rows = list(csv.DictReader(open(out / "final.csv")))
-    return np.array([[float(r["x"]), float(r["z"])] for r in rows])
+    return np.vstack(list(rodsim_output.read_final(out).values()))[:, [0, 2]]
 
 
 def main():

@@ -13,13 +13,14 @@ Usage: scripts/plot_capstan.py [--rodsim build/bin/rodsim] [--angles half_pi,pi,
        scripts/plot_capstan.py --knot OUT_MU OUT_MU0   # capstan reading of two trefoil runs
 """
 import argparse
-import csv
 import math
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 ANGLES = {"half_pi": (math.pi / 2, "pi/2"), "pi": (math.pi, "pi"), "two_pi": (2 * math.pi, "2 pi")}
@@ -64,9 +65,8 @@ def run(rodsim, tag, suffix, mu, edge, extra, window, load_scale):
         for s in extra:
             cmd += ["--set", s]
         subprocess.run(cmd, check=True)
-        with open(Path(out) / "timeseries.csv") as f:
-            rows = list(csv.DictReader(f))
-    pulls = [float(r["pull"]) for r in rows if window[0] <= float(r["t"]) <= window[1]]
+        ts = rodsim_output.read_timeseries(out)
+    pulls = [float(p) for t, p in zip(ts["t"], ts["pull"]) if window[0] <= t <= window[1]]
     mean = sum(pulls) / len(pulls)
     spread = (max(pulls) - min(pulls)) / mean
     return nodes, mean, spread

@@ -18,8 +18,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import rodsim_output  # noqa: E402  the one reader of a run's files (python/rodsim/output.py; beside this script when installed)
+
 
 def read_csv(path):
+    """compare's own tables (table.csv, difference.csv; a cell may be quoted)."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     return rows[0], rows[1:]
@@ -64,20 +67,20 @@ def main():
     # cumulative iterations and wall time
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
     for m in models:
-        th, trows = read_csv(args.dir / m / "timeseries.csv")
-        ti, ii, wi, ci = (th.index(c) for c in ("t", "iterations", "wall_ms", "contacts"))
+        series = rodsim_output.read_timeseries(args.dir / m)
+        rows_t, rows_it, rows_wall, rows_contacts = (series[c][1:] for c in ("t", "iterations", "wall_ms", "contacts"))  # row 0: initial state
         ts, its, wall = [], [], []
         ci_sum, cw_sum = 0.0, 0.0
-        for r in trows[1:]:  # row 0: initial state
-            ci_sum += num(r[ii])
-            cw_sum += num(r[wi]) / 1000.0
-            ts.append(num(r[ti]))
+        for t_k, it_k, wall_k in zip(rows_t, rows_it, rows_wall):
+            ci_sum += float(it_k)
+            cw_sum += float(wall_k) / 1000.0
+            ts.append(float(t_k))
             its.append(ci_sum)
             wall.append(cw_sum)
         a1.plot(ts, its, label=m)
         a2.plot(ts, wall, label=m)
         # where contact starts
-        first = next((num(r[ti]) for r in trows[1:] if num(r[ci]) > 0), None)
+        first = next((float(t_k) for t_k, c in zip(rows_t, rows_contacts) if c > 0), None)
         if first is not None:
             a1.axvline(first, ls=":", lw=0.8, color=a1.lines[-1].get_color())
     a1.set_xlabel("simulated time t [s]")

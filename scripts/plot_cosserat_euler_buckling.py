@@ -5,11 +5,13 @@ perturbation, a lateral velocity of 1e-4 m/s, in every run) and draws docs/valid
 the largest lateral tip excursion in 6 s against F/F_c, with Eq. E1 and the threshold of the discrete
 column (clamped at the centre of element 0: length L - h/2). Prints the table of docs/validation/cosserat.md.
 Usage: scripts/plot_cosserat_euler_buckling.py [build dir]"""
-import csv, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 import numpy as np
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -23,8 +25,8 @@ def max_tip(F, n):
     subprocess.run([os.path.join(build, "bin", "rodsim"), "run", os.path.join(root, "scenes/validation/cosserat_euler_buckling.toml"),
                     "--quiet", "--output", out, "--set", f"force.tip.force=[0, 0, {-F}]", "--set", f"rod.column.nodes={n + 1}",
                     "--set", f"simulation.dt={dt}"], check=True)
-    rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))[1:]
-    return max(abs(float(r[-1])) for r in rows)
+    last_column = list(rodsim_output.read_timeseries(out).values())[-1]
+    return max(abs(v) for v in last_column)
 
 
 ratios = np.round(np.arange(0.96, 1.1001, 0.005), 4)

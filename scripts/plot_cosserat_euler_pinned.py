@@ -12,8 +12,10 @@ through the rodsim Python module (build/python), which gives the directors for t
 Usage: scripts/plot_cosserat_euler_pinned.py [build dir]
        scripts/plot_cosserat_euler_pinned.py [build dir] --map     # 14 min of one core (the map itself: 10)
        scripts/plot_cosserat_euler_pinned.py [build dir] --map --replot   # table and figure from out/cosserat_euler_map.json"""
-import csv, os, re, subprocess, sys, tempfile, time
+import os, re, subprocess, sys, tempfile, time
 import numpy as np
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -40,8 +42,8 @@ def amplification(F, n, seed, duration=3.0):
                     "--quiet", "--output", out, "--set", f"force.top.force=[0, 0, {-F!r}]", "--set", f"rod.column.geometry={geo}",
                     "--set", f"probe.mid_x.node={n // 2}", "--set", f"probe.mid_y.node={n // 2}",
                     "--set", f"simulation.duration={duration}", "--set", f"simulation.dt={6e-5 if n <= 20 else 3.5e-5}"], check=True, cwd=root)
-    rows = np.array([[float(v) if v else np.nan for v in r] for r in list(csv.reader(open(os.path.join(out, "timeseries.csv"))))[1:]])
-    lateral = np.hypot(rows[:, -2], rows[:, -1])
+    columns = list(rodsim_output.read_timeseries(out).values())
+    lateral = np.hypot(columns[-2], columns[-1])
     return lateral.max() / lateral[0]
 
 

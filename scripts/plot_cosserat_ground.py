@@ -8,13 +8,14 @@ force, and scenes/snake.toml, and draws docs/validation/cosserat_ground.png:
 (d) the snake's centreline every 0.25 s over its 4th period and its head path; prints the snake's centroid
 speed per period over 10 periods (the paper's fitness, Fig. 10e-f).
 Usage: scripts/plot_cosserat_ground.py [build dir]"""
-import csv, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 import numpy as np
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import rodsim_vtp  # scripts/rodsim_vtp.py: both VTK encodings
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -33,8 +34,7 @@ def run(scene, sets, every=None):
 
 
 def last_row(out):
-    rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
-    return dict(zip(rows[0], map(float, (c if c else "nan" for c in rows[-1]))))
+    return {k: float(v[-1]) for k, v in rodsim_output.read_timeseries(out).items()}
 
 
 # (a) incline
@@ -81,11 +81,11 @@ ET_b = np.where(ff <= 0.4 * m * g, 0, T**2 * (ff - 0.2 * m * g) ** 2 / (2 * m))
 shapes = []
 for t in np.arange(3.0, 4.01, 0.25):
     out = run("scenes/snake.toml", [f"simulation.duration={t}", "output.every=0"])
-    rows = list(csv.reader(open(os.path.join(out, "final.csv"))))[1:]
-    shapes.append((t, np.array([[float(c) for c in row[2:4]] for row in rows])))
-series = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
-head = series[0].index("head_x")
-path = np.array([[float(row[1]), float(row[head]), float(row[head + 1]), float(row[head + 2])] for row in series[1::200]])
+    shapes.append((t, np.vstack(list(rodsim_output.read_final(out).values()))[:, 0:2]))
+series = rodsim_output.read_timeseries(out)
+head = list(series).index("head_x")
+columns = list(series.values())
+path = np.column_stack([series["t"], columns[head], columns[head + 1], columns[head + 2]])[::200]
 
 # the snake's speed as the paper's fitness (Sec. V.2, Fig. 10e-f): the centroid's displacement in the ground
 # plane per activation period T_m = 1 s, over 10 periods (the first one is the start-up transient)

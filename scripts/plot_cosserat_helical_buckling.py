@@ -10,9 +10,11 @@ docs/validation/cosserat_helical_buckling.png and cosserat_helical_buckling_ener
 Usage: scripts/plot_cosserat_helical_buckling.py [build dir] [n ...]      (default n: 50 100 200)
        scripts/plot_cosserat_helical_buckling.py --analytic    (t_h, m_h, ...; writes the scene's n = 100 centreline)
 """
-import csv, os, re, subprocess, sys, tempfile
+import os, re, subprocess, sys, tempfile
 import numpy as np
 from scipy.optimize import brentq
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCENE = os.path.join(root, "scenes/validation/cosserat_helical_buckling.toml")
@@ -164,14 +166,13 @@ def run(build, n, out, extra=()):
            "--set", f"rod.filament.initial_twist={tau!r}",
            "--set", f"simulation.dt={dt_for(n)}"] + list(extra)
     subprocess.run(cmd, check=True, cwd=root)
-    rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
-    head, rows = rows[0], np.array([[float(v) if v else np.nan for v in r] for r in rows[1:]])
-    return head, rows, final_positions(out)
+    ts = rodsim_output.read_timeseries(out)
+    return list(ts), np.column_stack(list(ts.values())), final_positions(out)
 
 
 def final_positions(out):
     """The node positions of a run's final.csv (columns x, y, z after rod and node)."""
-    return np.array([[float(v) for v in r[2:5]] for r in list(csv.reader(open(os.path.join(out, "final.csv"))))[1:]])
+    return np.vstack(list(rodsim_output.read_final(out).values()))
 
 
 an = semi_finite()

@@ -12,8 +12,10 @@ Prints the tables of docs/validation/cosserat.md and draws docs/validation/cosse
 Usage: scripts/plot_cosserat_mitchell.py [build dir] [--write-scene]
        scripts/plot_cosserat_mitchell.py [build dir] --map [--jobs N]   # Fig. 14a: P over (Phi, beta/alpha),
            ten seeds per point, docs/validation/cosserat_mitchell_map.png and its table"""
-import csv, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 import numpy as np
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -66,14 +68,12 @@ def run(ratio, k=2, n=50, seed=1, duration=2.0, smooth=False, S=None, dt=None):
     # Without dissipation the violent post-buckling motion (E_T ~ 50 J, half the elastic energy) can outrun
     # the explicit step after a second or so and the run stops (status "failed"); only the onset matters
     # here, long before (E_T crosses 1e-4 J within 0.1-0.5 s above the threshold): read what was written.
-    rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))
-    col = rows[0].index("E_T")
-    num = lambda v: float(v) if v else np.nan
-    rows = [r for r in rows[1:] if np.isfinite(num(r[col]))]
-    t = np.array([float(r[1]) for r in rows])
-    et = np.array([num(r[col]) for r in rows])
+    ts = rodsim_output.read_timeseries(out)
+    kept = np.isfinite(ts["E_T"])
+    t = ts["t"][kept]
+    et = ts["E_T"][kept]
     # Only while position-verlet still conserves the total energy (to 1 %) after the settling.
-    etot = np.array([num(r[6]) + num(r[7]) for r in rows])
+    etot = (ts["kinetic_energy"] + ts["elastic_energy"])[kept]
     e0 = etot[np.argmax(t > T_SETTLE)]
     bad = np.nonzero((t > T_SETTLE) & ~(np.abs(etot - e0) < 1e-2 * e0))[0]
     if len(bad):

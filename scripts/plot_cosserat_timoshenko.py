@@ -3,11 +3,13 @@
 at n = 16 ... 256 elements and draws docs/validation/cosserat_timoshenko.png: (a) the deflection
 y(s) at the finest n against Eq. 29 (Timoshenko) and Eq. 30 (Euler-Bernoulli); (b) the error of the
 tip deflection against Eq. 29 versus n (first order). Usage: scripts/plot_cosserat_timoshenko.py [build dir]"""
-import csv, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 import numpy as np
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -22,8 +24,8 @@ for n in ns:
     dt = min(1e-3, 0.5 * (L / n) / np.sqrt(E / 5000))
     subprocess.run([os.path.join(build, "bin", "rodsim"), "run", os.path.join(root, "scenes/validation/cosserat_timoshenko.toml"),
                     "--quiet", "--output", out, "--set", f"rod.beam.nodes={n + 1}", "--set", f"simulation.dt={dt}"], check=True)
-    rows = [row for row in csv.reader(open(os.path.join(out, "final.csv")))][1:]
-    x = np.array([float(row[2]) for row in rows]); z = np.array([float(row[4]) for row in rows])
+    nodes = np.vstack(list(rodsim_output.read_final(out).values()))
+    x = nodes[:, 0]; z = nodes[:, 2]
     errs.append(abs(-z[-1] - timo(L)) / timo(L))
     profile = (x, -z)
     print(f"n = {n:4d}: tip {-z[-1]:.6f} m, Eq. 29 {timo(L):.6f}, error {errs[-1]:.3e}")

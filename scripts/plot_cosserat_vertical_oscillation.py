@@ -5,11 +5,13 @@ n = 12 ... 100 (E = 1e6), and draws docs/validation/cosserat_vertical_oscillatio
 normalized extension (L - L^)/dL* against Eq. 28 and the exact linear continuum (modal sum), (b) the
 period error against Eq. 28 versus n. Prints the markdown table of docs/validation/cosserat.md.
 Usage: scripts/plot_cosserat_vertical_oscillation.py [build dir]"""
-import csv, os, subprocess, sys, tempfile
+import os, subprocess, sys, tempfile
 import numpy as np
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -41,8 +43,8 @@ def run(E, n):
                     os.path.join(root, "scenes/validation/cosserat_vertical_oscillation.toml"), "--quiet", "--output", out,
                     "--set", f"rod.bar.youngs_modulus={E}", "--set", f"rod.bar.nodes={n + 1}",
                     "--set", f"simulation.dt={T / 1000}", "--set", f"simulation.duration={2 * T}"], check=True)
-    rows = list(csv.reader(open(os.path.join(out, "timeseries.csv"))))[1:]
-    t = np.array([float(r[1]) for r in rows]); u = -np.array([float(r[-1]) for r in rows]) - L
+    ts = rodsim_output.read_timeseries(out)
+    t = ts["t"]; u = -list(ts.values())[-1] - L
     i = np.where((u[:-1] < dL) & (u[1:] >= dL))[0]
     up = t[i] + (dL - u[i]) / (u[i + 1] - u[i]) * (t[i + 1] - t[i])
     period = (up[-1] - up[0]) / (len(up) - 1)

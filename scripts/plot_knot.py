@@ -37,7 +37,6 @@ Side by side (several contact models on one knot scene, e.g. the frictionless ti
 """
 import argparse
 import csv
-import json
 import re
 import subprocess
 import sys
@@ -50,6 +49,7 @@ import matplotlib.ticker
 import numpy as np
 from scipy.spatial import cKDTree
 
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 import rodsim_vtp  # scripts/rodsim_vtp.py: both VTK encodings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,10 +114,10 @@ def contact_nodes(p, h, tol):
 def analyse(outdir, sc, window):
     h, E, mu = sc["h"], sc["E"], sc["mu"]
     EI = E * np.pi * h**4 / 4
-    ts = list(csv.DictReader(open(Path(outdir) / "timeseries.csv")))
-    t = np.array([float(r["t"]) for r in ts])
-    f = np.array([(float(r["pull_right_x"]) - float(r["pull_left_x"])) / 2 for r in ts])
-    U = np.array([float(r["elastic_energy"]) for r in ts])
+    ts = rodsim_output.read_timeseries(outdir)
+    t = ts["t"]
+    f = (ts["pull_right_x"] - ts["pull_left_x"]) / 2
+    U = ts["elastic_energy"]
     rows = []
     for tf, p in frames(outdir):
         if tf <= 0:
@@ -143,11 +143,11 @@ def analyse(outdir, sc, window):
 
 def run_stats(outdir, rows, eps_min, eps_max):
     """Cost and gap of one run: summary.json and timeseries.csv (per step rows)."""
-    summ = json.loads((Path(outdir) / "summary.json").read_text())
-    ts = list(csv.DictReader(open(Path(outdir) / "timeseries.csv")))[1:]  # row 0: initial state
+    summ = rodsim_output.read_summary(outdir)
+    ts = rodsim_output.read_timeseries(outdir)
 
-    def col(name):
-        return np.array([float(r[name]) if r.get(name) not in (None, "") else np.nan for r in ts])
+    def col(name):  # row 0, the initial state, left out
+        return ts[name][1:] if name in ts else np.full(len(ts["t"]) - 1, np.nan)
 
     t, it, ms, nc, gap = col("t"), col("iterations"), col("wall_ms"), col("contacts"), col("min_gap")
     # eps at every step, interpolated between frames (eps grows with t)

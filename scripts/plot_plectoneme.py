@@ -28,6 +28,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rodsim_output  # noqa: E402  the one reader of a run's files (python/rodsim/output.py)
 import rodsim_vtp  # noqa: E402
 
 
@@ -102,7 +103,7 @@ def analyse(out_dir, rest_length=1.0):
         wr = writhe(extended(x, 1000 * rest_length))
         rows.append(dict(t=t, Tw=tw, Wr=wr, Lk=tw + wr, stretch=arc / rest_length,
                          end_z=float(x[-1, 2] - x[0, 2])))
-    summary = json.load(open(os.path.join(out_dir, "summary.json")))
+    summary = rodsim_output.read_summary(out_dir)
     return rows, summary, x
 
 

@@ -7,10 +7,12 @@ deviation from Eq. F1 and from Eq. F1 with the paper's rotational dissipation ga
 (c) scenes/validation/cosserat_ground_incline.toml with inertia_ratio = lambda: the energies after 0.5 s
 against the incline angle (Fig. 16b for several lambda), rolling while tan(alpha) <= mu_s (2 + lambda) / lambda.
 Usage: scripts/plot_rolling_inertia.py [build dir]"""
-import csv, math, os, subprocess, sys, tempfile
+import math, os, subprocess, sys, tempfile
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -37,7 +39,7 @@ for lam in lams:
     out = tempfile.mkdtemp(prefix="rolling-")
     subprocess.run([rodsim, "run", os.path.join(root, "scenes/cosserat/rolling_inertia.toml"), "--quiet", "--output", out,
                     "--set", f"rod.rod.inertia_ratio={lam!r}"], check=True)
-    row = list(csv.DictReader(open(os.path.join(out, "timeseries.csv"))))[-1]
+    row = {k: v[-1] for k, v in rodsim_output.read_timeseries(out).items()}  # the last row
     J = lam * m * r * r / 2
     ET, ER = 0.5 * m * float(row["vy"]) ** 2, 0.5 * J * float(row["ground.spin"]) ** 2
     res.append((ET, ER))
@@ -58,7 +60,7 @@ for lam in [0.5, 1.0, 2.0, 4.0]:
         subprocess.run([rodsim, "run", os.path.join(root, "scenes/validation/cosserat_ground_incline.toml"), "--quiet",
                         "--output", out, "--set", f"rod.rod.inertia_ratio={lam!r}",
                         "--set", f"force.gravity.g=[0, {-g * math.sin(a)!r}, {-g * math.cos(a)!r}]"], check=True)
-        row = list(csv.DictReader(open(os.path.join(out, "timeseries.csv"))))[-1]
+        row = {k: v[-1] for k, v in rodsim_output.read_timeseries(out).items()}
         incl[lam].append((0.5 * m * float(row["vy"]) ** 2, 0.5 * J * float(row["ground.spin"]) ** 2))
     print(f"incline lambda = {lam}: rolls up to {math.degrees(math.atan(mu_s * (2 + lam) / lam)):.1f} deg")
 

@@ -5,10 +5,12 @@ the rod model works with and draws docs/validation/slender_body_drag.png: the fa
 node against time with the closed-form terminal speeds U_perp = rho A g / c and U_par = 2 U_perp
 (c = 4 pi mu / ln(L/r)) and the relaxation exp(-t/tau); prints the terminal speeds and their ratio.
 Usage: scripts/plot_slender_body_drag.py [build dir]"""
-import csv, math, os, subprocess, sys, tempfile
+import math, os, subprocess, sys, tempfile
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+import rodsim_output  # the one reader of a run's files (python/rodsim/output.py, via scripts/rodsim_output.py)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build")
@@ -27,8 +29,8 @@ def run(rod, solver, axial):
     if axial:
         cmd += ["--set", "rod.rod.geometry.end=[0, 0, -1]"]
     subprocess.run(cmd, check=True)
-    rows = list(csv.DictReader(open(os.path.join(out, "timeseries.csv"))))
-    return [float(x["t"]) for x in rows], [-float(x["vz"]) for x in rows]
+    ts = rodsim_output.read_timeseries(out)
+    return list(ts["t"]), list(-ts["vz"])
 
 
 fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))

@@ -7,77 +7,20 @@ A timeseries.csv that is not one (text in a number cell, binary bytes, a short r
 its file and line on standard error and exit status 2 (bad input, as rodsim's own errors).
 Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/share/rodsim/).
 """
-import csv
-import json
-import math
-import os
-import stat
 import sys
 from pathlib import Path
+
+# The one reader of a run's files (python/rodsim/output.py): rodsim_output.py beside this script
+# (share/rodsim), or scripts/rodsim_output.py in the source tree.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
+import rodsim_output  # noqa: E402
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-FIXED = ["step", "t", "iterations", "wall_ms", "contacts", "min_gap", "kinetic_energy", "elastic_energy"]
-
-
-class BadInput(Exception):
-    """A timeseries.csv that cannot be plotted: the message names the file and line."""
-
-
-def number(text):
-    """An empty cell (no contact pair: min_gap) is a gap in the curve."""
-    return float(text) if text not in ("", None) else math.nan
-
-
-MAX_TABLE_BYTES = 256 << 20  # as rodsim's readers of a run's CSVs (issue 43)
-
-
-def regular_file(path, max_bytes):
-    """Whether path is a regular file (not /dev/zero, a FIFO: they never end) of at most max_bytes."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_size <= max_bytes
-
-
-def read_table(table):
-    """The rows of timeseries.csv as {column: float}, every cell checked (a traceback is no error
-    message: a text cell or random bytes name the file and line)."""
-    st = os.stat(table)
-    if not stat.S_ISREG(st.st_mode):
-        raise BadInput(f"{table}: not a regular file (a device, FIFO or directory)")
-    if st.st_size > MAX_TABLE_BYTES:
-        raise BadInput(f"{table}: larger than {MAX_TABLE_BYTES >> 20} MiB, the most rodsim plot reads")
-    try:
-        with open(table, encoding="utf-8", newline="") as f:
-            reader = csv.reader(f)
-            header = next(reader, None)
-            if not header or "t" not in header:
-                raise BadInput(f"{table}:1: not a timeseries.csv of rodsim (its header has no column 't')")
-            missing = [c for c in FIXED if c not in header]
-            if missing:
-                raise BadInput(f"{table}:1: not a timeseries.csv of rodsim (no column {', '.join(missing)})")
-            rows = []
-            for cells in reader:
-                line = reader.line_num
-                if len(cells) != len(header):
-                    raise BadInput(f"{table}:{line}: {len(cells)} cells, the header has {len(header)}")
-                row = {}
-                for name, cell in zip(header, cells):
-                    try:
-                        row[name] = number(cell)
-                    except ValueError:
-                        raise BadInput(f"{table}:{line}: column '{name}': {cell[:40]!r} is not a number") from None
-                rows.append(row)
-            return rows
-    except UnicodeDecodeError as e:
-        raise BadInput(f"{table}: not a text file (byte {e.start} is not UTF-8)") from None
-    except csv.Error as e:
-        raise BadInput(f"{table}:{reader.line_num}: not CSV ({e})") from None
+FIXED = rodsim_output.TIMESERIES_FIXED
 
 
 def save(fig, path, written):
@@ -91,17 +34,15 @@ def main(out):
     table = out / "timeseries.csv"
     if not table.exists():
         sys.exit(f"plot_run.py: {table} does not exist (a run with \"csv\" in [output] formats writes it)")
-    rows = read_table(table)
-    if not rows:
+    series = rodsim_output.read_timeseries(table)
+    if not len(series["t"]):
         sys.exit(f"plot_run.py: {table} has no rows yet")
     try:  # the scene's name for the titles; the folder's while the run has not written its summary
-        if not regular_file(out / "summary.json", 16 << 20):
-            raise ValueError("not a summary")
-        name = json.load(open(out / "summary.json"))["name"]
-    except (OSError, ValueError, KeyError):
+        name = rodsim_output.read_summary(out)["name"]
+    except (rodsim_output.RunFileError, KeyError):
         name = out.name
-    t = [r["t"] for r in rows]
-    column = lambda name: [r[name] for r in rows]
+    t = list(series["t"])
+    column = lambda name: list(series[name])
     written = []
 
     fig, ax = plt.subplots(figsize=(6.4, 4))
@@ -124,7 +65,7 @@ def main(out):
     bottom.set_xlabel("t (s)"), bottom.set_ylabel("minimum gap (m)")
     save(fig, out / "contacts.png", written)
 
-    extra = [k for k in rows[0].keys() if k not in FIXED]
+    extra = [k for k in series if k not in FIXED]
     if extra:
         fig, axes = plt.subplots(len(extra), 1, figsize=(6.4, 1.2 + 1.8 * len(extra)), sharex=True, squeeze=False)
         for ax, name in zip(axes[:, 0], extra):
@@ -140,6 +81,6 @@ def main(out):
 if __name__ == "__main__":
     try:
         main(Path(sys.argv[1] if len(sys.argv) > 1 else "out/flagellum_spin"))
-    except BadInput as e:
+    except rodsim_output.RunFileError as e:  # a timeseries.csv that is not one: its file and line
         print(e, file=sys.stderr)
         sys.exit(2)
