@@ -172,15 +172,10 @@ bool AlartCurnierContact::solveGroup(int gi, const GroupSolve& how) {
   Solver& solver = *group_solvers_[gi];
   const int factorizations0 = solver.factorizations(), gmres0 = solver.gmresIterations();
   solver.options() = how.options;
-  if (how.velocity) {
-    solver.setProblem(group_w_[gi], qg, mug);  // W's entries taken without an intermediate matrix
-  } else if (g.unreduced) {
+  if (g.unreduced)
     setUnreducedProblem(g, solver, qg, mug, how.dt);
-  } else {
-    SpMat W(3 * ng, 3 * ng);
-    W.setFromTriplets(group_w_[gi].begin(), group_w_[gi].end());
-    solver.setProblem(W, qg, mug);
-  }
+  else
+    solver.setProblem(group_w_[gi], qg, mug);  // W's entries, without an intermediate matrix
   g.result = solver.solve(rg);
   if (g.result.converged) {
     if (how.velocity) {

@@ -119,8 +119,8 @@ class Solver {
   void setProblem(const SpMat& W, const Vec& q, const Vec& mu);
   // The same with W given by its entries (row, col, value; duplicates summed in their order, as
   // SparseMatrix::setFromTriplets sums them), W 3n x 3n: no intermediate matrix, and no allocation
-  // when W's block pattern is the last problem's (the velocity-level step sets up one small
-  // problem per group and step).
+  // when W's block pattern is the last problem's (the contact model sets up one problem per group
+  // and solve, many of them small).
   void setProblem(const std::vector<Eigen::Triplet<double>>& W, const Vec& q, const Vec& mu);
   // The same problem given by the factors of W = G A^-1 G^T: A (m x m, symmetric: the free DOFs of
   // the rods the contacts touch) and G (3n x m). W is never formed: u = G A^-1 G^T r + q through an
