@@ -74,9 +74,9 @@ void AlartCurnierContact::assembleLumpedDelassus(const Vec& mass, const std::vec
       for (std::size_t a = k0; a < k1; ++a)
         for (std::size_t b = k0; b < k1; ++b) {
           const int ia = node_contacts_[a][1], ib = node_contacts_[b][1];
+          const int sa = node_contacts_[a][2], sb = node_contacts_[b][2];  // the node's slot in each
           const ContactPoint &pa = points_[ia], &pb = points_[ib];
-          const Mat3 w = pa.weight[node_contacts_[a][2]] * pb.weight[node_contacts_[b][2]] * pa.frame * mi.asDiagonal() *
-                         pb.frame.transpose();
+          const Mat3 w = pa.weight[sa] * pb.weight[sb] * pa.frame * mi.asDiagonal() * pb.frame.transpose();
           addDelassusBlock(ia, ib, w, 1.0);
         }
     k0 = k1;

@@ -12,11 +12,11 @@ namespace rodsim::ac {
 
 // Contacts sharing a unit (a component of A, or a node with its lumped mass) are coupled through W;
 // a group is a connected set of the graph whose vertices are the units and whose edges are the
-// contacts (Bertails-Descoubes et al. 2011, Sec. 4.5, Fig. 5), and W is block diagonal over the groups.
-// Groups are numbered in the order of their first contact and list their contacts in increasing
-// order, so they do not depend on the union-find's roots. The last solve's Group objects are recycled (spare_groups_):
-// their contact lists keep their capacity, and an explicit step's dozens of groups allocate nothing
-// once warm.
+// contacts (Bertails-Descoubes et al. 2011, Sec. 4.5, Fig. 5), and W is block diagonal over the
+// groups. Groups are numbered in the order of their first contact and list their contacts in
+// increasing order, so they do not depend on the union-find's roots. The last solve's Group objects
+// are recycled (spare_groups_): their contact lists keep their capacity, and an explicit step's
+// dozens of groups allocate nothing once warm.
 void AlartCurnierContact::partitionIntoGroups(int num_units) {
   const int n = static_cast<int>(points_.size());
   union_find_.reset(num_units);
