@@ -17,14 +17,21 @@ std::string formatNumber(double x) {
 
 // ------------------------------------------------------------------------------------ options
 
-void NewtonOptions::declare(Schema& s) {
+void NewtonOptions::declare(Schema& s, bool impulse_contacts) {
   // What Newton on M q'' = F needs of the others (checked by the kernel before a run).
   s.require(ComponentKind::Rod, {RodStiffness::kInterfaceId},
             "Newton needs the Hessian of every rod's elastic energy: the cosserat rod has none, so use an "
             "explicit solver (position-verlet or pefrl) with it.");
-  s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, LinearizedImpulseContact::kInterfaceId},
-            "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
-            "system (alart-curnier).");
+  if (impulse_contacts)
+    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, LinearizedImpulseContact::kInterfaceId},
+              "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
+              "system (alart-curnier).");
+  else
+    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId},
+              "implicit-midpoint adds contact as forces with a Hessian at the midpoint configuration (imc, ipc, "
+              "spring-dashpot); an impulse contact (alart-curnier) solves a backward-Euler step, keeping the gap "
+              "and the normal velocity at its end, which the midpoint's extrapolation q_{n+1} = 2 q_{n+1/2} - q_n "
+              "would break (penetration, reflected velocities): use implicit-euler with it.");
   s.add<double>("tolerance", 1e-8,
                 "Converged when the free-DOF force residual norm |R_free| is below this.")
       .unit("N").greater(0);

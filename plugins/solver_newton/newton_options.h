@@ -23,8 +23,10 @@ struct NewtonOptions {
   // `scheme`, not declared by declare().
   bool linearized = false;
 
-  // Declares the parameters above in a solver schema, and reads them back.
-  static void declare(Schema& s);
+  // Declares the parameters above in a solver schema, and reads them back. With impulse_contacts
+  // false the contact requirement names only force contacts (implicit-midpoint: an impulse contact's
+  // linearized system is a backward-Euler step's, see README.md).
+  static void declare(Schema& s, bool impulse_contacts = true);
   static NewtonOptions fromParams(const Params& p);
 };
 
