@@ -140,9 +140,7 @@ TEST_CASE("allow_initial_overlap = true: imc and alart-curnier push the rods apa
     INFO(r.output);
     REQUIRE(r.status == 0);
     const std::string summary = readText(dir / "out" / "summary.json");
-    const auto at = summary.find("\"min_gap\": ");
-    REQUIRE(at != std::string::npos);
-    CHECK(std::stod(summary.substr(at + 11)) == doctest::Approx(-0.007).epsilon(1e-9));
+    CHECK(jsonNumber(summary, "min_gap") == doctest::Approx(-0.007).epsilon(1e-9));
     const CsvTable ts = readCsv(dir / "out" / "timeseries.csv");
     CHECK(ts.num(0, "step") == 0);
     CHECK(ts.num(0, "min_gap") == doctest::Approx(-0.007).epsilon(1e-9));  // step 0: the initial state

@@ -1,4 +1,5 @@
 // Plugins that cannot be used are refused before anything runs, each with its own message.
+#include "csv_table.h"
 #include "scene_fixture.h"
 
 #include <rodsim/version.h>
@@ -169,18 +170,13 @@ stiffness = 1000.0
   REQUIRE(r1.status == 0);
   // Interior nodes carry m = rho pi r^2 L / (nodes - 1); at rest they sink by m g / k.
   const double m = rho * 3.141592653589793 * r * r * L / (nodes - 1);
-  const std::string final_csv = readText(dir / "out" / "final.csv");
-  std::istringstream lines(final_csv);
-  std::string line;
-  std::getline(lines, line);  // header rod,node,x,y,z
-  int node_count = 0;
-  while (std::getline(lines, line)) {
-    const double z = std::stod(line.substr(line.rfind(',') + 1));
-    const int node = std::stoi(line.substr(line.find(',') + 1));
+  const CsvTable final_csv = readCsv(dir / "out" / "final.csv");
+  for (std::size_t i = 0; i < final_csv.rows.size(); ++i) {
+    const double z = final_csv.num(i, "z");
+    const double node = final_csv.num(i, "node");
     if (node > 0 && node < nodes - 1) CHECK(z == doctest::Approx(-m * g / k).epsilon(0.05));
-    ++node_count;
   }
-  CHECK(node_count == nodes);
+  CHECK(final_csv.rows.size() == static_cast<std::size_t>(nodes));
 }
 
 TEST_CASE("a plugin built for a newer SDK minor version is refused") {

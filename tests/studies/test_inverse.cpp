@@ -20,18 +20,13 @@ namespace {
 
 const fs::path kInverse = fs::path(RODSIM_SOURCE_DIR) / "scenes" / "inverse";
 
-// The number after "key": in a JSON text (the first occurrence), NaN when absent.
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\": ");
-  if (p == std::string::npos) return NAN;
-  return std::atof(json.c_str() + p + key.size() + 4);
-}
-
-// The "value" of one fitted parameter in fit.json.
+// The "value" of one fitted parameter in fit.json (or optimize.json); numbers at the top level:
+// jsonNumber (csv_table.h, libs/run_record's reader).
 double fittedValue(const std::string& json, const std::string& name) {
-  const auto p = json.find("\"" + name + "\": {");
-  REQUIRE_MESSAGE(p != std::string::npos, json);
-  return jsonNumber(json.substr(p), "value");
+  const rodsim::run_record::JsonValue v = rodsim::run_record::parseJson(json, "fit.json");
+  const rodsim::run_record::JsonValue* p = v.find("parameters") ? v.find("parameters")->find(name) : nullptr;
+  REQUIRE_MESSAGE(p, json);
+  return p->numberOr("value", NAN);
 }
 
 // Synthetic measurements: `scene` run with its own (true) values, probe `probe` linearly

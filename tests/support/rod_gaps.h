@@ -2,7 +2,7 @@
 // final.csv by rod, and the gaps between rods (centre-line distance minus radii) and to the floor.
 #pragma once
 
-#include "csv_table.h"
+#include "csv_table.h"  // jsonNumber, readCsv
 
 #include <doctest/doctest.h>
 
@@ -15,13 +15,6 @@
 #include <vector>
 
 namespace rodsim::test {
-
-// The number stored under `key` in a summary.json text.
-inline double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
 
 // Closest distance between segments [p0, p1] and [q0, q1] (normal equations, then clamping).
 inline double segmentDistance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,

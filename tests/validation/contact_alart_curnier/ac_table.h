@@ -1,12 +1,13 @@
 // timeseries.csv read by column name (the contact report adds "<contact>.<column>" columns).
 #pragma once
 
+#include <rodsim/run_record/csv.h>
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,21 +27,15 @@ struct Table {
   std::size_t size() const { return rows.size(); }
 };
 
+// With libs/run_record's reader (the one reader of a run's files); a cell that is no number fails.
 inline Table parseTable(const std::string& text) {
+  const run_record::CsvTable csv = run_record::parseCsv(text, "timeseries.csv", false);
   Table t;
-  std::istringstream in(text);
-  std::string line, cell;
-  std::getline(in, line);
-  std::stringstream hs(line);
-  while (std::getline(hs, cell, ',')) {
-    t.index[cell] = static_cast<int>(t.names.size());
-    t.names.push_back(cell);
-  }
-  while (std::getline(in, line)) {
+  t.names = csv.header;
+  for (std::size_t c = 0; c < t.names.size(); ++c) t.index[t.names[c]] = static_cast<int>(c);
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
     std::vector<double> row;
-    std::stringstream ss(line);
-    while (std::getline(ss, cell, ','))
-      row.push_back(cell.empty() ? std::numeric_limits<double>::quiet_NaN() : std::stod(cell));
+    for (std::size_t c = 0; c < csv.rows[r].size(); ++c) row.push_back(csv.number(r, c));
     while (row.size() < t.names.size()) row.push_back(std::numeric_limits<double>::quiet_NaN());
     REQUIRE(row.size() == t.names.size());
     t.rows.push_back(row);

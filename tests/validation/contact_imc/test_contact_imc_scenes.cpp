@@ -54,11 +54,6 @@ double minDistance(const std::vector<V3>& a, const std::vector<V3>& b) {
   return d;
 }
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto k = json.find("\"" + key + "\"");
-  REQUIRE(k != std::string::npos);
-  return std::stod(json.substr(json.find(':', k) + 1));
-}
 
 }  // namespace
 

@@ -27,11 +27,6 @@ namespace {
 
 constexpr double kRadius = 0.002;  // every rod of both scenes
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
 
 std::map<std::string, std::vector<Eigen::Vector3d>> finalNodes(const std::filesystem::path& dir) {
   const CsvTable t = readCsv(dir / "final.csv");

@@ -156,11 +156,6 @@ TEST_CASE("what has no stiffness is refused under the Newton solvers, with the r
 
 namespace {
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find(fmt::format("\"{}\":", key));
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // command, at a reduced resolution and duration (n = 50 and 70, the twist in 20 or 30 s instead of 75 s); the
 // full-resolution runs and their numbers: docs/validation/cosserat.md, "Plectonemes and solenoids"
 // (scripts/plot_plectoneme.py). Link, twist and writhe from the VTK frames (plectoneme_topology.h).
+#include "csv_table.h"  // jsonNumber
 #include "plectoneme_topology.h"
 #include "run_rodsim.h"
 
@@ -17,29 +18,11 @@ namespace {
 
 constexpr double kR = 0.025;  // rod radius (m)
 
-double jsonNumber(const std::string& json, const std::string& key) {
-  const auto p = json.find("\"" + key + "\":");
-  REQUIRE_MESSAGE(p != std::string::npos, "no " << key << " in summary.json");
-  return std::stod(json.substr(p + key.size() + 3));
-}
-
-// A column of the last row of a CSV file (timeseries.csv has a row per step: not parsed whole).
+// A column of the last row of a CSV file.
 double lastRow(const std::filesystem::path& file, const std::string& column) {
-  const std::string text = readText(file);
-  const std::string header = text.substr(0, text.find('\n'));
-  std::size_t end = text.find_last_not_of('\n');
-  const std::string last = text.substr(text.rfind('\n', end) + 1, end - text.rfind('\n', end));
-  auto field = [](const std::string& line, int k) {
-    std::size_t a = 0;
-    for (int i = 0; i < k; ++i) a = line.find(',', a) + 1;
-    return line.substr(a, line.find(',', a) - a);
-  };
-  int k = 0;
-  while (field(header, k) != column) {
-    ++k;
-    REQUIRE_MESSAGE(k < 100, "no column " << column);
-  }
-  return std::stod(field(last, k));
+  const CsvTable t = readCsv(file);
+  REQUIRE(!t.rows.empty());
+  return t.num(t.rows.size() - 1, column);
 }
 
 // The last VTK frame of a run.
