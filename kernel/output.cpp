@@ -187,15 +187,14 @@ void OutputWriter::writeFrame(KernelWorld& world) {
 
 void OutputWriter::writeObstacles() {
   if (scene_.obstacles.empty()) return;
-  std::string text = "name,shape,x,y,z,nx,ny,nz,radius\n";
+  std::string text(run_record::kObstaclesHeader);
   for (const ObstacleSpec& spec : scene_.obstacles) {
     const Obstacle& o = spec.obstacle;
     const char* shape = o.shape == Obstacle::Shape::Plane ? "plane" : o.shape == Obstacle::Shape::Sphere ? "sphere" : "cylinder";
     const Vec3 point = o.shape == Obstacle::Shape::Sphere ? o.center : o.origin;
     const Vec3 direction = o.shape == Obstacle::Shape::Plane ? o.normal : o.shape == Obstacle::Shape::Cylinder ? o.axis : Vec3::Zero();
-    // {}: the shortest digits that read back to the same double (-0.2, not -0.20000000000000001).
-    text += fmt::format("{},{},{},{},{},{},{},{},{}\n", o.name, shape, point.x(), point.y(), point.z(), direction.x(),
-                        direction.y(), direction.z(), o.radius);
+    run_record::appendObstacleRow(text, o.name, shape, point.x(), point.y(), point.z(), direction.x(), direction.y(),
+                                  direction.z(), o.radius);
   }
   writeFileAtomic((fs::path(dir_) / "vtk" / "obstacles.csv").string(), text);
 }

@@ -5,6 +5,7 @@
 
 #include <rodsim/process/pool.h>
 #include <rodsim/process/spawn.h>
+#include <rodsim/run_record/csv.h>
 
 #include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
@@ -102,15 +103,17 @@ std::vector<ObstacleShape> readObstacles(const fs::path& run_dir) {
   if (!fs::exists(file, ec)) return obstacles;  // a scene without obstacles (or a run before they were recorded)
   // Bounded before it is read (issue 43): a regular file no larger than a scene (16 MiB), whose
   // rows (one per obstacle of a scene) are short.
-  std::istringstream in(kernel::readUserFile(file.string(), kernel::kMaxSceneBytes, "obstacles file"));
-  std::string line;
-  std::getline(in, line);  // header
-  for (int number = 2; std::getline(in, line); ++number) {
-    if (line.size() > kMaxObstacleLine)
-      throw InputError(fmt::format("{}:{}: a line longer than {} bytes", file.string(), number, kMaxObstacleLine));
-    std::vector<std::string> cells;
-    std::stringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+  // Read with libs/run_record, which writes it (the kernel's OutputWriter).
+  run_record::CsvTable table;
+  try {
+    table = run_record::parseCsv(kernel::readUserFile(file.string(), kernel::kMaxSceneBytes, "obstacles file"), file.string(),
+                                 false, kMaxObstacleLine);
+  } catch (const run_record::FormatError& e) {
+    throw InputError(e.what());
+  }
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& cells = table.rows[r];
+    const std::size_t number = table.lines[r];
     if (cells.size() != 9) throw InputError(fmt::format("{}:{}: expected 9 columns, found {}", file.string(), number, cells.size()));
     const std::string where = fmt::format("{}:{}", file.string(), number);
     ObstacleShape o;

@@ -175,4 +175,9 @@ void appendFinalRow(std::string& out, std::string_view rod, int node, double x, 
   fmt::format_to(std::back_inserter(out), "{},{},{:.17g},{:.17g},{:.17g}\n", rod, node, x, y, z);
 }
 
+void appendObstacleRow(std::string& out, std::string_view name, std::string_view shape, double x, double y, double z,
+                       double nx, double ny, double nz, double radius) {
+  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{}\n", name, shape, x, y, z, nx, ny, nz, radius);
+}
+
 }  // namespace rodsim::run_record

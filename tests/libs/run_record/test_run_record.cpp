@@ -172,6 +172,14 @@ TEST_CASE("timeseries.csv and final.csv: written as the kernel writes, read back
   CHECK(f.number(0, 2) == 0.1);
   CHECK(f.number(0, 4) == 1.0 / 3);  // 17 digits: the exact double
   CHECK(errorOf([&] { f.number(0, 0); }) == "final.csv:2: column rod: 'beam' is not a number");
+
+  std::string obstacles(kObstaclesHeader);
+  appendObstacleRow(obstacles, "floor", "plane", 0, 0, -0.2, 0, 0, 1, 0);
+  appendObstacleRow(obstacles, "post", "cylinder", 0.1, 1.0 / 3, 0, 0, 1, 0, 0.025);
+  CHECK(obstacles == "name,shape,x,y,z,nx,ny,nz,radius\nfloor,plane,0,0,-0.2,0,0,1,0\n"
+                     "post,cylinder,0.1,0.3333333333333333,0,0,1,0,0.025\n");
+  const CsvTable o = parseCsv(obstacles, "obstacles.csv");
+  CHECK(o.number(1, 3) == 1.0 / 3);  // the shortest text of the exact double
 }
 
 TEST_CASE("CSV: malformed tables are refused with their line") {

@@ -71,4 +71,11 @@ void appendCsvNumber(std::string& out, double v);
 inline constexpr std::string_view kFinalHeader = "rod,node,x,y,z\n";
 void appendFinalRow(std::string& out, std::string_view rod, int node, double x, double y, double z);
 
+// vtk/obstacles.csv (the scene's fixed geometry, for `rodsim render`): its header line and one row
+// per obstacle (numbers as the shortest text that reads back as the same double: -0.2, not
+// -0.20000000000000001). Read back with parseCsv (9 cells a row).
+inline constexpr std::string_view kObstaclesHeader = "name,shape,x,y,z,nx,ny,nz,radius\n";
+void appendObstacleRow(std::string& out, std::string_view name, std::string_view shape, double x, double y, double z,
+                       double nx, double ny, double nz, double radius);
+
 }  // namespace rodsim::run_record
