@@ -6,7 +6,8 @@
 // - energy: a free rod set vibrating (no gravity, no damping) keeps its energy under the midpoint
 //   rule over nine periods of its first bending mode, backward Euler dissipates most of it.
 // Also: the midpoint rule on a mass-spring is the exact Cayley map (energy exactly conserved), the
-// clamp's DOFs stay prescribed and alart-curnier-like impulse contacts are refused.
+// clamp's DOFs stay prescribed, alart-curnier-like impulse contacts are refused, and an end point
+// extrapolated past a barrier fails the step.
 #include <rodsim/testing/fake_world.h>
 #include "cosserat_rod.h"
 #include "der_rod.h"
@@ -18,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -236,4 +238,64 @@ TEST_CASE("implicit-midpoint refuses an impulse contact at bind, and declares on
       CHECK(req.any_of[0] == std::string(ForceContact::kInterfaceId));
     }
   CHECK(contact_requirement);
+}
+
+namespace {
+
+// A floor z = 0 under DOF `dof` as a barrier without force above it: energy 0 for z > 0, +inf at and
+// below; CCD lets a step shrink the gap to a tenth of its value.
+class FloorBarrier : public Contact, public ForceContact, public StepBoundContact {
+  RODSIM_INTERFACES(FloorBarrier, ForceContact, StepBoundContact)
+
+ public:
+  explicit FloorBarrier(int dof) : Contact(Params("floor")), dof_(dof) {}
+  void addForce(const EvalContext&, const Vec&, Vec&) override {}
+  void addStiffness(const EvalContext&, StiffnessSink&) override {}
+  double energy(const EvalContext& ctx) const override {
+    return (*ctx.q)[dof_] > 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  }
+  double maxStepFraction(const Vec& q, const Vec& dq) override {
+    ++calls;
+    const double z = q[dof_], dz = dq[dof_];
+    return z + dz >= 0.1 * z ? 1.0 : 0.9 * z / -dz;
+  }
+  int calls = 0;
+
+ private:
+  int dof_;
+};
+
+}  // namespace
+
+TEST_CASE("implicit-midpoint with a barrier: an extrapolated end point past it fails the step, commits nothing") {
+  // A free node coasting down at 1 m/s onto the floor; no force acts above it. With dt = 2 ms the
+  // midpoint (z0 - 1 mm) is admissible; the end point z0 - 2 mm is below the floor for z0 = 1.5 mm
+  // (the step fails with the reason), above it for z0 = 3 mm (the step is taken).
+  for (double z0 : {0.0015, 0.003}) {
+    FakeWorld w;
+    SpringChain::Options o;
+    o.points = line(2, Vec3(0, 0, z0), Vec3(1, 0, z0));
+    o.stiffnesses = {100};
+    o.masses = {1, 1};
+    w.addRod<SpringChain>("chain", o);
+    w.addConstraint<constraints::Clamp>(makeParams(constraints::Clamp::schema(),
+                                                   {{"rod", toValue(std::string("chain"))}, {"nodes", toValue(std::vector<int>{0})}}));
+    auto& floor = static_cast<FloorBarrier&>(w.addContact(std::make_unique<FloorBarrier>(5)));
+    w.finalize();
+    w.v()[5] = -1.0;
+    ImplicitMidpointSolver s(makeParams(ImplicitMidpointSolver::schema(), {}));
+    s.bind(w);
+    const StepReport r = s.step(w, 2e-3);
+    CHECK(floor.calls >= 2);  // the predictor's CCD and the end point's
+    if (z0 < 0.002) {
+      CHECK_FALSE(r.ok);
+      CHECK(r.message.find("crosses a barrier contact") != std::string::npos);
+      CHECK(w.time() == 0);
+      CHECK(w.q()[5] == z0);
+    } else {
+      REQUIRE_MESSAGE(r.ok, r.message);
+      CHECK(w.q()[5] == doctest::Approx(z0 - 2e-3).epsilon(1e-6));
+      CHECK(w.v()[5] == doctest::Approx(-1.0).epsilon(1e-6));
+    }
+  }
 }
