@@ -218,7 +218,7 @@ TEST_CASE("implicit-midpoint on a linear mass-spring: the Cayley map, energy con
   CHECK(x == doctest::Approx(0.1 * std::cos(phase)).epsilon(1e-7));
 }
 
-TEST_CASE("implicit-midpoint refuses an impulse contact at bind, and declares only force contacts") {
+TEST_CASE("implicit-midpoint refuses an impulse contact at bind, and declares that no contact model works with it yet") {
   FakeWorld w;
   SpringChain::Options o;
   o.points = line(3, Vec3(0, 0, 0), Vec3(1, 0, 0));
@@ -235,7 +235,8 @@ TEST_CASE("implicit-midpoint refuses an impulse contact at bind, and declares on
     if (req.from == ComponentKind::Contact) {
       contact_requirement = true;
       REQUIRE(req.any_of.size() == 1);
-      CHECK(req.any_of[0] == std::string(ForceContact::kInterfaceId));
+      CHECK(req.any_of[0] == std::string("contact-midpoint-stable"));  // no contact model provides it
+      CHECK(req.why.find("use implicit-euler") != std::string::npos);
     }
   CHECK(contact_requirement);
 }
