@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """The standard plots of a run, from its timeseries.csv (what `rodsim plot OUT_DIR` runs).
 
-Usage: plot_run.py OUT_DIR   ->   in OUT_DIR: energies.png, solves.png, contacts.png and, when the
+Usage: plot_run.py OUT_DIR   ->   in OUT_DIR: energies.png, solves.png, contacts.png (runs with contact) and, when the
 scene has probes or report columns, probes.png. Prints the files it wrote, one per line.
 A timeseries.csv that is not one (text in a number cell, binary bytes, a short row) is refused with
 its file and line on standard error and exit status 2 (bad input, as rodsim's own errors).
 Installed with rodsim as <prefix>/share/rodsim/plot_run.py (build tree: build/share/rodsim/).
 """
+import math
 import sys
 from pathlib import Path
 
@@ -57,13 +58,18 @@ def main(out):
     ax.set_xlabel("t (s)"), ax.set_ylabel("linear solves per step"), ax.set_title(f"{name}: Newton iterations")
     save(fig, out / "solves.png", written)
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.5), sharex=True)
-    top.plot(t, column("contacts"))
-    top.set_ylabel("active contacts"), top.set_title(f"{name}: contact")
-    bottom.plot(t, column("min_gap"))
-    bottom.axhline(0, color="0.6", lw=0.8)
-    bottom.set_xlabel("t (s)"), bottom.set_ylabel("minimum gap (m)")
-    save(fig, out / "contacts.png", written)
+    # A run without contact (no model, or no pair ever near) has nothing to draw: no empty plot.
+    had_contact = any(c > 0 for c in column("contacts")) or any(not math.isnan(g) for g in column("min_gap"))
+    if had_contact:
+        fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.5), sharex=True)
+        top.plot(t, column("contacts"))
+        top.set_ylabel("active contacts"), top.set_title(f"{name}: contact")
+        bottom.plot(t, column("min_gap"))
+        bottom.axhline(0, color="0.6", lw=0.8)
+        bottom.set_xlabel("t (s)"), bottom.set_ylabel("minimum gap (m)")
+        save(fig, out / "contacts.png", written)
+    else:
+        print(f"{out}: no contact in this run, no contacts.png", file=sys.stderr)
 
     extra = [k for k in series if k not in FIXED]
     if extra:

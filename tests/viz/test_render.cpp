@@ -1,9 +1,11 @@
 // rodsim render, rodsim plot and the binary VTK frames, end to end (issue 23).
 #include "png_image.h"
+#include "csv_table.h"
 #include "run_rodsim.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <rodsim/vtp/collection.h>
 #include <rodsim/vtp/polydata.h>
 
@@ -257,11 +259,35 @@ TEST_CASE("rodsim plot draws the standard plots of timeseries.csv") {
   const CommandResult r = runRodsim("plot " + (dir / "out").string());
   INFO(r.output);
   REQUIRE(r.status == 0);
-  for (const char* png : {"energies.png", "solves.png", "contacts.png"}) {
+  for (const char* png : {"energies.png", "solves.png"}) {
     CHECK_MESSAGE(fs::exists(dir / "out" / png), png);
     CHECK(r.output.find(png) != std::string::npos);
   }
+  // The two rods never come near each other (no contact model): no empty contacts.png.
+  CHECK_FALSE(fs::exists(dir / "out" / "contacts.png"));
+  CHECK(r.output.find("no contact in this run") != std::string::npos);
   CHECK(runRodsim("plot " + (dir / "nowhere").string()).status == 2);
+
+  // The same table with a pair in contact from the second row on: contacts.png is drawn.
+  {
+    const fs::path table = dir / "out" / "timeseries.csv";
+    const CsvTable read = readCsv(table);
+    const std::size_t contacts = static_cast<std::size_t>(read.col("contacts"));
+    const std::size_t min_gap = static_cast<std::size_t>(read.col("min_gap"));
+    std::string text = fmt::format("{}\n", fmt::join(read.header, ","));
+    for (std::size_t i = 0; i < read.rows.size(); ++i) {
+      auto row = read.rows[i];
+      row[contacts] = i ? "1" : "0";
+      row[min_gap] = i ? "1e-4" : "";
+      text += fmt::format("{}\n", fmt::join(row, ","));
+    }
+    writeText(table, text);
+    const CommandResult touching = runRodsim("plot " + (dir / "out").string());
+    INFO(touching.output);
+    REQUIRE(touching.status == 0);
+    CHECK(fs::exists(dir / "out" / "contacts.png"));
+    CHECK(touching.output.find("contacts.png") != std::string::npos);
+  }
 
   // Issue 43: a text cell or random bytes in timeseries.csv gave a Python traceback and exit 3. Now
   // exit 2 and a message naming the file and the line.
