@@ -41,7 +41,7 @@ constexpr const char* kUsage =
     "  rodsim compare SCENE.toml --contact MODEL,MODEL... [--set KEY=VALUE]... [--contact-set MODEL:KEY=VALUE]...\n"
     "                 [--set-for MODEL:KEY=VALUE]... [--output DIR] [--jobs N] [--quiet]\n"
     "                                                 the scene once per contact model, side by side; --contact-set\n"
-    "                                                 sets a [[contact]] key, --set-for any key (e.g. solver.dt) of one model's run\n"
+    "                                                 sets a [[contact]] key, --set-for any key (e.g. simulation.dt) of one model's run\n"
     "  rodsim sweep SWEEP.toml [--output DIR] [--jobs N] [--list | --index K | --merge] [--quiet]\n"
     "                                                 one run per row of a table of scene values (docs/sweeps.md)\n"
     "  rodsim fit FIT.toml [--output DIR] [--jobs N] [--quiet]\n"

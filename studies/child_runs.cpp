@@ -1,15 +1,15 @@
 // Scene copies, child `rodsim run` processes and reading their output, shared by the studies.
 #include "child_runs.h"
 
-#include "run_directory.h"
-#include "scene.h"
-#include "simulation.h"
+#include <rodsim/kernel/run_directory.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/simulation.h>
 
 #include <rodsim/version.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <rodsim/process/spawn.h>
+#include <rodsim/process/pool.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -199,8 +199,6 @@ std::string csvCell(const std::string& s) {
   return out + "\"";
 }
 
-std::string jsonNumber(double v) { return std::isfinite(v) ? fmt::format("{:.10g}", v) : "null"; }
-
 std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides) {
   return jsonEscape(std::filesystem::absolute(scene).lexically_normal().string()) + "|" +
          jsonEscape(fmt::format("{}", fmt::join(overrides, "\n")));
@@ -232,17 +230,6 @@ std::string outputsHash(const std::filesystem::path& dir) {
     if (!std::filesystem::exists(dir / name, ec)) continue;
     const auto h = hashFile(dir / name);  // in blocks: a long timeseries.csv is not held in memory
     out += h ? fmt::format("{}={:016x};", name, *h) : fmt::format("{}=unreadable;", name);
-  }
-  return out;
-}
-
-std::string jsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    else out += c;
   }
   return out;
 }
@@ -294,72 +281,31 @@ void checkSceneWith(const std::string& scene_text, const std::string& scene_file
 
 // ---------------------------------------------------------------- reading a run's output
 
-std::vector<std::string> splitCsv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) cells.push_back(cell);
-  if (!line.empty() && line.back() == ',') cells.emplace_back();
-  return cells;
-}
-
-double parseNumber(const std::string& s) {
-  if (s.empty()) return std::numeric_limits<double>::quiet_NaN();
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return end == s.c_str() ? std::numeric_limits<double>::quiet_NaN() : v;
-}
-
-std::string jsonRawField(const std::string& json, const std::string& key) {
-  const std::string k = "\"" + key + "\": ";
-  const auto p = json.find(k);
-  if (p == std::string::npos) return "";
-  std::size_t b = p + k.size(), e = b;
-  if (json[b] == '"') {
-    for (e = b + 1; e < json.size() && json[e] != '"'; ++e)
-      if (json[e] == '\\') ++e;
-    return json.substr(b + 1, e - b - 1);
-  }
-  e = json.find_first_of(",\n}", b);
-  return json.substr(b, e - b);
-}
-
 std::string readFile(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return "";  // (a dangling link too)
   return readUserFile(file.string(), kMaxStudyFileBytes, "file");
 }
 
-std::string readBoundedText(const fs::path& file, std::uintmax_t max_bytes, std::size_t max_line, const std::string& what) {
-  std::string text = readUserFile(file.string(), max_bytes, what);
-  std::size_t line = 1;
-  for (std::size_t begin = 0; begin < text.size(); ++line) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    if (end - begin > max_line)
-      throw InputError(fmt::format("{}:{}: a line longer than {} bytes; the {} cannot be read", file.string(), line, max_line, what));
-    begin = end + 1;
+std::optional<run_record::JsonValue> readJsonRecord(const fs::path& file) {
+  const std::string text = readFile(file);
+  if (text.empty()) return std::nullopt;
+  try {
+    run_record::JsonValue v = run_record::parseJson(text, file.string());
+    if (!v.isObject()) throw run_record::FormatError(fmt::format("{}: not a JSON object", file.string()));
+    return v;
+  } catch (const run_record::FormatError& e) {
+    throw InputError(e.what());
   }
-  return text;
 }
 
-double lastTime(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return 0;  // a FIFO would wait for a writer
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return 0;
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = std::max<std::streamoff>(0, size - 512);
-  in.seekg(start);
-  std::string tail(static_cast<std::size_t>(size - start), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  const std::size_t end = tail.find_last_not_of('\n');
-  if (end == std::string::npos) return 0;
-  const std::size_t newline = tail.rfind('\n', end);
-  const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
-  const auto cells = splitCsv(tail.substr(begin, end + 1 - begin));
-  const double t = cells.size() > 1 ? parseNumber(cells[1]) : 0;
-  return std::isfinite(t) ? t : 0;
+run_record::CsvTable readCsv(const fs::path& file, std::uintmax_t max_bytes, const std::string& what, bool same_width) {
+  const std::string text = readUserFile(file.string(), max_bytes, what);
+  try {
+    return run_record::parseCsv(text, file.string(), same_width);
+  } catch (const run_record::FormatError& e) {
+    throw InputError(fmt::format("{}; the {} cannot be read", e.what(), what));
+  }
 }
 
 // ---------------------------------------------------------------- child processes
@@ -392,123 +338,70 @@ std::string shellCommand(const std::vector<std::string>& argv) {
   return line;
 }
 
-namespace {
-
-// Output and errors in the run directory's run.log (rodsim::process::spawnLogged: no blocked
-// signals, SIGINT/SIGTERM at their defaults, so an interrupt of the pool reaches the child).
-pid_t spawnChild(const ChildRun& c) {
-  int err = 0;
-  const pid_t pid = process::spawnLogged(c.argv, c.dir / "run.log", {}, &err);
-  if (pid < 0)
-    throw std::runtime_error(fmt::format("cannot start {}: {}", c.argv.empty() ? "" : c.argv[0], std::strerror(err)));
-  return pid;
-}
-
-// Blocks SIGCHLD, SIGINT and SIGTERM for the lifetime of the pool so that sigtimedwait receives
-// them; restores the previous mask after consuming what is left pending.
-class WatchedSignals {
- public:
-  WatchedSignals() {
-    sigemptyset(&set_);
-    for (int s : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&set_, s);
-    pthread_sigmask(SIG_BLOCK, &set_, &previous_);
-  }
-  ~WatchedSignals() {
-    const timespec zero{0, 0};
-    while (sigtimedwait(&set_, nullptr, &zero) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  // The next watched signal within `seconds`, 0 on timeout.
-  int wait(double seconds) {
-    timespec ts{static_cast<time_t>(seconds), static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
-    const int sig = sigtimedwait(&set_, nullptr, &ts);
-    return sig > 0 ? sig : 0;
-  }
-  // A SIGINT or SIGTERM already pending, without waiting.
-  bool stopPending() {
-    sigset_t pending;
-    sigpending(&pending);
-    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
-  }
-
- private:
-  sigset_t set_{}, previous_{};
-};
-
-}  // namespace
-
+// The pool itself is rodsim::process::runPool; here is what a study prints about its children.
 bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
                  const std::function<void(const ChildRun&)>& finished) {
-  using Clock = std::chrono::steady_clock;
   const bool tty = !pool.quiet && pool.live && isatty(STDOUT_FILENO);
   const char* clear = tty ? "\r\033[K" : "";
-  WatchedSignals signals;
-  std::vector<ChildRun> running;
-  std::vector<Clock::time_point> started;
-  bool stopping = false, exhausted = false;
-  auto last_print = Clock::now();
-  while (true) {
-    stopping = stopping || signals.stopPending();
-    while (!stopping && !exhausted && running.size() < static_cast<std::size_t>(pool.jobs)) {
-      std::optional<ChildRun> c = next();
-      if (!c) {
-        exhausted = true;
-        break;
-      }
-      c->pid = spawnChild(*c);
-      if (!pool.quiet)
-        std::printf("%s%s: %s started (log: %s)\n", clear, pool.name.c_str(), c->label.c_str(), (c->dir / "run.log").c_str());
-      running.push_back(std::move(*c));
-      started.push_back(Clock::now());
-    }
-    if (running.empty()) break;
+  std::vector<ChildRun> runs;  // by the engine's id
+  process::PoolEvents events;
+  events.started = [&](const process::Child& c) {
+    runs[c.id].pid = c.pid;
+    if (!pool.quiet)
+      std::printf("%s%s: %s started (log: %s)\n", clear, pool.name.c_str(), runs[c.id].label.c_str(), c.log.c_str());
     std::fflush(stdout);
-    int sig = signals.wait(tty ? 0.5 : 5.0);
-    // A Ctrl-C reaches the children too; one that already ended of it must not count as finished.
-    if (sig == SIGCHLD && signals.stopPending()) sig = signals.wait(0);
-    if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
-      stopping = true;
-      if (!pool.quiet)
-        std::printf("%s%s: interrupted by %s: stopping the %zu running run(s)\n", clear, pool.name.c_str(),
-                    sig == SIGINT ? "SIGINT" : "SIGTERM", running.size());
-      for (ChildRun& c : running) {
-        c.interrupted = true;
-        kill(c.pid, SIGINT);
-      }
-    }
-    for (std::size_t i = 0; i < running.size();) {
-      int status = 0;
-      if (waitpid(running[i].pid, &status, WNOHANG) != running[i].pid) {
-        ++i;
-        continue;
-      }
-      ChildRun c = std::move(running[i]);
-      running.erase(running.begin() + static_cast<long>(i));
-      c.seconds = std::chrono::duration<double>(Clock::now() - started[i]).count();
-      started.erase(started.begin() + static_cast<long>(i));
-      c.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-      c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + c.signal;
-      if (!pool.quiet && !c.interrupted)
-        std::printf("%s%s: %s %s after %.1f s\n", clear, pool.name.c_str(), c.label.c_str(),
-                    c.exit_code == 0 ? "done"
-                                     : fmt::format("FAILED (exit {}; see {})", c.exit_code, (c.dir / "run.log").string()).c_str(),
-                    c.seconds);
-      finished(c);
-    }
-    if (tty && Clock::now() - last_print > std::chrono::milliseconds(500)) {
-      last_print = Clock::now();
+  };
+  events.stopping = [&](int sig, std::size_t running) {
+    if (!pool.quiet)
+      std::printf("%s%s: interrupted by %s: stopping the %zu running run(s)\n", clear, pool.name.c_str(),
+                  sig == SIGINT ? "SIGINT" : "SIGTERM", running);
+  };
+  if (tty) {
+    events.tick_seconds = 0.5;
+    events.tick = [&](const std::vector<const process::Child*>& running) {
       std::string line;
-      for (const ChildRun& c : running)
-        line += pool.duration > 0
-                    ? fmt::format("  {} {:3.0f}%", c.label, 100.0 * lastTime(c.dir / "timeseries.csv") / pool.duration)
-                    : fmt::format("  {} running", c.label);
+      for (const process::Child* c : running) {
+        const ChildRun& r = runs[c->id];
+        line += pool.duration > 0 ? fmt::format("  {} {:3.0f}%", r.label, 100.0 * run_record::lastTime(r.dir / "timeseries.csv") / pool.duration)
+                                  : fmt::format("  {} running", r.label);
+      }
       std::printf("\r\033[K%s", line.c_str());
-    }
+      std::fflush(stdout);
+    };
   }
+  const bool completed = process::runPool(
+      pool.jobs,
+      [&]() -> std::optional<process::Child> {
+        std::optional<ChildRun> c = next();
+        if (!c) return std::nullopt;
+        process::Child child;
+        child.id = runs.size();
+        child.argv = c->argv;
+        child.log = c->dir / "run.log";  // output and errors in the run directory
+        runs.push_back(std::move(*c));
+        return child;
+      },
+      [&](const process::Child& child) {
+        ChildRun& c = runs[child.id];
+        if (child.start_error != 0)
+          throw std::runtime_error(fmt::format("cannot start {}: {}", c.argv.empty() ? "" : c.argv[0], std::strerror(child.start_error)));
+        c.pid = child.pid;
+        c.exit_code = child.exit_code;
+        c.signal = child.signal;
+        c.interrupted = child.interrupted;
+        c.seconds = child.seconds;
+        if (!pool.quiet && !c.interrupted)
+          std::printf("%s%s: %s %s after %.1f s\n", clear, pool.name.c_str(), c.label.c_str(),
+                      c.exit_code == 0 ? "done"
+                                       : fmt::format("FAILED (exit {}; see {})", c.exit_code, (c.dir / "run.log").string()).c_str(),
+                      c.seconds);
+        std::fflush(stdout);
+        finished(c);
+      },
+      events);
   if (tty) std::printf("\r\033[K");
   std::fflush(stdout);
-  return !stopping;
+  return completed;
 }
 
 }  // namespace rodsim::studies

@@ -3,8 +3,11 @@
 // runs wrote. A crashing run takes down its own process only, never the study driving it.
 #pragma once
 
-#include "registry.h"
-#include "scene.h"  // kMaxSceneBytes
+#include <rodsim/kernel/registry.h>
+#include <rodsim/kernel/scene.h>  // kMaxSceneBytes
+
+#include <rodsim/run_record/csv.h>
+#include <rodsim/run_record/json.h>
 
 #include <toml++/toml.h>
 
@@ -68,10 +71,11 @@ std::string valueText(const toml::node& n, const std::vector<std::string>& lines
 std::vector<std::string> splitLines(const std::string& text);
 // A CSV cell, quoted when needed.
 std::string csvCell(const std::string& s);
-// The inside of a JSON string.
-std::string jsonEscape(const std::string& s);
-// A number for a JSON record: 10 significant digits, null when not finite.
-std::string jsonNumber(double v);
+// The JSON of the studies' records and results (sweep_row.json, inverse_run.json, fit.json,
+// optimize.json) is written with the run's own writer (libs/run_record): the inside of a JSON
+// string, and a number with 10 significant digits (null when not finite).
+using run_record::jsonEscape;
+using run_record::jsonNumber;
 // What identifies one child run of a study: its scene (absolute) and every --set, escaped as the
 // run's record stores it. A study reuses a finished run whose record holds the same identity.
 std::string runIdentity(const std::filesystem::path& scene, const std::vector<std::string>& overrides);
@@ -104,34 +108,28 @@ void checkSceneWith(const std::string& scene_text, const std::string& scene_file
 
 // ---------------------------------------------------------------- reading a run's output
 
-std::vector<std::string> splitCsv(const std::string& line);
-// A number, NaN for an empty or non-numeric cell.
-double parseNumber(const std::string& s);
-// A field of a flat JSON object as written, escapes kept (strings without their quotes), "" when
-// absent: to compare a record with the one that would be written now. Values to read: the
-// kernel's summaryField (output.h).
-std::string jsonRawField(const std::string& json, const std::string& key);
+// Read with libs/run_record (a JSON value, a CSV table); its FormatError becomes InputError here.
+// A JSON record or summary.json, bounded (kMaxStudyFileBytes); nullopt when the file does not
+// exist; InputError naming the file when it is not a JSON object.
+std::optional<run_record::JsonValue> readJsonRecord(const std::filesystem::path& file);
 // The whole file, "" when it does not exist. Bounded before it is read (issue 43): InputError
 // naming it unless it is a regular file of at most kMaxStudyFileBytes (records, summaries, a row's
 // copy of its scene: none is larger than a scene).
 std::string readFile(const std::filesystem::path& file);
 inline constexpr std::uintmax_t kMaxStudyFileBytes = kernel::kMaxSceneBytes;
-// The text of a CSV a user gave (fit data) or a run wrote (timeseries.csv, final.csv), bounded
-// before it is read: InputError ("FILE: ..." naming `what`) unless it is a regular file of at most
-// `max_bytes`, and "FILE:LINE: ..." for a line longer than `max_line` bytes.
-std::string readBoundedText(const std::filesystem::path& file, std::uintmax_t max_bytes, std::size_t max_line,
-                            const std::string& what);
-// The bounds of those CSVs: fit data, and a run's outputs (rows of up to a few thousand probes).
+// A CSV a run wrote (timeseries.csv, final.csv: at most run_record::kMaxRunCsvBytes) or a user gave
+// (fit data: kMaxDataBytes), bounded before it is read: InputError ("FILE: ..." naming `what`)
+// unless it is a regular file of at most `max_bytes`, "FILE:LINE: ..." for a line longer than
+// run_record::kMaxCsvLine bytes or (same_width) a row of another width than the header.
+run_record::CsvTable readCsv(const std::filesystem::path& file, std::uintmax_t max_bytes, const std::string& what,
+                             bool same_width = true);
 inline constexpr std::uintmax_t kMaxDataBytes = std::uintmax_t(64) << 20;
-inline constexpr std::uintmax_t kMaxRunCsvBytes = std::uintmax_t(256) << 20;
-inline constexpr std::size_t kMaxCsvLine = std::size_t(1) << 20;
-// The simulated time reached, from the last line of timeseries.csv (progress display).
-double lastTime(const std::filesystem::path& timeseries);
 
 // ---------------------------------------------------------------- child processes
 
-// One child process: `argv[0]` (the rodsim executable) with its arguments; standard output and
-// error go to dir/run.log.
+// A study's children on rodsim's child-process engine (rodsim::process::runPool, libs/process),
+// with the study's progress lines. One child process: `argv[0]` (the rodsim executable) with its
+// arguments; standard output and error go to dir/run.log.
 struct ChildRun {
   std::size_t id = 0;             // the caller's index
   std::string label;              // in progress lines: "imc", "row 3"
@@ -154,10 +152,10 @@ struct ChildPool {
 };
 
 // Starts the children `next` hands out (nullopt: no more), at most pool.jobs at once, and calls
-// `finished` for each as it ends, in the order they end. SIGINT or SIGTERM to this process: no new
-// child starts, the running ones get SIGINT (rodsim run then writes a checkpoint and stops) and are
-// waited for, and `finished` sees them with `interrupted` set. Returns false when interrupted.
-// Waits for children by their SIGCHLD (no polling delay between one run and the next).
+// `finished` for each as it ends, in the order they end (process::runPool: SIGINT or SIGTERM stops
+// the pool, the running children get SIGINT and `finished` sees them with `interrupted` set).
+// Prints "started", "done"/"FAILED" and the live line. Returns false when interrupted. A child
+// that cannot be started throws std::runtime_error (the machine, not the input).
 bool runChildren(const ChildPool& pool, const std::function<std::optional<ChildRun>()>& next,
                  const std::function<void(const ChildRun&)>& finished);
 

@@ -9,9 +9,10 @@
 
 #include "child_runs.h"
 
-#include "scene.h"
-#include "output.h"
-#include "world.h"
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/installation.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/world.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -145,22 +146,35 @@ RunResult summarize(const std::string& model, const fs::path& dir, int exit_code
   RunResult r;
   r.model = model;
   r.exit_code = exit_code;
-  const std::string json = readFile(dir / "summary.json");  // bounded (16 MiB, a regular file)
-  r.status = json.empty() ? "no output" : summaryField(json, "status");
-  r.reason = summaryField(json, "reason");
-  r.wall_time_s = parseNumber(summaryField(json, "wall_time_s"));
-  r.min_gap = parseNumber(summaryField(json, "min_gap"));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r.wall_time_s = nan;
+  std::optional<run_record::JsonValue> summary;
+  try {
+    summary = readJsonRecord(dir / "summary.json");  // bounded (16 MiB, a regular file)
+  } catch (const InputError& e) {
+    r.status = "unreadable output";
+    r.reason = e.what();
+    return r;
+  }
+  if (!summary) {
+    r.status = "no output";
+    return r;
+  }
+  r.status = summary->text("status");
+  r.reason = summary->text("reason");
+  r.wall_time_s = summary->numberOr("wall_time_s", nan);
+  r.min_gap = summary->numberOr("min_gap", nan);
   // The step counts and sums of summary.json cover every step; timeseries.csv may hold a row only
   // every few steps ([output] timeseries_every).
   auto count = [&](const char* key) {
-    const double v = parseNumber(summaryField(json, key));
+    const double v = summary->numberOr(key, nan);
     return std::isfinite(v) ? static_cast<long long>(v) : 0LL;
   };
   r.steps = count("steps");
   r.iterations = count("newton_iterations");
   r.contact_steps = count("steps_with_contact");
   r.contact_iterations = count("contact_iterations");
-  const double contact_wall_s = parseNumber(summaryField(json, "contact_wall_s"));
+  const double contact_wall_s = summary->numberOr("contact_wall_s", nan);
   r.contact_wall_ms = std::isfinite(contact_wall_s) ? 1000.0 * contact_wall_s : 0.0;
   return r;
 }
@@ -306,19 +320,24 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
   for (const auto& s : o.sets)
     if (s.rfind("contact.type=", 0) == 0 || (s.find(".type=") != std::string::npos && s.rfind("contact.", 0) == 0))
       throw InputError(fmt::format("compare: --set {}: compare sets the contact type of each run itself (--contact)", s));
+  // Per-model values: --contact-set names a key of the [[contact]] table, --set-for any key of the
+  // scene (e.g. simulation.dt, when one model needs a smaller step than another).
   std::map<std::string, std::vector<std::string>> per_model;
-  for (const auto& cs : o.contact_sets) {
+  auto perModel = [&](const std::string& option, const std::string& cs, const std::string& prefix, const char* example) {
     const auto colon = cs.find(':'), eq = cs.find('=');
-    if (colon == std::string::npos || colon == 0 || (eq != std::string::npos && eq < colon))
-      throw InputError(fmt::format("compare: --contact-set '{}': expected MODEL:KEY=VALUE, e.g. --contact-set ipc:d_hat=1e-5", cs));
+    if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq < colon)
+      throw InputError(fmt::format("compare: {} '{}': expected MODEL:KEY=VALUE, e.g. {} {}", option, cs, option, example));
     const std::string model = cs.substr(0, colon), assignment = cs.substr(colon + 1);
     if (std::find(o.models.begin(), o.models.end(), model) == o.models.end())
-      throw InputError(fmt::format("compare: --contact-set '{}': '{}' is not one of the compared models ({})", cs, model,
+      throw InputError(fmt::format("compare: {} '{}': '{}' is not one of the compared models ({})", option, cs, model,
                                    fmt::join(o.models, ", ")));
-    if (assignment.rfind("type=", 0) == 0 || assignment.find(".type=") != std::string::npos)
-      throw InputError(fmt::format("compare: --contact-set '{}': the type is the model itself", cs));
-    per_model[model].push_back("contact." + assignment);
-  }
+    const std::string key = prefix + assignment;
+    if (key.rfind("contact.type=", 0) == 0 || (key.rfind("contact.", 0) == 0 && key.find(".type=") != std::string::npos))
+      throw InputError(fmt::format("compare: {} '{}': the contact type is the model itself", option, cs));
+    per_model[model].push_back(key);
+  };
+  for (const auto& cs : o.contact_sets) perModel("--contact-set", cs, "contact.", "ipc:d_hat=1e-5");
+  for (const auto& cs : o.sets_for) perModel("--set-for", cs, "", "ipc:simulation.dt=1e-4");
   const std::string text = readSceneText(o.scene);
   toml::table root;
   checkTomlDepth(text, o.scene);  // TOML++ recurses: a deep nesting is refused before it is parsed
@@ -393,7 +412,7 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
   const auto notes = writeDifference(dir, results, first.name, first.dt);
   for (const auto& n : notes) std::fprintf(stderr, "rodsim compare: %s\n", n.c_str());
 
-  const std::string script = RODSIM_PLOT_COMPARE_SCRIPT;
+  const std::string script = kernel::sharedFile(executable, "plot_compare.py").string();
   const std::string plot = fmt::format("/usr/bin/python3 {} {}", shellQuote(script), shellQuote(dir.string()));
   const bool can_plot = fs::exists(script) && std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
   bool plotted = false;

@@ -15,7 +15,7 @@ struct CompareOptions {
   std::vector<std::string> models;         // --contact imc,ipc,...
   std::vector<std::string> sets;           // --set KEY=VALUE, for every run
   std::vector<std::string> contact_sets;   // --contact-set MODEL:KEY=VALUE, a [[contact]] key, that model's run only
-  std::vector<std::string> sets_for;       // --set-for MODEL:KEY=VALUE, any scene key (e.g. solver.dt), that model's run only
+  std::vector<std::string> sets_for;       // --set-for MODEL:KEY=VALUE, any scene key (e.g. simulation.dt), that model's run only
   std::string output;                      // --output DIR; default out/<simulation.name>-compare
   int jobs = 2;                            // runs at once
   bool quiet = false;

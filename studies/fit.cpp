@@ -10,8 +10,9 @@
 
 #include "inverse.h"
 
-#include "output.h"
-#include "scene.h"
+#include <rodsim/kernel/installation.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/scene.h>
 
 #include <ceres/ceres.h>
 #include <Eigen/Dense>
@@ -55,13 +56,11 @@ struct FitData {
 };
 
 // A final shape: rows rod,node,x,y,z as the run's final.csv writes them.
-FitData readShape(const InverseFile& f, FitData d, std::istream& in) {
+FitData readShape(const InverseFile& f, FitData d, const run_record::CsvTable& table) {
   d.shape = true;
-  std::string line;
-  for (std::size_t row = 2; std::getline(in, line); ++row) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const auto cells = splitCsv(line);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::size_t row = table.lines[r];
+    const auto& cells = table.rows[r];
     if (cells.size() != 5) throw InputError(fmt::format("{}:{}:1: {} cell(s), expected rod,node,x,y,z", d.file, row, cells.size()));
     if (std::find(f.rods.begin(), f.rods.end(), cells[0]) == f.rods.end())
       throw InputError(fmt::format("{}:{}:1: '{}' is not a rod of the scene {} (rods: {})", d.file, row, cells[0], f.scene,
@@ -98,12 +97,10 @@ FitData readData(const InverseFile& f, const toml::node& node) {
   if (!fs::exists(d.file, ec))
     throw InputError(fmt::format("{}: data '{}': cannot open {}", f.at(node.source()), node.value<std::string>().value(), d.file));
   // Bounded before it is read (issue 43): a regular file of at most 64 MiB, lines of at most 1 MiB.
-  std::istringstream in(readBoundedText(d.file, kMaxDataBytes, kMaxCsvLine, "fit data file"));
-  std::string line;
-  if (!std::getline(in, line)) throw InputError(fmt::format("{}:1:1: empty data file (expected a header t,PROBE,...)", d.file));
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = splitCsv(line);
-  if (header == std::vector<std::string>{"rod", "node", "x", "y", "z"}) return readShape(f, d, in);
+  const run_record::CsvTable table = readCsv(d.file, kMaxDataBytes, "fit data file", false);
+  if (table.header.empty()) throw InputError(fmt::format("{}:1:1: empty data file (expected a header t,PROBE,...)", d.file));
+  const auto& header = table.header;
+  if (header == std::vector<std::string>{"rod", "node", "x", "y", "z"}) return readShape(f, d, table);
   if (header.empty() || header[0] != "t")
     throw InputError(fmt::format("{}:1:1: the first column must be 't' (time; or a final shape: rod,node,x,y,z), found '{}'", d.file,
                                  header.empty() ? "" : header[0]));
@@ -122,18 +119,15 @@ FitData readData(const InverseFile& f, const toml::node& node) {
     column += header[c].size() + 1;
   }
   d.values.resize(d.probes.size());
-  for (std::size_t row = 2; std::getline(in, line); ++row) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const auto cells = splitCsv(line);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::size_t row = table.lines[r];
+    const auto& cells = table.rows[r];
     if (cells.size() != header.size())
       throw InputError(fmt::format("{}:{}:1: {} cell(s), the header has {}", d.file, row, cells.size(), header.size()));
     std::size_t col = 1;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const double v = parseNumber(cells[c]);
-      char* end = nullptr;
-      std::strtod(cells[c].c_str(), &end);
-      if (!std::isfinite(v) || end != cells[c].c_str() + cells[c].size())
+      double v = 0;
+      if (!run_record::parseCell(cells[c], v) || !std::isfinite(v))
         throw InputError(fmt::format("{}:{}:{}: '{}' is not a finite number", d.file, row, col, cells[c]));
       if (c == 0) {
         if (v < 0 || v > f.duration * (1 + 1e-12))
@@ -246,13 +240,13 @@ class Residuals {
 
   bool shapeResiduals(const fs::path& dir, std::vector<double>& r) {
     std::map<std::pair<std::string, long>, std::array<double, 3>> final_shape;
-    std::istringstream in(readBoundedText(dir / "final.csv", kMaxRunCsvBytes, kMaxCsvLine, "run's final.csv"));
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      const auto cells = splitCsv(line);
-      if (cells.size() == 5)
-        final_shape[{cells[0], std::atol(cells[1].c_str())}] = {parseNumber(cells[2]), parseNumber(cells[3]), parseNumber(cells[4])};
+    const run_record::CsvTable table = readCsv(dir / "final.csv", run_record::kMaxRunCsvBytes, "run's final.csv", false);
+    for (std::size_t k = 0; k < table.rows.size(); ++k) {
+      const auto& cells = table.rows[k];
+      std::array<double, 3> x{};
+      if (cells.size() == 5 && run_record::parseCell(cells[2], x[0]) && run_record::parseCell(cells[3], x[1]) &&
+          run_record::parseCell(cells[4], x[2]))
+        final_shape[{cells[0], std::atol(cells[1].c_str())}] = x;
     }
     r.clear();
     for (std::size_t k = 0; k < d_.xyz.size(); ++k) {
@@ -346,7 +340,7 @@ class Logger : public ceres::IterationCallback {
 }  // namespace
 
 int fitCommand(const std::vector<std::string>& args, const std::string& executable) {
-  const InverseOptions o = parseInverseArgs(args, kUsage, "fit");
+  InverseOptions o = parseInverseArgs(args, kUsage, "fit");
   TypeRegistry registry;
   loadPluginsFor(o.file, registry);
   const InverseFile f = loadInverseFile(o.file, registry, {"data", "max_iterations", "fd_step"}, "fit");
@@ -370,21 +364,26 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = process::jobsOrCores(o.jobs);
+  const std::size_t n = f.parameters.size();
+  if (data.residuals() < n)
+    throw InputError(fmt::format("{}: {} data value(s) for {} parameter(s): the problem is underdetermined", data.file, data.residuals(), n));
 
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
-  const std::size_t n = f.parameters.size();
+  // Under mpirun the ranks share each batch of runs (study_ranks.h); rank 0 writes and prints.
+  const StudyRanks ranks(executable, "fit");
+  if (!ranks.root()) o.quiet = true;
+  const int jobs = ranks.size() > 1 && o.jobs <= 0 ? 1 : process::jobsOrCores(o.jobs);
   RunCache cache(f, dir, executable, jobs, true, "rodsim fit", registry);
+  cache.share(ranks);
   Residuals residuals(f, data, cache, fd_step);
-  if (residuals.size() < n)
-    throw InputError(fmt::format("{}: {} data value(s) for {} parameter(s): the problem is underdetermined", data.file, residuals.size(), n));
   std::vector<double> u(n);
   for (std::size_t i = 0; i < n; ++i) u[i] = toScaled(f.parameters[i], f.parameters[i].initial);
   if (!o.quiet)
-    std::printf("rodsim fit: %zu parameter(s), %zu residual(s) (%s), %d job(s) -> %s\n", n, residuals.size(),
+    std::printf("rodsim fit: %zu parameter(s), %zu residual(s) (%s), %s -> %s\n", n, residuals.size(),
                 data.shape ? fmt::format("{} node(s) x 3 of the final shape", data.xyz.size()).c_str()
                            : fmt::format("{} time(s) x {} probe(s)", data.t.size(), data.probes.size()).c_str(),
-                jobs, dir.c_str());
+                (ranks.size() > 1 ? fmt::format("{} MPI ranks x {} job(s)", ranks.size(), jobs) : fmt::format("{} job(s)", jobs)).c_str(),
+                dir.c_str());
 
   const auto start = std::chrono::steady_clock::now();
   BatchCost cost(residuals, static_cast<int>(n));  // outlives the problem, which does not own it
@@ -412,7 +411,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   ceres::Solver::Summary summary;
   ceres::Solve(options, &problem, &summary);
   if (residuals.interrupted()) {
-    std::printf("rodsim fit: interrupted; run the same command again (finished runs under %s are reused)\n", (dir / "runs").c_str());
+    if (ranks.root()) std::printf("rodsim fit: interrupted; run the same command again (finished runs under %s are reused)\n", (dir / "runs").c_str());
     return 3;
   }
 
@@ -462,10 +461,10 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
                       "  \"scene\": \"{}\",\n  \"data\": \"{}\",\n  \"best_run\": \"{}\"\n}}\n",
                       simulations, cache.simulations(), cache.reused(), summary.iterations.size() > 0 ? summary.iterations.size() - 1 : 0,
                       jsonNumber(final_cost), jsonNumber(s2), m, jsonNumber(std::sqrt(2 * final_cost / static_cast<double>(m))),
-                      ceres::TerminationTypeToString(summary.termination_type), jsonEscape(summary.message), seconds, jobs,
+                      ceres::TerminationTypeToString(summary.termination_type), jsonEscape(summary.message), seconds, jobs * ranks.size(),
                       jsonEscape(fs::absolute(f.scene).lexically_normal().string()), jsonEscape(fs::absolute(data.file).lexically_normal().string()),
                       jsonEscape(cache.runDir(x).string()));
-  writeFileAtomic((dir / "fit.json").string(), json);
+  if (ranks.root()) writeFileAtomic((dir / "fit.json").string(), json);
 
   // iterations.csv
   std::string csv = "iteration,cost,cost_change,gradient_max_norm,step_norm,trust_region_radius,step_successful";
@@ -477,7 +476,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
     for (double v : row.x) csv += fmt::format(",{:.12g}", v);
     csv += fmt::format(",{},{:.3f}\n", row.simulations, row.seconds);
   }
-  writeFileAtomic((dir / "iterations.csv").string(), csv);
+  if (ranks.root()) writeFileAtomic((dir / "iterations.csv").string(), csv);
 
   // fit.csv: the data beside the fitted and the initial runs, for the plot.
   std::vector<double> r0;
@@ -485,6 +484,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
   std::vector<double> x0;
   for (const auto& p : f.parameters) x0.push_back(p.initial);
   const bool have_initial = cache.run({x0}, initial_run) && initial_run[0].ok && residuals.residualsOf(initial_run[0].dir, r0);
+  if (!ranks.root()) return !have_jacobian || summary.termination_type == ceres::FAILURE ? 3 : 0;  // rank 0 writes the results
   std::string table = data.shape ? "rod,node,component,measured,fitted,initial\n" : "probe,t,measured,fitted,initial\n";
   for (std::size_t k = 0; data.shape && k < data.xyz.size(); ++k)
     for (std::size_t c = 0; c < 3; ++c) {
@@ -501,7 +501,7 @@ int fitCommand(const std::vector<std::string>& args, const std::string& executab
                            have_initial ? fmt::format("{:.10g}", data.values[j][k] + r0[idx]) : "");
     }
   writeFileAtomic((dir / "fit.csv").string(), table);
-  const std::string plot = runPlotScript(RODSIM_PLOT_FIT_SCRIPT, {dir.string()});
+  const std::string plot = runPlotScript(kernel::sharedFile(executable, "plot_fit.py").string(), {dir.string()});
 
   if (!o.quiet) {
     std::printf("rodsim fit: %s after %zu iteration(s), %zu simulation(s) (%zu reused), %.1f s\n",

@@ -1,9 +1,9 @@
 // Parameters, scene validation and the run cache shared by rodsim fit and rodsim optimize.
 #include "inverse.h"
 
-#include "output.h"
-#include "run_directory.h"
-#include "scene.h"
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/run_directory.h>
+#include <rodsim/kernel/scene.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -263,16 +263,15 @@ Series readTimeseries(const fs::path& file) {
   Series s;
   std::error_code ec;
   if (!fs::exists(file, ec)) return s;
-  std::istringstream in(readBoundedText(file, kMaxRunCsvBytes, kMaxCsvLine, "run's timeseries.csv"));
-  std::string line;
-  if (!std::getline(in, line)) return s;
-  s.names = splitCsv(line);
+  const run_record::CsvTable t = readCsv(file, run_record::kMaxRunCsvBytes, "run's timeseries.csv", false);
+  s.names = t.header;
   s.columns.resize(s.names.size());
-  while (std::getline(in, line)) {
-    const auto cells = splitCsv(line);
-    for (std::size_t c = 0; c < s.names.size(); ++c)
-      s.columns[c].push_back(c < cells.size() ? parseNumber(cells[c]) : std::numeric_limits<double>::quiet_NaN());
-  }
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    for (std::size_t c = 0; c < s.names.size(); ++c) {
+      double v = std::numeric_limits<double>::quiet_NaN();
+      if (c < t.rows[r].size() && !run_record::parseCell(t.rows[r][c], v)) v = std::numeric_limits<double>::quiet_NaN();
+      s.columns[c].push_back(v);
+    }
   return s;
 }
 
@@ -315,12 +314,14 @@ void RunCache::record(const fs::path& dir, const std::string& identity, const st
 }
 
 void RunCache::rerecord(const fs::path& dir) const {
-  const std::string json = readFile(dir / "inverse_run.json");
-  record(dir, summaryField(json, "identity"), summaryField(json, "command"), std::atoi(summaryField(json, "exit_status").c_str()),
-         parseNumber(summaryField(json, "seconds")));
+  const auto json = readJsonRecord(dir / "inverse_run.json");
+  if (!json) return;
+  record(dir, json->text("identity"), json->text("command"), static_cast<int>(json->numberOr("exit_status", -1)),
+         json->numberOr("seconds", std::numeric_limits<double>::quiet_NaN()));
 }
 
-bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results) {
+bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results,
+                   const std::function<void(RunResult&)>& finish) {
   results.assign(points.size(), RunResult{});
   std::vector<std::size_t> todo;
   std::vector<std::string> identities(points.size());
@@ -329,20 +330,21 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
   for (std::size_t i = 0; i < points.size(); ++i) {
     identities[i] = identity(points[i]);
     results[i].dir = dir_ / "runs" / fmt::format("{:016x}", fnv1a(identities[i]));
-    const std::string record = readFile(results[i].dir / "inverse_run.json");
-    if (!record.empty() && jsonRawField(record, "identity") == jsonEscape(identities[i])) {
+    const auto record = readJsonRecord(results[i].dir / "inverse_run.json");
+    if (record && record->text("identity") == identities[i]) {
       // The outputs this study reads back must be those the run wrote: an edited timeseries.csv or
       // objective.txt is not a result (the run is made again).
-      if (jsonRawField(record, "outputs") == jsonEscape(outputsHash(results[i].dir))) {
-        results[i].ok = summaryField(record, "exit_status") == "0";
-        results[i].reason = results[i].ok ? "" : fmt::format("exit status {}; see {}", summaryField(record, "exit_status"),
+      if (record->text("outputs") == outputsHash(results[i].dir)) {
+        results[i].ok = record->text("exit_status") == "0";
+        results[i].reason = results[i].ok ? "" : fmt::format("exit status {}; see {}", record->text("exit_status"),
                                                               (results[i].dir / "run.log").string());
         results[i].cached = true;
         if (used_.insert(results[i].dir).second) ++reused_;
         continue;
       }
-      std::fprintf(stderr, "%s: %s: the outputs of this cached run changed since it was recorded: running it again\n",
-                   name_.c_str(), results[i].dir.c_str());
+      if (!ranks_ || ranks_->root())
+        std::fprintf(stderr, "%s: %s: the outputs of this cached run changed since it was recorded: running it again\n",
+                     name_.c_str(), results[i].dir.c_str());
     }
     if (auto it = first.find(results[i].dir); it != first.end()) {
       same.emplace_back(i, it->second);
@@ -351,12 +353,19 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
     first[results[i].dir] = i;
     todo.push_back(i);
   }
+  // Under mpirun every rank found the same points to run (nothing is written while the ranks look:
+  // they meet first); rank r runs every size-th of them, as a sweep splits its rows.
+  const int rank = ranks_ ? ranks_->rank() : 0, size = ranks_ ? ranks_->size() : 1;
+  if (ranks_) ranks_->barrier();
+  std::vector<std::size_t> mine;
+  for (std::size_t k = 0; k < todo.size(); ++k)
+    if (static_cast<int>(k % static_cast<std::size_t>(size)) == rank) mine.push_back(todo[k]);
   std::size_t next = 0;
-  const bool completed = runChildren(
+  bool completed = runChildren(
       ChildPool{name_, jobs_, quiet_, f_.duration, true},
       [&]() -> std::optional<ChildRun> {
-        if (next == todo.size()) return std::nullopt;
-        const std::size_t i = todo[next++];
+        if (next == mine.size()) return std::nullopt;
+        const std::size_t i = mine[next++];
         ChildRun c;
         c.id = i;
         c.dir = results[i].dir;
@@ -385,6 +394,33 @@ bool RunCache::run(const std::vector<std::vector<double>>& points, std::vector<R
         // Exit 3 (the run failed) is a result too: the same values fail again. Signals are not recorded.
         if (c.signal == 0) record(c.dir, identities[c.id], shellCommand(c.argv), c.exit_code, c.seconds);
       });
+  // What the study writes beside a finished run: once per run directory, by one rank (the one that
+  // ran it; the reused runs' directories are dealt out in turn), before the ranks meet again.
+  if (finish && completed) {
+    for (std::size_t i : mine)
+      if (results[i].ok) finish(results[i]);
+    std::set<fs::path> reused;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!results[i].cached || !reused.insert(results[i].dir).second) continue;
+      if (results[i].ok && static_cast<int>((reused.size() - 1) % static_cast<std::size_t>(size)) == rank) finish(results[i]);
+    }
+  }
+  if (size > 1) {
+    // Every rank waits for the others' runs and reads their results from their records.
+    completed = ranks_->maxOverRanks(completed ? 0 : 1) == 0;
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+      if (static_cast<int>(k % static_cast<std::size_t>(size)) == rank) continue;
+      RunResult& r = results[todo[k]];
+      const auto record = readJsonRecord(r.dir / "inverse_run.json");
+      const std::string status = record && record->text("identity") == identities[todo[k]] ? record->text("exit_status") : "";
+      r.ok = status == "0";
+      r.reason = r.ok ? "" : fmt::format("{}; see {}", status.empty() ? "not finished" : "exit status " + status, (r.dir / "run.log").string());
+      if (completed) {
+        ++simulations_;
+        used_.insert(r.dir);
+      }
+    }
+  }
   for (const auto& [i, j] : same) results[i] = results[j];
   return completed;
 }

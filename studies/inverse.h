@@ -6,12 +6,14 @@
 #pragma once
 
 #include "child_runs.h"
+#include "study_ranks.h"
 #include <rodsim/kernel/registry.h>
 
 #include <toml++/toml.h>
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -89,8 +91,16 @@ class RunCache {
   // `extra`: the part of the study file a cached result depends on beyond the run (see contentKey).
   RunCache(const InverseFile& f, std::filesystem::path dir, std::string executable, int jobs, bool quiet, std::string name,
            const kernel::TypeRegistry& registry, std::string extra = "");
-  // Runs the points not finished yet, `jobs` at once. Returns false when interrupted (SIGINT/SIGTERM).
-  bool run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results);
+  // Runs the points not finished yet, `jobs` at once (on each rank: see share). `finish` (optional)
+  // is called once for each finished run directory of the batch that succeeded, reused ones too,
+  // before run returns: what the study writes beside a run (optimize's objective.txt). Returns
+  // false when interrupted (SIGINT/SIGTERM).
+  bool run(const std::vector<std::vector<double>>& points, std::vector<RunResult>& results,
+           const std::function<void(RunResult&)>& finish = {});
+  // Under mpirun: the ranks split each batch (rank r runs every size-th run to make; each writes
+  // its runs' records, then all read them back), so that every rank gets the same results and
+  // drives the same optimizer; every rank calls run with the same points.
+  void share(const StudyRanks& ranks) { ranks_ = &ranks; }
   std::size_t simulations() const { return simulations_; }  // children started by this process
   std::size_t reused() const { return reused_; }            // finished by an earlier invocation
   std::size_t distinct() const { return used_.size(); }     // different runs used so far
@@ -111,6 +121,7 @@ class RunCache {
   bool quiet_;
   const kernel::TypeRegistry& registry_;
   std::string extra_;
+  const StudyRanks* ranks_ = nullptr;
   std::size_t simulations_ = 0, reused_ = 0;
   std::set<std::filesystem::path> used_;
 };

@@ -20,8 +20,9 @@
 
 #include "inverse.h"
 
-#include "output.h"
-#include "scene.h"
+#include <rodsim/kernel/installation.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/scene.h>
 
 #include <rodsim/process/spawn.h>
 #include <fmt/format.h>
@@ -119,27 +120,29 @@ struct Evaluator {
     if (todo.empty()) return true;
     for (const auto& u : todo) points.push_back(physical(u));
     std::vector<RunResult> results;
-    if (!cache->run(points, results)) {
+    // The objective is kept beside the run (round-trip exact), so that its timeseries may go
+    // (keep_runs = false); written once per run, by the rank that made it (RunCache::run's finish).
+    const auto keepObjective = [&](RunResult& r) {
+      const fs::path record = r.dir / "objective.txt";
+      if (!readFile(record).empty()) return;
+      writeFileAtomic(record.string(), fmt::format("{:.17g}\n", statisticOf(readTimeseries(r.dir / "timeseries.csv"), *objective)));
+      if (!keep_runs) {
+        std::error_code ec;
+        fs::remove(r.dir / "timeseries.csv", ec);
+        for (const auto& e : fs::directory_iterator(r.dir, ec))
+          if (e.path().extension() == ".vtp" || e.path().extension() == ".pvd") fs::remove(e.path(), ec);
+      }
+      cache->rerecord(r.dir);  // objective.txt is now one of the outputs the entry relies on
+    };
+    if (!cache->run(points, results, keepObjective)) {
       interrupted = true;
       return false;
     }
     for (std::size_t i = 0; i < todo.size(); ++i) {
-      // The objective is kept beside the run, so that its timeseries may go (keep_runs = false).
-      const fs::path record = results[i].dir / "objective.txt";
       double value = std::numeric_limits<double>::quiet_NaN();
-      const std::string text = readFile(record);
-      if (results[i].ok && !text.empty()) value = parseNumber(text);
-      else if (results[i].ok) {
-        value = statisticOf(readTimeseries(results[i].dir / "timeseries.csv"), *objective);
-        writeFileAtomic(record.string(), fmt::format("{:.17g}\n", value));
-        if (!keep_runs) {
-          std::error_code ec;
-          fs::remove(results[i].dir / "timeseries.csv", ec);
-          for (const auto& e : fs::directory_iterator(results[i].dir, ec))
-            if (e.path().extension() == ".vtp" || e.path().extension() == ".pvd") fs::remove(e.path(), ec);
-        }
-        cache->rerecord(results[i].dir);  // objective.txt is now one of the outputs the entry relies on
-      }
+      const std::string text = results[i].ok ? readFile(results[i].dir / "objective.txt") : "";
+      if (!text.empty() && !run_record::parseCell(text.substr(0, text.find_last_not_of(" \n\r") + 1), value))
+        value = std::numeric_limits<double>::quiet_NaN();
       if (!std::isfinite(value)) ++failures;
       objectives[todo[i]] = value;
     }
@@ -237,7 +240,7 @@ long long readWhole(const InverseFile& f, const char* key, long long fallback, l
 }  // namespace
 
 int optimizeCommand(const std::vector<std::string>& args, const std::string& executable) {
-  const InverseOptions o = parseInverseArgs(args, kUsage, "optimize");
+  InverseOptions o = parseInverseArgs(args, kUsage, "optimize");
   TypeRegistry registry;
   loadPluginsFor(o.file, registry);
   const InverseFile f =
@@ -265,17 +268,23 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("cannot create the output directory '{}': {}", dir.string(), ec.message()));
-  const int jobs = process::jobsOrCores(o.jobs);
   holdStopSignals();  // validated: from here on an interruption is reported, not fatal
+  // Under mpirun the ranks share each generation's runs (study_ranks.h); rank 0 writes and prints.
+  const StudyRanks ranks(executable, "optimize");
+  if (!ranks.root()) o.quiet = true;
+  const int jobs = ranks.size() > 1 && o.jobs <= 0 ? 1 : process::jobsOrCores(o.jobs);
   // A run's objective.txt holds the objective as it was defined then: a changed objective (probe,
   // statistic, window) makes other runs (the timeseries it needs may be gone, keep_runs = false).
   RunCache cache(f, dir, executable, jobs, true, "rodsim optimize", registry,
                  fmt::format("objective {} {} {:.17g} {:.17g}", objective.probe, objective.statistic, objective.t0, objective.t1));
+  cache.share(ranks);
   auto ev = std::make_shared<Evaluator>();
   ev->f = &f, ev->objective = &objective, ev->cache = &cache, ev->keep_runs = keep_runs;
   if (!o.quiet)
-    std::printf("rodsim optimize: CMA-ES (pagmo2), %zu parameter(s), population %lld, %lld generation(s), seed %u, %d job(s) -> %s\n", n,
-                lambda, generations, seed, jobs, dir.c_str());
+    std::printf("rodsim optimize: CMA-ES (pagmo2), %zu parameter(s), population %lld, %lld generation(s), seed %u, %s -> %s\n", n,
+                lambda, generations, seed,
+                (ranks.size() > 1 ? fmt::format("{} MPI ranks x {} job(s)", ranks.size(), jobs) : fmt::format("{} job(s)", jobs)).c_str(),
+                dir.c_str());
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<double> u0;
@@ -286,7 +295,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   // Generation 0: lambda copies of the initial point (one run), so that CMA-ES starts its mean there.
   for (long long i = 0; i < lambda; ++i) pop.push_back(u0);
   if (ev->interrupted) {
-    std::printf("rodsim optimize: interrupted; run the same command again to continue\n");
+    if (ranks.root()) std::printf("rodsim optimize: interrupted; run the same command again to continue\n");
     return 3;
   }
   const double initial_objective = ev->objectives[u0];
@@ -350,6 +359,7 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::vector<double> best_x = ev->physical(best_u), x0 = ev->physical(u0);
 
+  if (!ranks.root()) return interrupted ? 3 : 0;  // rank 0 writes the results
   std::string csv = "generation,simulations,best,mean,best_so_far";
   for (const auto& p : f.parameters) csv += fmt::format(",{}", csvCell(p.name()));
   csv += ",wall_s\n";
@@ -371,10 +381,10 @@ int optimizeCommand(const std::vector<std::string>& args, const std::string& exe
       "  \"seed\": {},\n  \"jobs\": {},\n  \"wall_time_s\": {:.3f},\n  \"complete\": {},\n  \"best_run\": \"{}\",\n  \"scene\": \"{}\"\n}}\n",
       objective.maximize ? "maximize" : "minimize", jsonEscape(objective.probe), objective.statistic, jsonNumber(objective.t0),
       jsonNumber(objective.t1), jsonNumber(best), jsonNumber(initial_objective), cache.distinct(), cache.simulations(),
-      cache.reused(), ev->unbatched, ev->failures, rows.size() - 1, lambda, jsonNumber(sigma), seed, jobs, seconds, interrupted ? "false" : "true",
+      cache.reused(), ev->unbatched, ev->failures, rows.size() - 1, lambda, jsonNumber(sigma), seed, jobs * ranks.size(), seconds, interrupted ? "false" : "true",
       jsonEscape(cache.runDir(best_x).string()), jsonEscape(fs::absolute(f.scene).lexically_normal().string()));
   writeFileAtomic((dir / "optimize.json").string(), json);
-  const std::string plot = runPlotScript(RODSIM_PLOT_OPTIMIZE_SCRIPT, {dir.string()});
+  const std::string plot = runPlotScript(kernel::sharedFile(executable, "plot_optimize.py").string(), {dir.string()});
   if (!o.quiet) {
     std::printf("rodsim optimize: %s%s %s of %s: %.6g (initial %.6g) after %zu generation(s), %zu simulation(s) (%zu reused), %.1f s\n",
                 interrupted ? "INTERRUPTED: " : "", objective.maximize ? "best" : "lowest", objective.statistic.c_str(),

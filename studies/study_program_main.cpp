@@ -3,6 +3,7 @@
 // RODSIM_STUDY_COMMAND (a compile definition) names the command: fitCommand or optimizeCommand.
 #include "fit.h"
 #include "optimize.h"
+#include "study_ranks.h"
 #include <rodsim/kernel/scene.h>
 
 #include <cstdio>
@@ -19,7 +20,9 @@ int main(int argc, char** argv) {
   try {
     return rodsim::studies::RODSIM_STUDY_COMMAND(std::vector<std::string>(argv + 3, argv + argc), argv[2]);
   } catch (const rodsim::kernel::InputError& e) {
-    std::fprintf(stderr, "rodsim: error: %s\n", e.what());
+    // Under mpirun every rank finds the same error in the same files: rank 0 reports it.
+    if (const auto launcher = rodsim::studies::launcherRank(); !launcher || launcher->first == 0)
+      std::fprintf(stderr, "rodsim: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rodsim: internal error: %s\n", e.what());

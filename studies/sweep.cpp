@@ -7,12 +7,12 @@
 #include "sweep.h"
 
 #include "child_runs.h"
-#include "sweep_mpi.h"
+#include "study_ranks.h"
 
-#include "checkpoint.h"
-#include "output.h"
-#include "scene.h"
-#include "simulation.h"
+#include <rodsim/kernel/checkpoint.h>
+#include <rodsim/kernel/output.h>
+#include <rodsim/kernel/scene.h>
+#include <rodsim/kernel/simulation.h>
 
 #include <rodsim/process/spawn.h>
 #include <fmt/format.h>
@@ -29,7 +29,6 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <fstream>
 #include <filesystem>
 #include <limits>
@@ -276,10 +275,9 @@ namespace {
 // ---------------------------------------------------------------- rows on disk
 
 
-// What identifies a row's run: its base scene and every --set (as escaped in sweep_row.json).
+// What identifies a row's run: its base scene (absolute) and every --set (sweep_row.json's "scene"
+// and "set").
 std::string absoluteScene(const Sweep& s) { return fs::absolute(s.scene).lexically_normal().string(); }
-
-std::string rowIdentity(const Sweep& s, const SweepRow& row) { return runIdentity(s.scene, s.overrides(row)); }
 
 fs::path rowDir(const fs::path& dir, const SweepRow& row) { return dir / std::to_string(row.index); }
 
@@ -302,30 +300,37 @@ struct RowState {
 // runs again. A record that is not one (garbage, another row's) is refused, naming the file.
 RowState rowState(const Sweep& s, const fs::path& dir, const SweepRow& row, const TypeRegistry& registry) {
   const fs::path record = rowDir(dir, row) / "sweep_row.json";
-  const std::string json = readFile(record);
-  if (json.empty()) return {};
-  auto whole = [](const std::string& v) {
-    return !v.empty() && v.find_first_not_of("-0123456789") == std::string::npos && v.size() < 12;
+  std::optional<run_record::JsonValue> json;
+  std::string why;
+  try {
+    json = readJsonRecord(record);
+  } catch (const InputError& e) {
+    why = e.what();
+  }
+  if (!json && why.empty()) return {};
+  auto whole = [](const run_record::JsonValue* v) {
+    return v && v->isNumber() && v->numberText().find_first_not_of("-0123456789") == std::string::npos && v->numberText().size() < 12;
   };
-  const std::string index = jsonRawField(json, "index");
-  if (json.front() != '{' || index != std::to_string(row.index) || jsonRawField(json, "scene").empty() ||
-      json.find("\"set\": \"") == std::string::npos || !whole(jsonRawField(json, "exit_status")) ||
-      !whole(jsonRawField(json, "signal")))
+  auto text = [](const run_record::JsonValue* v) { return v && v->isString() ? v->asString() : std::string(); };
+  const run_record::JsonValue* index = json ? json->find("index") : nullptr;
+  if (!json || !whole(index) || index->numberText() != std::to_string(row.index) || text(json->find("scene")).empty() ||
+      !json->find("set") || !json->find("set")->isString() || !whole(json->find("exit_status")) || !whole(json->find("signal")))
     throw InputError(fmt::format("{}: corrupt row record: not the sweep_row.json that rodsim sweep writes for row {}{}; "
                                  "delete {} to run the row again",
                                  record.string(), row.index,
-                                 whole(index) && index != std::to_string(row.index) ? fmt::format(" (it names row {})", index) : "",
+                                 whole(index) && index->numberText() != std::to_string(row.index)
+                                     ? fmt::format(" (it names row {})", index->numberText())
+                                     : "",
                                  rowDir(dir, row).string()));
-  const std::string recorded = jsonRawField(json, "scene") + "|" + jsonRawField(json, "set");
-  if (recorded != rowIdentity(s, row))
+  const std::string set = text(json->find("set")), now = fmt::format("{}", fmt::join(s.overrides(row), "\n"));
+  if (text(json->find("scene")) != absoluteScene(s) || set != now)
     throw InputError(fmt::format(
         "{}: row {} was run with other values (set: {}; now: {}): the sweep file changed since; "
         "write to another --output DIR, or delete {} to run it again",
-        record.string(), row.index, jsonRawField(json, "set"), jsonEscape(fmt::format("{}", fmt::join(s.overrides(row), "\n"))),
-        rowDir(dir, row).string()));
-  if (jsonRawField(json, "content") != rowContent(s, row, registry))
+        record.string(), row.index, jsonEscape(set), jsonEscape(now), rowDir(dir, row).string()));
+  if (text(json->find("content")) != rowContent(s, row, registry))
     return {false, "its scene, a file the scene references, or rodsim changed since it ran"};
-  if (jsonRawField(json, "outputs") != jsonEscape(outputsHash(rowDir(dir, row))))
+  if (text(json->find("outputs")) != outputsHash(rowDir(dir, row)))
     return {false, "its output files were changed since it ran"};
   return {true, ""};
 }
@@ -478,55 +483,51 @@ std::string mergeRow(const Sweep& s, const SweepRow& row, const fs::path& dir, R
   std::string line = std::to_string(row.index);
   for (std::size_t a = 0; a < s.axes.size(); ++a) line += fmt::format(",{}", csvCell(s.axes[a].values[row.pick[a]].shown));
   const RowState state = rowState(s, dir, row, registry);  // a stale row's files are not its result
-  const std::string record = state.finished ? readFile(rd / "sweep_row.json") : "";
-  const std::string summary = record.empty() ? "" : readFile(rd / "summary.json");
+  const auto record = state.finished ? readJsonRecord(rd / "sweep_row.json") : std::nullopt;
+  std::optional<run_record::JsonValue> summary;
+  std::string unreadable;  // a summary.json that is not JSON: the row failed
+  try {
+    if (record) summary = readJsonRecord(rd / "summary.json");
+  } catch (const InputError& e) {
+    unreadable = e.what();
+  }
   if (!state.stale.empty()) {
     outcome = {"missing", state.stale + ": run the sweep again"};
-  } else if (record.empty()) {
+  } else if (!record) {
     outcome = {"missing", "not run yet (or interrupted): run the sweep again"};
-  } else if (const int sig = std::atoi(summaryField(record, "signal").c_str()); sig != 0) {
+  } else if (const int sig = static_cast<int>(record->numberOr("signal", 0)); sig != 0) {
     outcome = {"failed", fmt::format("killed by signal {} ({}); see {}", sig, signalName(sig), (rd / "run.log").string())};
-  } else if (summary.empty()) {
-    outcome = {"failed", fmt::format("exit status {} without summary.json; see {}", summaryField(record, "exit_status"),
+  } else if (!unreadable.empty()) {
+    outcome = {"failed", unreadable};
+  } else if (!summary) {
+    outcome = {"failed", fmt::format("exit status {} without summary.json; see {}", record->text("exit_status"),
                                      (rd / "run.log").string())};
   } else {
-    outcome = {summaryField(summary, "status"), summaryField(summary, "reason")};
+    outcome = {summary->text("status"), summary->text("reason")};
     if (outcome.status == "running") outcome = {"failed", "the run ended without finishing summary.json"};
   }
   line += fmt::format(",{}", outcome.status);
-  for (const auto& key : kSummaryColumns) {
-    const std::string v = summary.empty() ? "" : summaryField(summary, key);
-    line += fmt::format(",{}", (v == "null" ? std::string() : v));
-  }
+  for (const auto& key : kSummaryColumns) line += fmt::format(",{}", summary ? summary->text(key) : std::string());  // null: empty
   // Probes: the final value and the mean over the steps (timeseries.csv rows after the initial one).
   std::vector<std::string> finals(s.probes.size()), means(s.probes.size());
-  if (!record.empty()) {
-    std::error_code ec;
-    std::istringstream in(fs::exists(rd / "timeseries.csv", ec)
-                              ? readBoundedText(rd / "timeseries.csv", kMaxRunCsvBytes, kMaxCsvLine, "run's timeseries.csv")
-                              : std::string());
-    std::string header_line, text;
-    if (std::getline(in, header_line)) {
-      const auto header = splitCsv(header_line);
-      std::vector<long> col(s.probes.size(), -1);
-      for (std::size_t p = 0; p < s.probes.size(); ++p)
-        for (std::size_t c = 0; c < header.size(); ++c)
-          if (header[c] == s.probes[p]) col[p] = static_cast<long>(c);
-      std::vector<double> sum(s.probes.size(), 0);
-      std::vector<long> count(s.probes.size(), 0);
-      bool initial = true;
-      for (std::string l; std::getline(in, l); initial = false) {
-        const auto cells = splitCsv(l);
-        for (std::size_t p = 0; p < s.probes.size(); ++p) {
-          if (col[p] < 0 || static_cast<std::size_t>(col[p]) >= cells.size()) continue;
-          finals[p] = cells[static_cast<std::size_t>(col[p])];
-          const double v = parseNumber(finals[p]);
-          if (!initial && std::isfinite(v)) sum[p] += v, ++count[p];
-        }
+  std::error_code ec;
+  if (record && fs::exists(rd / "timeseries.csv", ec)) {
+    const run_record::CsvTable t = readCsv(rd / "timeseries.csv", run_record::kMaxRunCsvBytes, "run's timeseries.csv", false);
+    std::vector<long> col(s.probes.size(), -1);
+    for (std::size_t p = 0; p < s.probes.size(); ++p) col[p] = t.column(s.probes[p]);
+    std::vector<double> sum(s.probes.size(), 0);
+    std::vector<long> count(s.probes.size(), 0);
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      const auto& cells = t.rows[r];
+      for (std::size_t p = 0; p < s.probes.size(); ++p) {
+        if (col[p] < 0 || static_cast<std::size_t>(col[p]) >= cells.size()) continue;
+        finals[p] = cells[static_cast<std::size_t>(col[p])];
+        double v = 0;
+        if (r > 0 && run_record::parseCell(finals[p], v) && std::isfinite(v)) sum[p] += v, ++count[p];
       }
-      for (std::size_t p = 0; p < s.probes.size(); ++p)
-        if (count[p] > 0) means[p] = fmt::format("{:.10g}", sum[p] / static_cast<double>(count[p]));
     }
+    for (std::size_t p = 0; p < s.probes.size(); ++p)
+      if (count[p] > 0) means[p] = fmt::format("{:.10g}", sum[p] / static_cast<double>(count[p]));
   }
   for (std::size_t p = 0; p < s.probes.size(); ++p) line += fmt::format(",{},{}", finals[p], means[p]);
   line += fmt::format(",{}\n", csvCell(outcome.reason));
@@ -608,43 +609,6 @@ class SweepLock {
  private:
   int fd_ = -1;
 };
-
-// ---------------------------------------------------------------- MPI (optional, opened at run time)
-
-// Launched by mpirun (Open MPI) or another PMI launcher: the rank and size it says, else nullopt.
-std::optional<std::pair<int, int>> launcherRank() {
-  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
-    const char* r = std::getenv(rank);
-    const char* n = std::getenv(size);
-    if (r && n) return std::pair{std::atoi(r), std::atoi(n)};
-  }
-  return std::nullopt;
-}
-
-const RodsimSweepMpi* openMpi(const std::string& executable, int size) {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("RODSIM_SWEEP_MPI_LIBRARY")) candidates.push_back(env);
-  candidates.push_back((fs::path(executable).parent_path().parent_path() / "lib" / "rodsim" / "librodsim-sweep-mpi.so").string());
-#ifdef RODSIM_SWEEP_MPI_LIBRARY
-  candidates.push_back(RODSIM_SWEEP_MPI_LIBRARY);
-#endif
-  std::string errors;
-  for (const auto& path : candidates) {
-    if (!fs::exists(path)) continue;
-    // RTLD_GLOBAL: Open MPI's own components, opened by libmpi, resolve their symbols against it.
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!lib) {
-      errors += fmt::format("; {}", dlerror());
-      continue;
-    }
-    if (auto entry = reinterpret_cast<RodsimSweepMpiEntry>(dlsym(lib, RODSIM_SWEEP_MPI_ENTRY))) return entry();
-    errors += fmt::format("; {}: no {}", path, RODSIM_SWEEP_MPI_ENTRY);
-  }
-  throw InputError(fmt::format("rodsim sweep was launched by mpirun ({} ranks) but this rodsim has no MPI support "
-                               "(librodsim-sweep-mpi.so not found or not loadable{}); configure with MPI installed "
-                               "(Debian: openmpi-bin libopenmpi-dev), or run without mpirun (--jobs N)",
-                               size, errors));
-}
 
 // ---------------------------------------------------------------- the command
 
@@ -795,20 +759,17 @@ int sweepCommand(const std::vector<std::string>& args, const std::string& execut
         return 0;
       }
       if (!runRows(s, todo, dir, 1, o.quiet, true, registry, executable)) return 3;
-      const std::string record = readFile(rowDir(dir, s.rows[*o.index]) / "sweep_row.json");
-      return summaryField(record, "exit_status") == "0" ? 0 : 3;
+      const auto record = readJsonRecord(rowDir(dir, s.rows[*o.index]) / "sweep_row.json");
+      return record && record->text("exit_status") == "0" ? 0 : 3;
     }
 
     const RodsimSweepMpi* comm = nullptr;
     int rank = 0, size = 1;
     if (mpi) {
-      comm = openMpi(executable, launcher_size);
+      comm = openMpi(executable, launcher_size, "sweep");
       // Block the signals runChildren waits for before MPI starts its threads, which inherit the
       // mask: a SIGCHLD or SIGINT delivered to one of them would be lost or kill the process.
-      sigset_t watched;
-      sigemptyset(&watched);
-      for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&watched, sig);
-      pthread_sigmask(SIG_BLOCK, &watched, nullptr);
+      blockEngineSignals();
       if (comm->init(&rank, &size) != 0) throw std::runtime_error("rodsim sweep: MPI_Init failed");  // the machine, not the input: exit 3
       comm->barrier();  // every rank has listed the unfinished rows before any rank finishes one
       if (comm->max_over_ranks(lock_error.empty() ? 0 : 2) != 0) {  // another sweep holds DIR

@@ -1,5 +1,6 @@
-// rodsim sweep's MPI calls (see sweep_mpi.h): the ranks share one table of runs that they split
-// among themselves; they only meet to start together and to let rank 0 merge when all are done.
+// The studies' MPI calls (see sweep_mpi.h): a sweep's ranks share one table of runs that they split
+// among themselves and only meet to start together and to let rank 0 merge when all are done; the
+// ranks of a fit or an optimization meet around each batch of runs (inverse.h, RunCache).
 #include "sweep_mpi.h"
 
 #include <mpi.h>

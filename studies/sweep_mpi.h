@@ -1,7 +1,7 @@
-// The only MPI the project uses: rodsim sweep under mpirun. It lives in a library of its own
-// (librodsim-sweep-mpi.so, built when configure finds MPI) that `rodsim sweep` opens with dlopen
-// only when it was launched by mpirun, so the kernel, the plugins and every other command never
-// load MPI (no start-up cost, no dependency) and rodsim builds without MPI.
+// The only MPI the project uses: rodsim sweep, fit and optimize under mpirun. It lives in a library
+// of its own (librodsim-sweep-mpi.so, built when configure finds MPI) that they open with dlopen
+// (study_ranks.h) only when launched by mpirun, so the kernel, the plugins and every other command
+// never load MPI (no start-up cost, no dependency) and rodsim builds without MPI.
 #pragma once
 
 extern "C" {

@@ -1,5 +1,6 @@
 #include "plot.h"
 
+#include <rodsim/kernel/installation.h>
 #include <rodsim/kernel/scene.h>  // InputError
 
 #include <rodsim/process/pool.h>
@@ -36,7 +37,7 @@ PlotOptions parsePlotArguments(const std::vector<std::string>& args) {
 int runPlot(const PlotOptions& o, const std::string& executable) {
   if (!fs::exists(fs::path(o.run_dir) / "timeseries.csv"))
     throw InputError(fmt::format("{}: no timeseries.csv (the output directory of a run with \"csv\" in [output] formats)", o.run_dir));
-  const fs::path script = fs::path(executable).parent_path().parent_path() / "share" / "rodsim" / "plot_run.py";
+  const fs::path script = kernel::sharedFile(executable, "plot_run.py");
   if (!fs::exists(script))
     throw InputError(fmt::format("{} is missing: rodsim's plotting script is installed beside it (build tree: "
                                  "build/share/rodsim/, installed: <prefix>/share/rodsim/)", script.string()));

@@ -42,7 +42,7 @@ TEST_CASE("compare runs a scene per contact model and writes the table and e(t)"
   // The scene is imc's: its delta is dropped for ipc; ipc gets a d_hat as small as imc's delta and
   // a time step of its own (half the scene's 0.1 s).
   CommandResult r = runRodsim("compare " + kSource + "/scenes/contact/rod_on_crossing_rod.toml --contact imc,ipc "
-                              "--contact-set ipc:d_hat=1e-5 --set-for ipc:solver.dt=0.05 --jobs 2 --output " + dir.string());
+                              "--contact-set ipc:d_hat=1e-5 --set-for ipc:simulation.dt=0.05 --jobs 2 --output " + dir.string());
   INFO(r.output);
   REQUIRE(r.status == 0);
   CHECK(r.output.find("ipc run: dropped [[contact]] key(s) ipc does not declare: delta (") != std::string::npos);
@@ -66,7 +66,7 @@ TEST_CASE("compare runs a scene per contact model and writes the table and e(t)"
   for (std::size_t i = 0; i < 2; ++i) {
     CHECK(table.rows[i][table.col("status")] == "ok");
     CHECK(table.num(i, "M") == 2);
-    CHECK(table.num(i, "steps") == (i == 0 ? 10 : 20));  // --set-for ipc:solver.dt=0.05
+    CHECK(table.num(i, "steps") == (i == 0 ? 10 : 20));  // --set-for ipc:simulation.dt=0.05
     CHECK(table.num(i, "contact_steps") >= 1);
     CHECK(table.num(i, "aipts") >= 1);
     CHECK(table.num(i, "aipts") < 50);
@@ -113,7 +113,7 @@ TEST_CASE("compare refuses bad input with exit status 2 before writing anything"
     CHECK(r.status == 2);
   }
   SUBCASE("--set-for: a model not compared, no '=', or the contact type") {
-    for (const char* bad : {"alart-curnier:solver.dt=0.01", "ipc:solver.dt", "imc:contact.type=ipc"}) {
+    for (const char* bad : {"alart-curnier:simulation.dt=0.01", "ipc:simulation.dt", "imc:contact.type=ipc"}) {
       CommandResult r = runRodsim("compare " + scene + " --contact imc,ipc --set-for " + bad + " --output " + out.string());
       CHECK(r.status == 2);
       CHECK(r.output.find("--set-for") != std::string::npos);

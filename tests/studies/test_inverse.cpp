@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -298,4 +299,85 @@ TEST_CASE("bad fit and optimize files: file:line:column, exit 2, nothing written
                 "'goal' expects");
   expectRefused("optimize", dir, ohead + "[objective]\nprobe = \"tip_z\"\nwindow = [0.4, 0.9]\n" + param, opt + ":5:10",
                 "'window' [0.4, 0.9] must satisfy");
+}
+
+namespace {
+
+// mpirun -np 2 with the environment the project's tests give it (as test_sweep's mpirun case).
+CommandResult runUnderMpirun(const std::string& args) {
+  // Open MPI refuses root unless told (containers, CI).
+  std::string env = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+#ifdef RODSIM_SANITIZED
+  // Open MPI does not free what MPI_Init allocates (see test_sweep.cpp): the ranks run without
+  // leak detection.
+  env += " ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0";
+#endif
+  return runCommand(env + " mpirun -np 2 --oversubscribe " + std::string(RODSIM_EXECUTABLE) + " " + args);
+}
+
+// A result file's lines without the wall-clock ones, the output directory written as DIR.
+std::vector<std::string> resultLines(const fs::path& file, const fs::path& dir) {
+  std::vector<std::string> out;
+  std::istringstream in(readText(file));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"wall_time_s\"") != std::string::npos) continue;
+    for (std::size_t p; (p = line.find(dir.string())) != std::string::npos;) line.replace(p, dir.string().size(), "DIR");
+    out.push_back(line);
+  }
+  return out;
+}
+
+bool mpiAvailable() {
+  if (runCommand("command -v mpirun").status != 0) {
+    MESSAGE("skipped: mpirun not found (Debian: openmpi-bin)");
+    return false;
+  }
+#ifndef RODSIM_SWEEP_MPI
+  MESSAGE("skipped: rodsim was configured without MPI");
+  return false;
+#endif
+  return true;
+}
+
+}  // namespace
+
+// Issue 42: fit and optimize run their batches on the sweep's engines; under mpirun the ranks
+// share each batch and the result is the serial run's.
+TEST_CASE("rodsim fit under mpirun -np 2 gives the fit.json of a serial fit") {
+  if (!mpiAvailable()) return;
+  const fs::path dir = scratchDir("inverse_fit_mpi");
+  const fs::path scene = kInverse / "cantilever_drop.toml";  // E = 5e7 Pa
+  makeData(dir, scene, "tip_z", 0.02, 0.5, 25);
+  writeText(dir / "fit.toml", "scene = \"" + scene.string() + "\"\ndata = \"measured.csv\"\n"
+                              "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 7.5e7\nlower = 1.0e6\nupper = 2.0e8\nlog = true\n");
+  const fs::path serial = dir / "serial", ranks = dir / "mpi";
+  const auto s = runRodsim("fit " + (dir / "fit.toml").string() + " --output " + serial.string() + " --jobs 2 --quiet");
+  REQUIRE_MESSAGE(s.status == 0, s.output);
+  const auto r = runUnderMpirun("fit " + (dir / "fit.toml").string() + " --output " + ranks.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("2 MPI ranks x 1 job(s)") != std::string::npos);
+  CHECK(resultLines(ranks / "fit.json", ranks) == resultLines(serial / "fit.json", serial));
+  CHECK(rowsWithout(readCsv(ranks / "iterations.csv"), {"wall_s"}) == rowsWithout(readCsv(serial / "iterations.csv"), {"wall_s"}));
+  CHECK(readText(ranks / "fit.csv") == readText(serial / "fit.csv"));
+}
+
+TEST_CASE("rodsim optimize under mpirun -np 2 gives the optimize.json of a serial optimization") {
+  if (!mpiAvailable()) return;
+  const fs::path dir = scratchDir("inverse_optimize_mpi");
+  // The small optimization of the CMA-ES case above, two generations.
+  writeText(dir / "opt.toml", "scene = \"" + (kInverse / "cantilever_drop.toml").string() +
+                                  "\"\ngoal = \"maximize\"\nseed = 3\ngenerations = 2\npopulation = 5\nsigma = 0.3\n"
+                                  "[set]\n\"simulation.duration\" = 0.1\n"
+                                  "[objective]\nprobe = \"tip_z\"\nstatistic = \"min\"\n"
+                                  "[[parameter]]\nkey = \"rod.beam.youngs_modulus\"\ninitial = 2e7\nlower = 1e7\nupper = 1e8\n");
+  const fs::path serial = dir / "serial", ranks = dir / "mpi";
+  const auto s = runRodsim("optimize " + (dir / "opt.toml").string() + " --output " + serial.string() + " --jobs 2 --quiet");
+  REQUIRE_MESSAGE(s.status == 0, s.output);
+  const auto r = runUnderMpirun("optimize " + (dir / "opt.toml").string() + " --output " + ranks.string());
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("2 MPI ranks x 1 job(s)") != std::string::npos);
+  CHECK(resultLines(ranks / "optimize.json", ranks) == resultLines(serial / "optimize.json", serial));
+  CHECK(rowsWithout(readCsv(ranks / "generations.csv"), {"wall_s"}) == rowsWithout(readCsv(serial / "generations.csv"), {"wall_s"}));
 }
