@@ -71,9 +71,20 @@ plugin="$tmp/build/rodsim-anchor_spring.so"
 [[ -f "$plugin" ]] || die "rodsim_add_plugin did not leave $plugin in the caller's build directory"
 echo "built $plugin"
 
-# The installed plugins first, then the example; the build tree's copies that the kernel also
-# searches are then reported as shadowed duplicates, never used.
-export RODSIM_PLUGIN_PATH="$tmp/prefix/lib/rodsim/plugins:$tmp/build"
+step "an installed rodsim uses its own plugins and does not search the build tree it came from"
+"$rodsim" plugins >"$tmp/plugins-installed.txt"
+grep -q "$tmp/prefix/lib/rodsim/plugins" "$tmp/plugins-installed.txt" \
+  || { cat "$tmp/plugins-installed.txt"; die "rodsim plugins does not search $tmp/prefix/lib/rodsim/plugins"; }
+! grep -q "ignored:" "$tmp/plugins-installed.txt" \
+  || { cat "$tmp/plugins-installed.txt"; die "an installed rodsim lists ignored duplicates"; }
+! grep -qF "$build/plugins" "$tmp/plugins-installed.txt" \
+  || { cat "$tmp/plugins-installed.txt"; die "an installed rodsim searches the build tree"; }
+for script in plot_run.py plot_compare.py plot_fit.py plot_optimize.py; do
+  [[ -f "$tmp/prefix/share/rodsim/$script" ]] || die "no share/rodsim/$script in the prefix"
+done
+
+# The example's plugin beside the installed ones.
+export RODSIM_PLUGIN_PATH="$tmp/build"
 
 step "the plugin's own derivative test, built with the installed SDK test kit"
 [[ -f "$tmp/prefix/include/rodsim/testing/derivative_checks.h" ]] || die "no SDK test kit in the prefix"
