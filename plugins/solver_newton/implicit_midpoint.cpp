@@ -136,12 +136,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   if (velocity_predictor_ && compare_starts_) {
     q_ = q_n_;
     world.prescribe(t_m, q_);
-    double r_velocity = 0, r_position = 0;
-    core_.residualAt(world, ctx, q_m_, /*inertial=*/true, r_velocity);
-    if (core_.residualAt(world, ctx, q_, /*inertial=*/true, r_position) && r_position < r_velocity) {
-      q_m_.swap(q_);
-      ++position_starts_;
-    }
+    if (core_.startFromLowerResidual(world, ctx, q_m_, q_, /*inertial=*/true)) ++position_starts_;
   }
   const NewtonResult r = core_.solve(world, ctx, q_m_, /*inertial=*/true);
   rep.iterations = r.solves;

@@ -96,6 +96,14 @@ bool NewtonCore::evaluate(World& world, EvalContext& ctx, const Vec& q, Vec& F, 
   return true;
 }
 
+bool NewtonCore::startFromLowerResidual(World& world, EvalContext& ctx, Vec& q, Vec& alternative, bool inertial) {
+  double r_q = 0, r_alternative = 0;
+  residualAt(world, ctx, q, inertial, r_q);
+  if (!residualAt(world, ctx, alternative, inertial, r_alternative) || !(r_alternative < r_q)) return false;
+  q.swap(alternative);
+  return true;
+}
+
 bool NewtonCore::residualAt(World& world, EvalContext& ctx, const Vec& q, bool inertial, double& rnorm) {
   inertial_ = inertial;
   std::string why;

@@ -56,6 +56,12 @@ class NewtonCore {
   // residual() and the next solve() are unaffected.
   bool residualAt(World& world, EvalContext& ctx, const Vec& q, bool inertial, double& rnorm);
 
+  // Of two starting points for the same equations (prescribed values written in both), leaves in
+  // `q` the one with the lower |R_free|: `q` (the velocity predictor, evaluated first) unless
+  // `alternative` (q_n) is finite and lower, in which case the two are swapped and true returned
+  // (README.md, "Predictor").
+  bool startFromLowerResidual(World& world, EvalContext& ctx, Vec& q, Vec& alternative, bool inertial);
+
   const Vec& residual() const { return R_; }
   // |R_free| after each evaluation of an accepted iterate in the last solve() (capacity
   // reserved in prepare(), so recording it does not allocate).

@@ -144,12 +144,7 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   if (velocity_predictor_ && !core_.options().linearized && compare_starts_) {
     q_start_ = q_n_;
     world.prescribe(t, q_start_);
-    double r_velocity = 0, r_position = 0;
-    core_.residualAt(world, ctx, q_, /*inertial=*/true, r_velocity);
-    if (core_.residualAt(world, ctx, q_start_, /*inertial=*/true, r_position) && r_position < r_velocity) {
-      q_.swap(q_start_);
-      ++position_starts_;
-    }
+    if (core_.startFromLowerResidual(world, ctx, q_, q_start_, /*inertial=*/true)) ++position_starts_;
   }
   const NewtonResult r = core_.solve(world, ctx, q_, /*inertial=*/true);
   rep.iterations = r.solves;

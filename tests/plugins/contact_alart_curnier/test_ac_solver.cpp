@@ -372,6 +372,18 @@ rodsim::testing::SpringChain::Options chain(const Vec3& a, const Vec3& c, const 
   return o;
 }
 
+// The partition tests' rods: the held A1 crossed by B1 at the origin; `off` away, A2 crossed by B2,
+// and C2 (velocity c2_velocity) across B2 at another point; crossings at height z1 (B) and 2 z1 (C).
+template <class World>
+void addTwoCrossingPairs(World& w, double z1, double off, const Vec3& c2_velocity) {
+  using rodsim::testing::SpringChain;
+  w.template addRod<SpringChain>("A1", chain(Vec3(-0.02, 0.001, 0), Vec3(0.02, 0.001, 0), Vec3::Zero()));
+  w.template addRod<SpringChain>("B1", chain(Vec3(0.003, -0.02, z1), Vec3(0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+  w.template addRod<SpringChain>("A2", chain(Vec3(off - 0.02, 0.001, 0), Vec3(off + 0.02, 0.001, 0), Vec3::Zero()));
+  w.template addRod<SpringChain>("B2", chain(Vec3(off + 0.003, -0.02, z1), Vec3(off + 0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
+  w.template addRod<SpringChain>("C2", chain(Vec3(off - 0.02, -0.012, 2 * z1), Vec3(off + 0.02, -0.012, 2 * z1), c2_velocity));
+}
+
 }  // namespace
 
 TEST_CASE("partition (Sec. 4.5, Fig. 5): two separated crossings give 2 groups, impulses of the joint solve") {
@@ -384,12 +396,7 @@ TEST_CASE("partition (Sec. 4.5, Fig. 5): two separated crossings give 2 groups, 
   int groups_joint = 0;
   for (bool partition : {false, true}) {
     LinearSystemFixture f;
-    f.w.addRod<SpringChain>("A1", chain(Vec3(-0.02, 0.001, 0), Vec3(0.02, 0.001, 0), Vec3::Zero()));
-    f.w.addRod<SpringChain>("B1", chain(Vec3(0.003, -0.02, z1), Vec3(0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
-    f.w.addRod<SpringChain>("A2", chain(Vec3(off - 0.02, 0.001, 0), Vec3(off + 0.02, 0.001, 0), Vec3::Zero()));
-    f.w.addRod<SpringChain>("B2", chain(Vec3(off + 0.003, -0.02, z1), Vec3(off + 0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
-    f.w.addRod<SpringChain>("C2", chain(Vec3(off - 0.02, -0.012, 2 * z1), Vec3(off + 0.02, -0.012, 2 * z1),
-                                        Vec3(0, 0.03, -0.05)));
+    addTwoCrossingPairs(f.w, z1, off, Vec3(0, 0.03, -0.05));
     auto& c = f.w.addContact<AlartCurnierContact>(makeParams(
         AlartCurnierContact::schema(), {{"friction", 0.3}, {"partition", partition}, {"tolerance", 1e-12}}, "ac"));
     f.fixed.assign(5 * 9, 0);
@@ -440,12 +447,7 @@ TEST_CASE("velocity-level partition: contacts sharing a node form a group, impul
   Vec dv_joint, r_joint;
   for (bool partition : {false, true}) {
     LinearSystemFixture f;
-    f.w.addRod<SpringChain>("A1", chain(Vec3(-0.02, 0.001, 0), Vec3(0.02, 0.001, 0), Vec3::Zero()));
-    f.w.addRod<SpringChain>("B1", chain(Vec3(0.003, -0.02, z1), Vec3(0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
-    f.w.addRod<SpringChain>("A2", chain(Vec3(off - 0.02, 0.001, 0), Vec3(off + 0.02, 0.001, 0), Vec3::Zero()));
-    f.w.addRod<SpringChain>("B2", chain(Vec3(off + 0.003, -0.02, z1), Vec3(off + 0.003, 0.02, z1), Vec3(0.05, 0, -0.1)));
-    f.w.addRod<SpringChain>("C2", chain(Vec3(off - 0.02, -0.012, 2 * z1), Vec3(off + 0.02, -0.012, 2 * z1),
-                                        Vec3(0, 0.03, -0.2)));  // onto B2 (falling at 0.1 m/s)
+    addTwoCrossingPairs(f.w, z1, off, Vec3(0, 0.03, -0.2));  // C2 onto B2 (falling at 0.1 m/s)
     auto& c = f.w.addContact<AlartCurnierContact>(makeParams(
         AlartCurnierContact::schema(), {{"friction", 0.3}, {"partition", partition}, {"tolerance", 1e-12}}, "ac"));
     f.fixed.assign(5 * 9, 0);
