@@ -50,11 +50,7 @@ PYBIND11_MODULE(_rodsim, m) {
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<SimulationFailure>(m, "SimulationError", PyExc_RuntimeError);
 
-  py::class_<PyForceSpec>(m, "_PythonForceSpec")
-      .def(py::init([](std::string name, std::string rod, py::function fn, bool every_evaluation) {
-             return PyForceSpec{std::move(name), std::move(rod), std::move(fn), every_evaluation};
-           }),
-           py::arg("name"), py::arg("rod"), py::arg("fn"), py::arg("every_evaluation"));
+  bindPythonForceSpec(m);
 
   py::class_<Simulation>(m, "_Simulation")
       .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&, bool, bool, bool,
@@ -95,6 +91,7 @@ PYBIND11_MODULE(_rodsim, m) {
       });
 
   bindRod(m);
+  bindState(m);
 
   m.def("plugins", &pluginList, "The plugin libraries found and the types each provides (`rodsim plugins`).");
   m.def("plugin_search_path", []() { return pluginSearchDirectories({}); },

@@ -83,4 +83,12 @@ class PythonForce final : public Force {
 Schema pythonForceSchema() { return PythonForce::schema(); }
 Component* makePythonForce(const Params& p) { return new PythonForce(p); }
 
+void bindPythonForceSpec(py::module_& m) {
+  py::class_<PyForceSpec>(m, "_PythonForceSpec")
+      .def(py::init([](std::string name, std::string rod, py::function fn, bool every_evaluation) {
+             return PyForceSpec{std::move(name), std::move(rod), std::move(fn), every_evaluation};
+           }),
+           py::arg("name"), py::arg("rod"), py::arg("fn"), py::arg("every_evaluation"));
+}
+
 }  // namespace rodsim::python

@@ -3,6 +3,7 @@
 
 #include <rodsim/component.h>
 
+#include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 
 #include <map>
@@ -29,5 +30,8 @@ extern const std::map<std::string, PyForceSpec>* g_building;
 // The "python-force" type: its schema and factory, for the Simulation's registry.
 Schema pythonForceSchema();
 Component* makePythonForce(const Params& p);
+
+// rodsim._PythonForceSpec: what rodsim.PythonForce (rodsim/forces.py) hands to a Simulation.
+void bindPythonForceSpec(py::module_& m);
 
 }  // namespace rodsim::python

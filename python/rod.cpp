@@ -4,7 +4,7 @@
 namespace rodsim::python {
 
 void bindRod(py::module_& m) {
-  auto rod = py::class_<RodView>(m, "Rod", "A rod of a Simulation: every property is a new array with the state now.")
+  py::class_<RodView>(m, "Rod", "A rod of a Simulation: every property is a new array with the state now.")
       .def_property_readonly("name", [](const RodView& r) { Guard g(r.sim->mutex()); return r.rod().name(); })
       .def_property_readonly("model", [](const RodView& r) { Guard g(r.sim->mutex()); return r.sim->scene().rods[r.index].type; })
       .def_property_readonly("num_nodes", [](const RodView& r) { Guard g(r.sim->mutex()); return r.rod().numNodes(); })
@@ -47,7 +47,6 @@ void bindRod(py::module_& m) {
             }
             return a;
           }, "(n-1, 3, 3) material frames of the edges: rows d1, d2, d3 (d3 the tangent)");
-  bindRodState(rod);
 }
 
 }  // namespace rodsim::python

@@ -270,9 +270,9 @@ struct RodView {
   Rod& rod() const { return sim->session().world().rod(index); }
 };
 
-// The Python classes (each binds its own file): rodsim.Rod (rod.cpp) and what it reads beyond the
-// node arrays (rod_state.cpp).
+// The Python classes, each bound in its own file: rodsim.Rod (rod.cpp); what a Simulation and its rods
+// read beyond the node arrays (state.cpp: adds to rodsim.Rod and rodsim._Simulation, bound before it).
 void bindRod(py::module_& m);
-void bindRodState(py::class_<RodView>& rod);
+void bindState(py::module_& m);
 
 }  // namespace rodsim::python
