@@ -16,14 +16,18 @@ using namespace rodsim::python;
 
 namespace {
 
-// The plugins installed beside this module (RODSIM_PYTHON_PLUGIN_RELDIR, set by CMake for the install
-// tree) play the part of the CLI's <prefix>/lib/rodsim/plugins: the kernel's one search order, with
-// the build tree when they are absent.
+// The plugins installed beside this module play the part of the CLI's <prefix>/lib/rodsim/plugins:
+// the kernel's one search order, with the build tree when they are absent. A pip-installed package
+// carries them in rodsim/_install/ (RODSIM_PYTHON_BUNDLED_PLUGIN_RELDIR, python/build_backend), a
+// `cmake --install` puts them under the prefix (RODSIM_PYTHON_PLUGIN_RELDIR); both set by CMake.
 void useModulePluginDirectory() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&useModulePluginDirectory), &info) == 0 || !info.dli_fname) return;
-  setInstalledPluginDirectory(
-      (fs::path(info.dli_fname).parent_path() / RODSIM_PYTHON_PLUGIN_RELDIR).lexically_normal().string());
+  const fs::path here = fs::path(info.dli_fname).parent_path();
+  std::error_code ec;
+  const fs::path bundled = here / RODSIM_PYTHON_BUNDLED_PLUGIN_RELDIR;
+  const fs::path dir = fs::is_directory(bundled, ec) ? bundled : here / RODSIM_PYTHON_PLUGIN_RELDIR;
+  setInstalledPluginDirectory(dir.lexically_normal().string());
 }
 
 py::list pluginList() {
