@@ -16,11 +16,15 @@ namespace py = pybind11;
 // > 0 while this thread runs a PythonForce function (see Guard).
 extern thread_local int t_in_python_force;
 
-// What rodsim.PythonForce hands over: fn(t, x, v) -> (n, 3) forces (N) on the nodes of one rod.
+// What rodsim.PythonForce hands over: fn(t, x, v) -> None, (n, 3) node forces (N) or a dict with
+// "forces", "couples" and the Jacobians "dfdx", "dfdv" (rodsim/forces.py documents the protocol).
 struct PyForceSpec {
   std::string name, rod;
   py::function fn;
   bool every_evaluation = true;
+  // v is the step's velocity (EvalContext::velocity: implicit in Newton, the current one in explicit
+  // solvers) rather than the velocity at the start of the step; required for a "dfdv".
+  bool step_velocity = false;
 };
 
 // The specs of the Simulation whose world is being built: the registry's factory is a plain

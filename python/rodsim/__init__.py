@@ -66,7 +66,7 @@ class Simulation(_Simulation):
         for f in forces:
             if not isinstance(f, PythonForce):
                 raise TypeError("forces: expected rodsim.PythonForce objects")
-            specs.append(_PythonForceSpec(f.name, f.rod, f.fn, f.every_evaluation))
+            specs.append(f._spec())
         super().__init__(str(scene), sets, "" if output is None else str(output), bool(replace), bool(quiet),
                          bool(progress), specs)
 
