@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -73,15 +74,23 @@ Schema probeSchema() {
   Schema s{"probe", "[[probe]]: an extra column in timeseries.csv."};
   s.required<std::string>("name", "Column name.");
   s.required<std::string>("type", "What to measure.")
-      .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy", "center-of-mass"});
-  s.optional<std::string>("rod", "Rod name (node-position, node-velocity, end-to-end, kinetic-energy, center-of-mass).");
-  s.add<int>("node", -1, "Node index; negative counts from the end.");
-  s.optional<std::string>("constraint", "Constraint name (constraint-force).");
+      .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy", "center-of-mass",
+                "constraint-torque", "stretch", "internal-force", "curvature", "internal-couple"});
+  s.optional<std::string>("rod", "Rod name (every type but constraint-force and constraint-torque).");
+  s.add<int>("node", -1,
+             "Node index; negative counts from the end. stretch and internal-force: the element (edge) index "
+             "instead; curvature and internal-couple: a node between two elements.");
+  s.optional<std::string>("constraint", "Constraint name (constraint-force, constraint-torque).");
   s.add<std::string>("component", "norm",
                      "Vector component. kinetic-energy: the translational kinetic energy of the rod's nodes, "
                      "(1/2) sum m_i v_i^2 in J, of one velocity component (x, y, z) or of all three (norm); the "
                      "rotational kinetic energy is not in it (the kinetic_energy column holds everything). center-of-mass: "
-                     "the rod's centre of mass, sum m_i x_i / sum m_i over its nodes.")
+                     "the rod's centre of mass, sum m_i x_i / sum m_i over its nodes. constraint-torque: the torque "
+                     "(N m) the constraint exerts on the rod about the mean position of its held nodes, world frame. "
+                     "stretch: the element's axial strain |x_b - x_a| / rest length - 1 (component ignored). "
+                     "internal-force: the force (N, world frame) the rod after the element exerts on the rod before it. "
+                     "curvature (1/m) and internal-couple (N m): material components, x = d1, y = d2 (bending), "
+                     "z = d3 (twist).")
       .choices({"x", "y", "z", "norm"});
   return s;
 }
@@ -148,10 +157,16 @@ std::string formatNumber(double v) { return fmt::format("{:g}", v); }
 class Document {
  public:
   Document(toml::table root, std::string file) : root_(std::move(root)), file_(std::move(file)) {}
+  // A scene given as text (SceneText): `file` is its origin, not a path.
+  Document(toml::table root, const SceneText& source)
+      : root_(std::move(root)), file_(source.origin), base_dir_(source.base_dir), default_name_(source.default_name) {}
 
   toml::table& root() { return root_; }
   const std::string& file() const { return file_; }
-  fs::path dir() const { return fs::absolute(fs::path(file_)).parent_path(); }
+  // What relative paths resolve against: the scene file's folder, or a SceneText's base_dir.
+  fs::path dir() const { return base_dir_ ? fs::absolute(*base_dir_) : fs::absolute(fs::path(file_)).parent_path(); }
+  // The run name of a scene without [simulation] name: the file's stem, or a SceneText's default_name.
+  std::string defaultName() const { return default_name_ ? *default_name_ : fs::path(file_).stem().string(); }
 
   Location where(const toml::node& n) const {
     auto it = overridden_.find(&n);
@@ -190,6 +205,7 @@ class Document {
  private:
   toml::table root_;
   std::string file_;
+  std::optional<std::string> base_dir_, default_name_;
   mutable std::vector<std::string> referenced_;
   mutable std::vector<std::string> notes_;
   std::map<const toml::node*, std::string> overridden_;
@@ -544,7 +560,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     Params p("simulation");
     std::map<std::string, Location> locs;
     validateTable(doc, requireTable(doc, *n, "simulation"), simulationSchema(), "[simulation]", {}, p, locs);
-    scene.name = p.has("name") ? p.string("name") : fs::path(doc.file()).stem().string();
+    scene.name = p.has("name") ? p.string("name") : doc.defaultName();
     checkName(locs.count("name") ? locs["name"] : Location{doc.file()}, "simulation", scene.name, NameUse::FileName);
     scene.duration = p.real("duration");
     scene.dt = p.real("dt");
@@ -676,7 +692,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     probe.node = p.integer("node");
     probe.component = p.string("component");
     const std::string what = fmt::format("probe '{}' ({})", probe.name, probe.type);
-    if (probe.type == "constraint-force") {
+    if (probe.type == "constraint-force" || probe.type == "constraint-torque") {
       if (!p.has("constraint")) fail(probe.where, what + ": missing required key 'constraint'");
       probe.constraint = p.string("constraint");
       if (std::find(constraint_names.begin(), constraint_names.end(), probe.constraint) == constraint_names.end())
@@ -734,9 +750,9 @@ long long OutputSpec::rowStride(long long total_steps, double dt) const {
   return std::max<long long>(10, (total_steps + kAutoRows - 1) / kAutoRows);
 }
 
-std::vector<std::string> readPluginPaths(const std::string& file, const std::vector<std::string>& overrides) {
-  const std::string text = readFileText(file);
-  Document doc(parseText(text, file), file);
+namespace {
+
+std::vector<std::string> pluginPathsOf(Document& doc, const std::vector<std::string>& overrides) {
   for (const auto& o : overrides) doc.applyOverride(o);  // --set plugins.paths=[...] is honoured
   std::vector<std::string> out;
   if (auto* arr = doc.root()["plugins"]["paths"].as_array())
@@ -745,9 +761,30 @@ std::vector<std::string> readPluginPaths(const std::string& file, const std::vec
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> readPluginPaths(const std::string& file, const std::vector<std::string>& overrides) {
+  Document doc(parseText(readFileText(file), file), file);
+  return pluginPathsOf(doc, overrides);
+}
+
+std::vector<std::string> readPluginPaths(const SceneText& source, const std::vector<std::string>& overrides) {
+  Document doc(parseText(source.text, source.origin), source);
+  return pluginPathsOf(doc, overrides);
+}
+
 Scene parseScene(std::string_view text, const std::string& file, const std::vector<std::string>& overrides,
                  const TypeRegistry& registry) {
   Document doc(parseText(text, file), file);
+  for (const auto& o : overrides) doc.applyOverride(o);
+  return validate(doc, registry);
+}
+
+Scene parseScene(const SceneText& source, const std::vector<std::string>& overrides, const TypeRegistry& registry) {
+  if (source.text.size() > kMaxSceneBytes)  // the bound a scene file has
+    throw InputError(fmt::format("{}: the scene text holds {} bytes; at most {} are accepted", source.origin,
+                                 source.text.size(), kMaxSceneBytes));
+  Document doc(parseText(source.text, source.origin), source);
   for (const auto& o : overrides) doc.applyOverride(o);
   return validate(doc, registry);
 }

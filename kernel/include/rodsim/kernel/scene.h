@@ -91,9 +91,18 @@ Schema outputSchema();
 Schema probeSchema();
 Schema obstacleSchema();
 
+// A scene given as TOML text rather than as a file (the Python module: rodsim.Simulation("<TOML>")
+// and Simulation(dict)). `origin` names it in messages ("<string>:3:9: ..."); relative paths in it
+// ([plugins] paths, file parameters) resolve against `base_dir`, where a file's resolve against its
+// folder; a scene without [simulation] name is named `default_name`, where a file's takes its stem.
+struct SceneText {
+  std::string text, origin, base_dir, default_name;
+};
+
 // Reads only [plugins] paths (absolute), so plugins can be loaded before validation; `overrides`
 // (--set values) apply as in loadScene, so --set plugins.paths=[...] loads what it names.
 std::vector<std::string> readPluginPaths(const std::string& file, const std::vector<std::string>& overrides = {});
+std::vector<std::string> readPluginPaths(const SceneText& source, const std::vector<std::string>& overrides = {});
 
 // Parses `file`, applies `--set KEY=VALUE` overrides and validates every table against the
 // schemas in `registry`. Throws InputError.
@@ -103,6 +112,9 @@ Scene loadScene(const std::string& file, const std::vector<std::string>& overrid
 // Same, from text (tests). `file` names the source in messages and anchors relative paths.
 Scene parseScene(std::string_view text, const std::string& file,
                  const std::vector<std::string>& overrides, const TypeRegistry& registry);
+
+// Same, from a SceneText (at most kMaxSceneBytes, as a file). Scene::file is its origin.
+Scene parseScene(const SceneText& source, const std::vector<std::string>& overrides, const TypeRegistry& registry);
 
 // The text of a scene file (InputError if it cannot be read, is not a regular file or holds more
 // than kMaxSceneBytes).
