@@ -25,6 +25,7 @@ if [ "$mode" = all ]; then
     clang libclang-rt-14-dev libomp-dev   # the sanitizer and fuzzing configuration (scripts/test-sanitizers.sh)
     openmpi-bin libopenmpi-dev     # optional: rodsim sweep under mpirun (docs/sweeps.md)
     python3 python3-dev python3-numpy python3-scipy python3-matplotlib python3-pytest python3-pandas pybind11-dev  # rodsim Python module (docs/python.md)
+    python3-pip python3-venv       # pip install . into a venv (docs/python.md; test_pip_install)
     jupyter-nbconvert python3-ipykernel   # runs examples/rodsim_quickstart.ipynb in the tests (test_notebook)
     libpagmo-dev                   # CMA-ES of rodsim optimize (docs/inverse.md)
     povray povray-includes ffmpeg  # rodsim render
