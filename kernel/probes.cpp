@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace rodsim::kernel {
 
 namespace {
@@ -13,9 +16,33 @@ double component(const Vec3& v, const std::string& c) {
   return v.norm();
 }
 
+// The component of a vector in a rod's material frame: x, y, z are the d1, d2, d3 components.
+double materialComponent(const double* v, const std::string& c) {
+  if (c == "x") return v[0];
+  if (c == "y") return v[1];
+  if (c == "z") return v[2];
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+bool isElementProbe(const std::string& type) { return type == "stretch" || type == "internal-force"; }
+bool isJunctionProbe(const std::string& type) { return type == "curvature" || type == "internal-couple"; }
+
 }  // namespace
 
 double Probe::value(KernelWorld& w) const {
+  if (spec->type == "constraint-torque") return component(constraintReaction(w, *constraint).torque, spec->component);
+  if (isElementProbe(spec->type)) {
+    strains->reportElements(buffers.stretch.data(), nullptr, buffers.force.data());
+    if (spec->type == "stretch") return buffers.stretch[std::size_t(node)];
+    return component(Vec3(buffers.force[3 * std::size_t(node)], buffers.force[3 * std::size_t(node) + 1],
+                          buffers.force[3 * std::size_t(node) + 2]),
+                     spec->component);
+  }
+  if (isJunctionProbe(spec->type)) {
+    strains->reportJunctions(buffers.curvature.data(), buffers.couple.data());
+    const auto& v = spec->type == "curvature" ? buffers.curvature : buffers.couple;
+    return materialComponent(v.data() + 3 * std::size_t(node), spec->component);
+  }
   if (spec->type == "constraint-force") {
     Vec3 f = Vec3::Zero();
     for (int d : constraint->positionDofs()) f += w.residual().segment<3>(d);
@@ -55,9 +82,35 @@ std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
   std::vector<Probe> out;
   for (const auto& p : scene.probes) {
     Probe probe{&p};
-    if (p.type == "constraint-force") {
+    if (p.type == "constraint-force" || p.type == "constraint-torque") {
       for (const auto& c : world.constraints())
         if (c.spec->name == p.constraint) probe.constraint = c.object.get();
+    } else if (isElementProbe(p.type) || isJunctionProbe(p.type)) {
+      probe.rod = world.findRod(p.rod);
+      const std::string where = p.keys.count("node") ? p.keys.at("node").text : p.where.text;
+      const std::string what = fmt::format("{}: probe '{}' ({})", where, p.name, p.type);
+      probe.strains = &strainReport(*probe.rod, what);
+      readRodStrains(*probe.strains, probe.buffers);  // sizes the buffers once
+      if (isElementProbe(p.type)) {
+        const long long n = probe.strains->numStrainElements();
+        const long long i = p.node < 0 ? n + p.node : p.node;
+        if (i < 0 || i >= n)
+          throw InputError(fmt::format("{}: element {} is out of range for rod '{}' with {} elements (node counts "
+                                       "elements for this probe; negative counts from the end)",
+                                       what, p.node, p.rod, n));
+        probe.node = static_cast<int>(i);
+      } else {
+        // node names a rod node; the probe reads the junction at that node.
+        const int node = probe.rod->resolveNode(p.node);
+        const auto& nodes = probe.buffers.junction_nodes;
+        const auto it = std::find(nodes.begin(), nodes.end(), node);
+        if (node < 0 || it == nodes.end())
+          throw InputError(fmt::format("{}: node {} of rod '{}' has no curvature: the rod's model measures it at "
+                                       "nodes {} to {} (between two elements)",
+                                       what, p.node, p.rod, nodes.empty() ? 0 : nodes.front(),
+                                       nodes.empty() ? -1 : nodes.back()));
+        probe.node = static_cast<int>(it - nodes.begin());
+      }
     } else {
       probe.rod = world.findRod(p.rod);
       probe.node = probe.rod->resolveNode(p.node);

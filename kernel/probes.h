@@ -1,6 +1,7 @@
 // Probes: named scalar outputs of a run (timeseries.csv columns), resolved once against the world.
 #pragma once
 
+#include <rodsim/kernel/readout.h>
 #include <rodsim/kernel/scene.h>
 #include <rodsim/kernel/world.h>
 
@@ -14,6 +15,10 @@ struct Probe {
   Rod* rod = nullptr;
   int node = -1;
   const Constraint* constraint = nullptr;
+  // stretch, internal-force (node: an element), curvature, internal-couple (node: a junction's index
+  // among RodStrainReport's junctions): the rod's report and buffers sized once (no allocation per row).
+  const RodStrainReport* strains = nullptr;
+  mutable RodStrains buffers;
 
   double value(KernelWorld& w) const;
 };

@@ -35,8 +35,10 @@ class CosseratRod : public Rod,
                     public RodStiffness,
                     public RodVelocityForces,
                     public RodRotationVectors,
-                    public RodClosedCenterline {
-  RODSIM_INTERFACES(CosseratRod, RodStiffness, RodVelocityForces, RodRotationVectors, RodClosedCenterline)
+                    public RodClosedCenterline,
+                    public RodStrainReport {
+  RODSIM_INTERFACES(CosseratRod, RodStiffness, RodVelocityForces, RodRotationVectors, RodClosedCenterline,
+                    RodStrainReport)
 
  public:
   static Schema schema();
@@ -89,6 +91,15 @@ class CosseratRod : public Rod,
   void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
   // addNodeTorque for nodes 0 .. numEdges()-1 in one vectorized pass (bitwise the same sums).
   void addNodeTorques(const double* torques, VecRef f_local) const override;
+
+  // --- RodStrainReport (cosserat_strain_report.cpp): Eqs. 9, 20, 23 and 10 of Gazzola et al. (2018)
+  int numStrainElements() const override { return ne_; }
+  int numJunctions() const override { return closed_ ? nn_ : ne_ - 1; }
+  int junctionNode(int k) const override { return closed_ ? k : k + 1; }
+  bool shearable() const override { return true; }
+  void reportElements(double* stretch, double* shear, double* force) const override;
+  void reportJunctions(double* curvature, double* couple) const override;
+  Vec3 frameTorque(int edge, const double* g) const override;
 
   // Checkpoints: the committed frames (the state that is not in q).
   void saveState(std::vector<double>& out) const override;

@@ -85,6 +85,7 @@ DerRod::DerRod(const Params& p) : Rod(p) {
   kin_.resize(ne);
   strain_grad_.resize(n_);
   band_.assign(std::size_t(kBand) * numDofs(), 0.0);
+  report_force_ = Vec::Zero(numDofs());
   t_.resize(ne);
   d1_.resize(ne);
   d2_.resize(ne);

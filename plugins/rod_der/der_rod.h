@@ -11,8 +11,8 @@
 
 namespace rodsim {
 
-class DerRod : public Rod, public RodStiffness {
-  RODSIM_INTERFACES(DerRod, RodStiffness)
+class DerRod : public Rod, public RodStiffness, public RodStrainReport {
+  RODSIM_INTERFACES(DerRod, RodStiffness, RodStrainReport)
 
  public:
   static Schema schema();
@@ -43,6 +43,15 @@ class DerRod : public Rod, public RodStiffness {
   void materialFrame(int edge, Vec3& t, Vec3& m1, Vec3& m2) const override;
   double twistForDirector(int edge, const Vec3& m1) const override;
   void addNodeTorque(int node, const Vec3& torque, VecRef f_local) const override;
+
+  // --- RodStrainReport (der_strain_report.cpp): Eqs. 1, 3, 4 and 6 of Tong et al. (2023)
+  int numStrainElements() const override { return n_ - 1; }
+  int numJunctions() const override { return n_ > 2 ? n_ - 2 : 0; }
+  int junctionNode(int k) const override { return k + 1; }
+  bool shearable() const override { return false; }
+  void reportElements(double* stretch, double* shear, double* force) const override;
+  void reportJunctions(double* curvature, double* couple) const override;
+  Vec3 frameTorque(int edge, const double* g) const override;
 
   // --- model-specific queries (tests, output)
   double restEdgeLength(int edge) const { return rest_len_[edge]; }
@@ -98,6 +107,8 @@ class DerRod : public Rod, public RodStiffness {
   // consecutive DOFs, so |r - c| <= 10.
   static constexpr int kHalfBand = 10, kBand = 2 * kHalfBand + 1;
   mutable std::vector<double> band_;
+  // Scratch of reportElements: the elastic forces whose partial sums are the edges' internal forces.
+  mutable Vec report_force_;
 };
 
 }  // namespace rodsim

@@ -251,6 +251,47 @@ inline bool stopRequested(World& world) {
   return s && s->stopRequested();
 }
 
+// ---------------------------------------------------------------------------- SDK 1.7: rods
+
+// Capability: what a rod's model knows of its own deformation and internal loads, for output (the
+// Python module's readings, the stretch, curvature, internal-force, internal-couple and
+// constraint-torque probes). Every query refers to the last configuration set (setConfiguration) and
+// changes nothing a solver sees. Arrays are filled in the rod's order; a nullptr output is skipped.
+//
+// Elements are the edges (numEdges(); one more on a ring, RodClosedCenterline). Junctions are the
+// nodes between two elements, where the model measures curvature and twist: nodes 1 .. numNodes()-2
+// of an open rod, every node of a ring; junctionNode(k) names the node of junction k.
+class RodStrainReport {
+ public:
+  static constexpr const char* kInterfaceId = "rod-strain-report";
+  virtual ~RodStrainReport() = default;
+  virtual int numStrainElements() const = 0;
+  virtual int numJunctions() const = 0;
+  virtual int junctionNode(int k) const = 0;
+  // True when the model has shear strains (Cosserat); false for a Kirchhoff rod (DER), whose shear
+  // output is then (0, 0, stretch).
+  virtual bool shearable() const = 0;
+  // Per element e:
+  //   stretch[e]        |x_b - x_a| / (rest length) - 1, dimensionless;
+  //   shear[3e .. 3e+2] the shear/stretch strain σ = Q(e t) - d3 in the element's material frame
+  //                     (d1, d2, d3): shears, then the axial strain of d3;
+  //   force[3e .. 3e+2] N, world frame: the internal force the part of the rod after the element (its
+  //                     second node onwards) exerts on the part before it (tension along +d3 positive).
+  //                     At equilibrium it balances every external load on the nodes before the element.
+  virtual void reportElements(double* stretch, double* shear, double* force) const = 0;
+  // Per junction k:
+  //   curvature[3k .. 3k+2] 1/m: the curvature vector in material components (bending about d1, about
+  //                         d2, twist about d3) per rest Voronoi length of the junction's node;
+  //   couple[3k .. 3k+2]    N m, same components: the elastic couple the part of the rod after the
+  //                         junction exerts on the part before it (stiffness times curvature minus the
+  //                         natural curvature).
+  virtual void reportJunctions(double* curvature, double* couple) const = 0;
+  // The torque (N m, world frame) that generalized forces `g` on the frame DOFs of `edge`
+  // (Rod::frameDofs(edge), in that order) exert on the edge's material frame: how a constraint's
+  // reaction on those DOFs becomes a torque.
+  virtual Vec3 frameTorque(int edge, const double* g) const = 0;
+};
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
@@ -270,6 +311,7 @@ template <class T> std::vector<std::string> providedInterfaces() {
   probe(static_cast<SweptContactCheck*>(nullptr));
   probe(static_cast<AdjustableParameters*>(nullptr));
   probe(static_cast<RodClosedCenterline*>(nullptr));
+  probe(static_cast<RodStrainReport*>(nullptr));
   return ids;
 }
 

@@ -18,7 +18,8 @@ namespace rodsim {
 //   RodVelocityForces   velocity-dependent forces of the model itself (Cosserat gyroscopic terms);
 //   RodRotationVectors  DOFs that are rotation vectors relative to committed frames (Cosserat):
 //                       rebased after every commit, composed on SO(3) by explicit drifts;
-//   RodClosedCenterline a centre line closed into a ring (SDK 1.4): one element more than numEdges().
+//   RodClosedCenterline a centre line closed into a ring (SDK 1.4): one element more than numEdges();
+//   RodStrainReport     strains, curvatures, internal forces and couples for output (SDK 1.7).
 class Rod : public Component {
  public:
   using Component::Component;
