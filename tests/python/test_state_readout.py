@@ -1,0 +1,357 @@
+"""What a callback reads (issue 41, item 3): strains, curvatures, internal forces and couples, external
+forces, angular velocities and constraint reactions with torques, on both rod models, against closed
+forms and against the CLI's probes on the same scene.
+
+Closed forms and where their tolerances come from:
+- a rod hanging from a clamp, solved by the static solver: the lumped masses (rho A times the rest
+  Voronoi length) make the force in edge e exactly the weight of the nodes after it, rho A g (L - (e + 1/2) l),
+  the weight below the edge's middle, for any discretization; the clamp carries rho A g L. The only
+  error is the solve's (|R_free| < 1e-8 N against forces of ~3 N): rtol 1e-7. Against the weight below
+  the clamped section (the middle of edge 0) the top free edge differs by rho A g l, one edge's weight.
+- a rod placed on a circular arc of radius R with a straight rest shape: DER's discrete curvature is
+  |kappa b| / l = 2 tan(alpha/2) / (2 R sin(alpha/2)) = 1 / (R cos(alpha/2)) (Eqs. 2-3 of Tong et al.,
+  alpha the turning angle between edges, l the chord), the Cosserat rod's log(Q_{i-1} Q_i^T) / l =
+  alpha / (2 R sin(alpha/2)) (Gazzola et al., Eq. 20); both are 1/R to O(alpha^2): within alpha^2 / 8.
+- a rod twisted by theta between two clamped edges: each model spreads the twist over the junctions
+  between the clamped sections (the middles of the end edges), L_c = L - l apart, so the reaction torque is
+  G J theta / L_c, J = pi r^4 / 2, exactly in the discrete model; only the solve's error remains.
+"""
+import csv
+import math
+
+import numpy as np
+import pytest
+
+import rodsim
+
+from conftest import run_cli
+
+RHO, R_ROD, E, G = 1000.0, 0.01, 1e7, 4e6
+A = math.pi * R_ROD**2
+J = math.pi * R_ROD**4 / 2
+GRAV = 9.81
+
+HANGING = """
+[simulation]
+duration = 1.0
+dt = 0.5
+
+[solver]
+type = "static"
+ramp_time = 0.5
+
+[[rod]]
+name = "rod"
+model = "{model}"
+nodes = {nodes}
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e7
+shear_modulus = 4e6
+geometry = {{ shape = "straight", start = [0, 0, 0], end = [0, 0, -1] }}
+
+[[force]]
+name = "g"
+type = "gravity"
+g = [0, 0, -9.81]
+
+[[constraint]]
+name = "top"
+type = "clamp"
+rod = "rod"
+nodes = [0, 1]
+
+[[probe]]
+name = "t1"
+type = "internal-force"
+rod = "rod"
+node = 1
+component = "z"
+
+[[probe]]
+name = "t_last"
+type = "internal-force"
+rod = "rod"
+node = -1
+component = "z"
+
+[[probe]]
+name = "s1"
+type = "stretch"
+rod = "rod"
+node = 1
+
+[[probe]]
+name = "rz"
+type = "constraint-force"
+constraint = "top"
+component = "z"
+
+[[probe]]
+name = "mtop"
+type = "constraint-torque"
+constraint = "top"
+component = "norm"
+"""
+
+TWISTED = """
+[simulation]
+duration = 1.0
+dt = 0.1
+
+[solver]
+type = "static"
+
+[[rod]]
+name = "rod"
+model = "{model}"
+nodes = {nodes}
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e7
+shear_modulus = 4e6
+geometry = {{ shape = "straight", start = [0, 0, 0], end = [1, 0, 0] }}
+
+[[constraint]]
+name = "fixed"
+type = "clamp"
+rod = "rod"
+nodes = [0, 1]
+
+[[constraint]]
+name = "motor"
+type = "rotate"
+rod = "rod"
+nodes = [-2, -1]
+axis = [1, 0, 0]
+angular_velocity = {omega}
+
+[[probe]]
+name = "m_fixed"
+type = "constraint-torque"
+constraint = "fixed"
+component = "x"
+
+[[probe]]
+name = "m_motor"
+type = "constraint-torque"
+constraint = "motor"
+component = "x"
+
+[[probe]]
+name = "twist_mid"
+type = "curvature"
+rod = "rod"
+node = {mid}
+component = "z"
+
+[[probe]]
+name = "couple_mid"
+type = "internal-couple"
+rod = "rod"
+node = {mid}
+component = "z"
+"""
+
+
+def last_row(out_dir):
+    with open(out_dir / "timeseries.csv") as f:
+        rows = list(csv.DictReader(f))
+    return {k: float(v) if v not in ("", None) else math.nan for k, v in rows[-1].items()}
+
+
+@pytest.mark.parametrize("model", ["der", "cosserat"])
+def test_hanging_rod_tension_is_the_weight_below(tmp_path, model, rodsim_exe):
+    nodes, L = 21, 1.0
+    l = L / (nodes - 1)
+    scene = tmp_path / "hanging.toml"
+    scene.write_text(HANGING.format(model=model, nodes=nodes))
+    sim = rodsim.Simulation(str(scene), output=str(tmp_path / "py"))
+    sim.run()
+    rod = sim.rod("rod")
+    f = rod.internal_forces
+    assert f.shape == (nodes - 1, 3)
+    # Edge e >= 1 (edge 0 lies inside the clamp): tension rho A g (L - (e + 1/2) l), pointing up (-t,
+    # the rod below pulls the rod above down: the force on the upper part is along -z).
+    e = np.arange(1, nodes - 1)
+    weight_below = RHO * A * GRAV * (L - (e + 0.5) * l)
+    np.testing.assert_allclose(-f[1:, 2], weight_below, rtol=1e-7)
+    np.testing.assert_allclose(f[1:, :2], 0.0, atol=1e-9)
+    # The top free edge against the weight below the clamped section: one edge's weight apart.
+    assert -f[1, 2] == pytest.approx(RHO * A * GRAV * (L - 0.5 * l) - RHO * A * GRAV * l, rel=1e-7)
+    # Stretch = T / EA (DER Eq. 1 with Eq. 5's EA eps; the Cosserat energy law's n3 = EA sigma3).
+    np.testing.assert_allclose(rod.stretch[1:], weight_below / (E * A), rtol=1e-6)
+    np.testing.assert_allclose(rod.shear[1:, 2], rod.stretch[1:], rtol=1e-9)
+    # The clamp carries the whole weight, and no torque on a vertical rod.
+    reaction = sim.reaction("top")
+    assert reaction["force"][2] == pytest.approx(RHO * A * GRAV * L, rel=1e-7)
+    assert np.linalg.norm(reaction["torque"]) < 1e-9
+    assert set(sim.reactions) == {"top"}
+    # Gravity on each node: m_i g (the scene's only force).
+    np.testing.assert_allclose(rod.external_forces[:, 2], -rod.mass * GRAV, rtol=1e-12)
+    # The CLI's probes on the same scene read the same numbers.
+    code, out = run_cli(rodsim_exe, "run", scene, "--output", tmp_path / "cli", "--quiet")
+    assert code == 0, out
+    row = last_row(tmp_path / "cli")
+    # (timeseries.csv holds 10 significant digits: rel 1e-9)
+    assert row["t1"] == pytest.approx(f[1, 2], rel=1e-9)
+    assert row["t_last"] == pytest.approx(f[-1, 2], rel=1e-9)
+    assert row["s1"] == pytest.approx(rod.stretch[1], rel=1e-9)
+    assert row["rz"] == pytest.approx(reaction["force"][2], rel=1e-9)
+    assert row["mtop"] == pytest.approx(np.linalg.norm(reaction["torque"]), abs=1e-12)
+
+
+def arc_scene(model, R, nodes, span):
+    angles = np.linspace(0.0, span, nodes)
+    pts = ", ".join(f"[{R * math.cos(a):.17g}, {R * math.sin(a):.17g}, 0]" for a in angles)
+    return f"""
+[simulation]
+duration = 1e-4
+dt = 1e-4
+
+[solver]
+type = "implicit-euler"
+
+[[rod]]
+name = "rod"
+model = "{model}"
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e7
+shear_modulus = 4e6
+rest_shape = "straight"
+geometry = {{ shape = "polyline", points = [{pts}] }}
+"""
+
+
+@pytest.mark.parametrize("model", ["der", "cosserat"])
+def test_arc_curvature_is_one_over_radius(tmp_path, model):
+    R, nodes, span = 0.5, 41, math.pi / 2
+    alpha = span / (nodes - 1)  # turning angle between consecutive chords
+    sim = rodsim.Simulation(arc_scene(model, R, nodes, span), output=str(tmp_path / "out"))
+    rod = sim.rod("rod")  # the initial state, before any step
+    kappa = rod.curvatures
+    np.testing.assert_array_equal(rod.curvature_nodes, np.arange(1, nodes - 1))
+    bend = np.linalg.norm(kappa[:, :2], axis=1)
+    exact = 1 / (R * math.cos(alpha / 2)) if model == "der" else alpha / (2 * R * math.sin(alpha / 2))
+    np.testing.assert_allclose(bend, exact, rtol=1e-9)
+    np.testing.assert_allclose(bend, 1 / R, rtol=alpha**2 / 6)  # alpha^2 / 8 and the next order
+    np.testing.assert_allclose(kappa[:, 2], 0.0, atol=1e-9)  # no twist
+    # The same vector on both models: in the world frame (averaging the two edges' directors), the
+    # curvature of a counterclockwise arc in the xy plane is +z / R, the binormal.
+    d = rod.directors  # (n-1, 3, 3): rows d1, d2, d3
+    world = np.einsum("kc,kcx->kx", kappa, 0.5 * (d[:-1] + d[1:]))
+    np.testing.assert_allclose(world[:, 2], bend, rtol=1e-6)
+    np.testing.assert_allclose(world[:, :2], 0.0, atol=1e-6 / R)
+    # Straight rest shape, no stretch: the couple is EI kappa (DER: Eq. 5's derivative; Cosserat: B kappa).
+    EI = E * math.pi * R_ROD**4 / 4
+    np.testing.assert_allclose(np.linalg.norm(rod.internal_couples[:, :2], axis=1), EI * bend, rtol=1e-9)
+    sim.close()
+
+
+@pytest.mark.parametrize("model", ["der", "cosserat"])
+def test_twisted_rod_reaction_torque_is_GJ_theta_over_L(tmp_path, model, rodsim_exe):
+    nodes, L, theta = 21, 1.0, 0.5
+    l = L / (nodes - 1)
+    Lc = L - l  # between the clamped sections, the middles of the two end edges
+    scene = tmp_path / "twisted.toml"
+    scene.write_text(TWISTED.format(model=model, nodes=nodes, omega=theta / 1.0, mid=nodes // 2))
+    sim = rodsim.Simulation(str(scene), output=str(tmp_path / "py"))
+    sim.run()
+    torque = G * J * theta / Lc
+    fixed, motor = sim.reaction("fixed"), sim.reaction("motor")
+    assert fixed["torque"][0] == pytest.approx(-torque, rel=1e-7)
+    assert motor["torque"][0] == pytest.approx(torque, rel=1e-7)
+    assert np.linalg.norm(fixed["torque"][1:]) < 1e-9 * torque
+    # DER: no axial force. Cosserat: the energy law's twist-stretch coupling, the bending energy's 1/E^3
+    # (Eq. 10) makes the twisted rod push on its clamps with (3/2) B3 kappa3^2 (plugins/rod_cosserat/README.md).
+    axial = 0.0 if model == "der" else 1.5 * G * J * (theta / Lc) ** 2
+    assert abs(fixed["force"][0]) == pytest.approx(axial, rel=1e-6, abs=1e-9)
+    assert np.linalg.norm(fixed["force"][1:]) < 1e-9
+    rod = sim.rod("rod")
+    np.testing.assert_allclose(rod.curvatures[:, 2], theta / Lc, rtol=1e-7)
+    np.testing.assert_allclose(rod.internal_couples[:, 2], torque, rtol=1e-7)
+    np.testing.assert_allclose(rod.curvatures[:, :2], 0.0, atol=1e-9)
+    code, out = run_cli(rodsim_exe, "run", scene, "--output", tmp_path / "cli", "--quiet")
+    assert code == 0, out
+    row = last_row(tmp_path / "cli")
+    assert row["m_fixed"] == pytest.approx(fixed["torque"][0], rel=1e-9)
+    assert row["m_motor"] == pytest.approx(motor["torque"][0], rel=1e-9)
+    k = list(rod.curvature_nodes).index(nodes // 2)
+    assert row["twist_mid"] == pytest.approx(rod.curvatures[k, 2], rel=1e-9)
+    assert row["couple_mid"] == pytest.approx(rod.internal_couples[k, 2], rel=1e-9)
+
+
+SPINNING = """
+[simulation]
+duration = 0.01
+dt = 1e-3
+
+[solver]
+type = "{solver}"
+
+[[rod]]
+name = "rod"
+model = "{model}"
+nodes = 11
+radius = 0.01
+density = 1000.0
+youngs_modulus = 1e7
+shear_modulus = 4e6
+geometry = {{ shape = "straight", start = [0, 0, 0], end = [1, 0, 0] }}
+
+[[constraint]]
+name = "spin"
+type = "rotate"
+rod = "rod"
+nodes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+axis = {axis}
+angular_velocity = 3.0
+"""
+
+
+@pytest.mark.parametrize("model,solver", [("der", "implicit-euler"), ("cosserat", "position-verlet")])
+def test_angular_velocity_of_a_rod_spinning_about_its_axis(tmp_path, model, solver):
+    sim = rodsim.Simulation(SPINNING.format(model=model, solver=solver, axis="[1, 0, 0]"), output=str(tmp_path / "o"))
+    sim.step(5)
+    w = sim.rod("rod").angular_velocities
+    assert w.shape == (10, 3)
+    # Spinning about d3 at 3 rad/s: (0, 0, 3) in the material frame.
+    np.testing.assert_allclose(w[:, 2], 3.0, rtol=1e-9)
+    np.testing.assert_allclose(w[:, :2], 0.0, atol=1e-9)
+    sim.close()
+
+
+def test_angular_velocity_of_a_der_rod_turning_about_a_normal(tmp_path):
+    # A rigid rotation about z at 3 rad/s of a rod along x: the frame turns about z, which has no d3
+    # component; its size is 3 rad/s up to the chord of a step (the prescribed positions move on
+    # circles, their velocity the chord / dt: O(omega dt) relative).
+    sim = rodsim.Simulation(SPINNING.format(model="der", solver="implicit-euler", axis="[0, 0, 1]"),
+                            output=str(tmp_path / "o"))
+    sim.step(5)
+    rod = sim.rod("rod")
+    w = rod.angular_velocities
+    np.testing.assert_allclose(np.linalg.norm(w, axis=1), 3.0, rtol=3.0 * 1e-3)
+    np.testing.assert_allclose(w[:, 2], 0.0, atol=1e-9)
+    world = np.einsum("kc,kcx->kx", w, rod.directors)
+    np.testing.assert_allclose(world[:, 2], 3.0, rtol=3.0 * 1e-3)
+    sim.close()
+
+
+def test_readout_errors(tmp_path, rodsim_exe):
+    scene = tmp_path / "hanging.toml"
+    scene.write_text(HANGING.format(model="der", nodes=11))
+    sim = rodsim.Simulation(str(scene), output=str(tmp_path / "py"))
+    with pytest.raises(KeyError, match="no constraint named 'tip'"):
+        sim.reaction("tip")
+    sim.close()
+    bad = HANGING.format(model="der", nodes=11) + '\n[[probe]]\nname = "k0"\ntype = "curvature"\nrod = "rod"\nnode = 0\n'
+    scene.write_text(bad)
+    code, out = run_cli(rodsim_exe, "check", scene)
+    assert code == 2
+    assert "node 0 of rod 'rod' has no curvature" in out
+    bad = HANGING.format(model="der", nodes=11) + '\n[[probe]]\nname = "f"\ntype = "internal-force"\nrod = "rod"\nnode = 10\n'
+    scene.write_text(bad)
+    code, out = run_cli(rodsim_exe, "check", scene)
+    assert code == 2
+    assert "element 10 is out of range for rod 'rod' with 10 elements" in out
