@@ -11,7 +11,7 @@
 import numpy as np
 import pytest
 import rodsim
-from conftest import cantilever
+from conftest import ROOT, cantilever
 
 GRAVITY = """
 [[force]]
@@ -97,6 +97,25 @@ def test_python_damping_without_its_jacobian_costs_newton_solves(tmp_path, plugi
     a, b = plugin_damping.rod("beam").positions, sim.rod("beam").positions
     assert np.abs(a - b).max() <= 1e-5 * np.abs(a).max()
     assert sim.summary()["aipts"] > 2.0 * plugin_damping.summary()["aipts"]
+
+
+def test_python_damping_with_the_step_velocity_is_the_plugin_explicit(tmp_path):
+    # Under position Verlet, velocity="step" hands over the velocity the explicit solver integrates the
+    # velocity-dependent forces with (World::evaluateVelocityForces), as the damping plugin reads it:
+    # the same arithmetic, so the same trajectory to the last bit on this scene.
+    scene = ROOT / "scenes/validation/cosserat_timoshenko.toml"
+    short = {"simulation.duration": 0.3}
+    plugin = rodsim.Simulation(scene, set=short, output=tmp_path / "plugin")
+    plugin.run()
+    coef = {}
+    sim = rodsim.Simulation(scene, set={**short, "force.friction.coefficient": 0.0}, output=tmp_path / "python",
+                            forces=[rodsim.PythonForce("py_damping", lambda t, x, v: -coef["c"][:, None] * v,
+                                                       rod="beam", velocity="step")])
+    coef["c"] = 1000.0 * voronoi(sim.rod("beam").positions)  # the scene's coefficient, N s/m^2
+    sim.run()
+    a, b = plugin.rod("beam").positions, sim.rod("beam").positions
+    assert abs(a[-1, 2]) > 1e-3
+    assert np.abs(a - b).max() <= 1e-12 * np.abs(a).max()
 
 
 SPRING_K = 2000.0  # N/m: against the tip node's m / dt^2 = 7.9e3 N/m and the cantilever's 3 E I / L^3 = 0.024 N/m
