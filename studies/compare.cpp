@@ -134,7 +134,7 @@ bool readVtp(const fs::path& file, std::vector<double>& xyz, std::vector<double>
   }
 }
 
-struct RunResult {
+struct ModelRun {
   std::string model, status = "not run", reason;
   int exit_code = -1;
   double wall_time_s = 0, min_gap = std::numeric_limits<double>::quiet_NaN();
@@ -142,8 +142,8 @@ struct RunResult {
   double contact_wall_ms = 0;
 };
 
-RunResult summarize(const std::string& model, const fs::path& dir, int exit_code) {
-  RunResult r;
+ModelRun summarize(const std::string& model, const fs::path& dir, int exit_code) {
+  ModelRun r;
   r.model = model;
   r.exit_code = exit_code;
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -183,7 +183,7 @@ std::string fmtNumber(double v, const char* spec = "{:.4g}") {
   return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : "";
 }
 
-void writeTables(const fs::path& dir, const std::vector<RunResult>& runs, std::size_t rods) {
+void writeTables(const fs::path& dir, const std::vector<ModelRun>& runs, std::size_t rods) {
   const double first_time = runs.front().wall_time_s;
   const double first_contact = runs.front().contact_wall_ms;
   std::string csv =
@@ -192,7 +192,7 @@ void writeTables(const fs::path& dir, const std::vector<RunResult>& runs, std::s
   std::string md = fmt::format(
       "| model | M | AIPTS | ATPTS [ms] | total iters | run time [s] | run time ratio | contact steps | min gap [m] | status |\n"
       "|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const RunResult& r : runs) {
+  for (const ModelRun& r : runs) {
     const double cs = static_cast<double>(std::max<long long>(r.contact_steps, 1));
     const double aipts = r.contact_steps ? r.contact_iterations / cs : std::numeric_limits<double>::quiet_NaN();
     const double atpts = r.contact_steps ? r.contact_wall_ms / cs : std::numeric_limits<double>::quiet_NaN();
@@ -219,11 +219,11 @@ void writeTables(const fs::path& dir, const std::vector<RunResult>& runs, std::s
 // e(t) of Eq. 22 for every pair of runs, at the frames both wrote: the mean over all nodes of
 // |x_A - x_B| / r (r the node's radius; 1/(M N h) sum |x_A - x_B| for M rods of N nodes and radius h).
 // Returns notes about what could not be compared.
-std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<RunResult>& runs, const std::string& name,
+std::vector<std::string> writeDifference(const fs::path& dir, const std::vector<ModelRun>& runs, const std::string& name,
                                          double dt) {
   std::vector<std::string> notes;
   std::vector<std::vector<vtp::CollectionEntry>> frames;
-  for (const RunResult& r : runs) frames.push_back(readPvd(dir / r.model / "vtk" / (name + ".pvd")));
+  for (const ModelRun& r : runs) frames.push_back(readPvd(dir / r.model / "vtk" / (name + ".pvd")));
   std::string csv = "t";
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (std::size_t a = 0; a < runs.size(); ++a)
@@ -402,7 +402,7 @@ int runCompare(const CompareOptions& o, const TypeRegistry& registry, const std:
               [&](const ChildRun& done) { children[done.id].exit_code = done.exit_code; });
 
   // --- tables, differences, plots
-  std::vector<RunResult> results;
+  std::vector<ModelRun> results;
   bool failed = false;
   for (const ChildRun& c : children) {
     results.push_back(summarize(c.label, c.dir, c.exit_code));

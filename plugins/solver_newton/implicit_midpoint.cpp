@@ -22,8 +22,6 @@ namespace {
 
 const char* kName = "implicit-midpoint";
 
-std::string num(double x) { return formatNumber(x); }
-
 // J_r(x) = I - (1 - cos a)/a^2 [x] + (a - sin a)/a^3 [x]^2, a = |x| (Taylor series below a^2 = 1e-4).
 Mat3 rightJacobian(const Vec3& x) {
   const double a2 = x.squaredNorm();
@@ -41,7 +39,7 @@ Mat3 rightJacobian(const Vec3& x) {
   return Mat3::Identity() - alpha * X + beta * X * X;
 }
 
-StepReport fail(StepReport r, std::string message) {
+StepReport midpointFailure(StepReport r, std::string message) {
   r.ok = false;
   r.message = std::string(kName) + ": " + std::move(message);
   return r;
@@ -93,14 +91,14 @@ void ImplicitMidpointSolver::bind(World& world) {
 StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   StepReport rep;
   const double t_n = world.time(), h = 0.5 * dt, t_m = t_n + h, t = t_n + dt;
-  if (!(dt > 0) || !std::isfinite(dt)) return fail(rep, "time step must be > 0, got " + num(dt));
+  if (!(dt > 0) || !std::isfinite(dt)) return midpointFailure(rep, "time step must be > 0, got " + formatNumber(dt));
   const int n = world.numDofs();
   for (Vec* v : {&q_n_, &v_n_, &q_m_, &q_, &v_, &scratch_, &residual_})
     if (v->size() != n) v->setZero(n);
   q_n_ = world.q();
   v_n_ = world.v();
   if (!q_n_.allFinite() || !v_n_.allFinite())
-    return fail(rep, "the state at t = " + num(t_n) + " is not finite (NaN/Inf)");
+    return midpointFailure(rep, "the state at t = " + formatNumber(t_n) + " is not finite (NaN/Inf)");
 
   // The half step: a backward-Euler step of length h from (q_n, v_n) to the midpoint. Contacts and
   // forces see a step of length h (their velocities (q - q_n)/h are v_m, their stiffness rules read
@@ -112,7 +110,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   else
     q_m_ = q_n_;
   world.prescribe(t_m, q_m_);
-  if (!q_m_.allFinite()) return fail(rep, "prescribed values at t = " + num(t_m) + " are not finite");
+  if (!q_m_.allFinite()) return midpointFailure(rep, "prescribed values at t = " + formatNumber(t_m) + " are not finite");
   // Barrier contacts: start collision free (as implicit-euler).
   if (has_barrier_) {
     scratch_ = q_m_ - q_n_;
@@ -142,7 +140,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   rep.iterations = r.solves;
   rep.residual = r.residual;
   if (!r.ok)
-    return fail(rep, "step from t = " + num(t_n) + " (dt = " + num(dt) + ", midpoint solve) failed: " + r.message);
+    return midpointFailure(rep, "step from t = " + formatNumber(t_n) + " (dt = " + formatNumber(dt) + ", midpoint solve) failed: " + r.message);
 
   // The end point: q_{n+1} = 2 q_m - q_n, v_{n+1} = 2 v_m - v_n on the free DOFs. The constraints
   // prescribe the fixed DOFs at t_{n+1} (2 q_m - q_n differs from their path by O(dt^2) where it is
@@ -150,7 +148,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   // prescribed velocity forward as an undamped alternation.
   q_ = 2.0 * q_m_ - q_n_;
   world.prescribe(t, q_);
-  if (!q_.allFinite()) return fail(rep, "prescribed values at t = " + num(t) + " are not finite");
+  if (!q_.allFinite()) return midpointFailure(rep, "prescribed values at t = " + formatNumber(t) + " are not finite");
   const auto& fixed = world.fixedMask();
   const Vec& m = world.mass();
   const Vec& R = core_.residual();  // M (q_m - q_n - h v_n)/h^2 - F(q_m) on every DOF
@@ -182,7 +180,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
       v_.segment<3>(g) = rightJacobian(q_.segment<3>(g)) * v_.segment<3>(g);
     }
   }
-  if (!v_.allFinite()) return fail(rep, "non-finite velocity at t = " + num(t));
+  if (!v_.allFinite()) return midpointFailure(rep, "non-finite velocity at t = " + formatNumber(t));
   // A barrier holds the midpoint's gaps positive, not the end point's: the extrapolation moves the
   // rods on by q_m - q_n. Where CCD finds a gap closing on that segment, the contact energy at the end
   // point says whether it is still inside the barrier's domain; if not, the step fails (never a
@@ -195,7 +193,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
       ctx.q = &q_;
       const double e = world.potentialEnergy(ctx);
       if (!std::isfinite(e))
-        return fail(rep, "step from t = " + num(t_n) + " (dt = " + num(dt) +
+        return midpointFailure(rep, "step from t = " + formatNumber(t_n) + " (dt = " + formatNumber(dt) +
                              "): the extrapolated end point q_{n+1} = 2 q_{n+1/2} - q_n crosses a barrier contact "
                              "(its energy there is not finite); the midpoint was admissible. Use a shorter dt or "
                              "implicit-euler");

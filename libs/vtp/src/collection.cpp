@@ -9,7 +9,7 @@ namespace rodsim::vtp {
 namespace {
 
 // The value of attribute `name` in one line of XML, "" when absent.
-std::string attribute(const std::string& line, const std::string& name) {
+std::string attributeInLine(const std::string& line, const std::string& name) {
   const std::string key = name + "=\"";
   const auto at = line.find(key);
   if (at == std::string::npos) return {};
@@ -46,7 +46,7 @@ std::vector<CollectionEntry> readCollectionFile(const std::filesystem::path& pvd
     if (frames.size() == kMaxCollectionEntries)
       throw FormatError(fmt::format("{}:{}: more than {} DataSets (frames), the most a run writes", pvd.string(), line_number,
                                     kMaxCollectionEntries));
-    const std::string time = attribute(line, "timestep"), file = attribute(line, "file");
+    const std::string time = attributeInLine(line, "timestep"), file = attributeInLine(line, "file");
     char* stop = nullptr;
     const double t = std::strtod(time.c_str(), &stop);
     if (time.empty() || file.empty() || stop != time.c_str() + time.size())

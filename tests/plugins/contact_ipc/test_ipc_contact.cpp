@@ -28,7 +28,7 @@ using rodsim::test::stiffnessError;
 
 namespace {
 
-constexpr double d_hat = 1e-4, dt = 1e-3;
+constexpr double world_d_hat = 1e-4, world_dt = 1e-3;
 
 double energy(IpcContact& c, const EvalContext& ctx0, const Vec& q) {
   EvalContext ctx = ctx0;
@@ -45,7 +45,7 @@ void shiftRod(FakeWorld& w, Vec& q, int rod, const Vec3& d) {
 // the start of a step over which rod 0 slid by 2e-4 m (20 eps_u) along +x.
 IpcContact& addObstacleContact(ObstacleWorld& w) {
   auto& c = w.addContact<IpcContact>(
-      makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
+      makeParams(IpcContact::schema(), {{"friction", 0.5}, {"d_hat", world_d_hat}, {"eps_v", 1e-2}, {"kappa", 10.0}}));
   c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   return c;
@@ -59,26 +59,26 @@ Vec slidStart(FakeWorld& w, const Vec& q) {
 }  // namespace
 
 TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite differences, sticking and sliding") {
-  const double eps_v = 1e-2, eps_u = eps_v * dt, mu = 0.4, kappa = 1e3;
-  for (double gap : {0.5 * d_hat, 0.05 * d_hat}) {
+  const double eps_v = 1e-2, eps_u = eps_v * world_dt, mu = 0.4, kappa = 1e3;
+  for (double gap : {0.5 * world_d_hat, 0.05 * world_d_hat}) {
     for (double slip : {0.0, 0.3, 30.0}) {  // in units of eps_u
       CAPTURE(gap);
       CAPTURE(slip);
       FakeWorld w;
       addCrossing(w, gap);
       auto& c = w.addContact<IpcContact>(makeParams(
-          IpcContact::schema(), {{"friction", mu}, {"d_hat", d_hat}, {"eps_v", eps_v}, {"kappa", kappa}}));
+          IpcContact::schema(), {{"friction", mu}, {"d_hat", world_d_hat}, {"eps_v", eps_v}, {"kappa", kappa}}));
       c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
       w.finalize();
       const Vec q = w.q();
       Vec q_start = q;
       shiftRod(w, q_start, 1, -slip * eps_u * Vec3(1, 0.3, 0));  // b slid by slip eps_u along (1, 0.3, 0)
       w.q() = q_start;
-      w.beginStep(dt);
+      w.beginStep(world_dt);
       REQUIRE(c.numCandidates() >= 1);
       Vec v0 = Vec::Zero(q.size());
       EvalContext ctx;
-      ctx.dt = dt;
+      ctx.dt = world_dt;
       ctx.q_start = &q_start;
       ctx.v_start = &v0;
       ctx.q = &q;
@@ -95,7 +95,7 @@ TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite diff
       const double eK = relErr(Kd, -J);
       const Eigen::VectorXd g = fdGradient([&](const Vec& y) { return energy(c, ctx, y); }, q, h);
       const double eF = relErr(f, -g);
-      MESSAGE("gap ", gap / d_hat, " d_hat, slip ", slip, " eps_u: K rel. error ", eK, ", F rel. error ", eF);
+      MESSAGE("gap ", gap / world_d_hat, " d_hat, slip ", slip, " eps_u: K rel. error ", eK, ", F rel. error ", eF);
       CHECK(eK < 1e-5);
       CHECK(eF < 1e-5);
       CHECK((Kd - Kd.transpose()).norm() < 1e-10 * Kd.norm());  // lagged friction: symmetric
@@ -121,11 +121,11 @@ TEST_CASE("barrier + friction stiffness K = -dF/dq and F = -dE/dq by finite diff
 
 TEST_CASE("maxStepFraction keeps every gap positive: rod b driven through rod a") {
   FakeWorld w;
-  const double gap = 0.5 * d_hat;
+  const double gap = 0.5 * world_d_hat;
   addCrossing(w, gap);
-  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}}));
+  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}}));
   w.finalize();
-  w.beginStep(dt);
+  w.beginStep(world_dt);
   const Vec q = w.q();
   Vec dq = Vec::Zero(q.size());
   shiftRod(w, dq, 1, Vec3(1e-4, 0, -3e-3));  // would cross rod a entirely
@@ -137,7 +137,7 @@ TEST_CASE("maxStepFraction keeps every gap positive: rod b driven through rod a"
   const Vec q1 = q + f * dq;
   EvalContext ctx;
   Vec zero = Vec::Zero(q.size());
-  ctx.dt = dt;
+  ctx.dt = world_dt;
   ctx.q_start = &q;
   ctx.v_start = &zero;
   contactForce(c, ctx, q1);
@@ -155,25 +155,25 @@ TEST_CASE("plane obstacle: node barrier and friction, K = -dF/dq, CCD against th
   w.body.origin = Vec3(0, 0, -0.5 * r);
   w.body.normal = Vec3::UnitZ();
   SpringChain::Options o;
-  o.points = line(4, Vec3(0, 0, 0.5 * r + 0.3 * d_hat), Vec3(3 * L, 0, 0.5 * r + 0.6 * d_hat));
+  o.points = line(4, Vec3(0, 0, 0.5 * r + 0.3 * world_d_hat), Vec3(3 * L, 0, 0.5 * r + 0.6 * world_d_hat));
   o.radius = r;
   w.addRod<SpringChain>("rod", o);
   auto& c = addObstacleContact(w);
   const Vec q = w.q(), q_start = slidStart(w, q), v0 = Vec::Zero(q.size());
-  EvalContext ctx = startStep(w, q_start, v0, dt);
+  EvalContext ctx = startStep(w, q_start, v0, world_dt);
   CHECK(c.numObstacleCandidates() == 4);
   const Vec f = contactForce(c, ctx, q);
-  CHECK(c.stats().min_gap == doctest::Approx(0.3 * d_hat).epsilon(1e-9));
+  CHECK(c.stats().min_gap == doctest::Approx(0.3 * world_d_hat).epsilon(1e-9));
   CHECK(c.stats().active == 4);
   // node 0: normal force kappa |b'(0.3 d_hat)|, friction -mu lambda x-hat (sliding)
-  const double lambda = 10.0 * std::abs(rodsim::ipc::barrier(0.3 * d_hat, d_hat).d1);
+  const double lambda = 10.0 * std::abs(rodsim::ipc::barrier(0.3 * world_d_hat, world_d_hat).d1);
   CHECK(f[2] == doctest::Approx(lambda).epsilon(1e-9));
   CHECK(f[0] == doctest::Approx(-0.5 * lambda).epsilon(1e-9));
   CHECK(stiffnessError(c, ctx, q, 1e-9) < 1e-5);
   // CCD: the rod falls by 1 mm: stops at 0.8 of the time the lowest node reaches 0.1 of its gap
   Vec dq = Vec::Zero(q.size());
   shiftRod(w, dq, 0, Vec3(0, 0, -1e-3));
-  CHECK(w.maxStepFraction(q, dq) == doctest::Approx(0.8 * 0.9 * 0.3 * d_hat / 1e-3).epsilon(1e-9));
+  CHECK(w.maxStepFraction(q, dq) == doctest::Approx(0.8 * 0.9 * 0.3 * world_d_hat / 1e-3).epsilon(1e-9));
 }
 
 // Curved obstacles: the barrier's Hessian gains B' dn/dx (the normal turns with the node); the
@@ -189,7 +189,7 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     w.body.angular_velocity = shape == Obstacle::Shape::Cylinder ? 3.0 : 0.0;
     SpringChain::Options o;
     for (int k = 0; k < 4; ++k) {  // nodes over the top, 0.3 ... 0.6 d_hat from the surface
-      const double a = 0.05 * (k - 1.5), reach = w.body.radius + r + (0.3 + 0.1 * k) * d_hat;
+      const double a = 0.05 * (k - 1.5), reach = w.body.radius + r + (0.3 + 0.1 * k) * world_d_hat;
       o.points.push_back(w.body.origin + Vec3(0.3 * L * k * (shape == Obstacle::Shape::Cylinder), reach * std::sin(a),
                                                reach * std::cos(a)));
     }
@@ -197,18 +197,18 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     w.addRod<SpringChain>("rod", o);
     auto& c = addObstacleContact(w);
     const Vec q = w.q(), q_start = slidStart(w, q), v0 = Vec::Zero(q.size());
-    const EvalContext ctx = startStep(w, q_start, v0, dt);
+    const EvalContext ctx = startStep(w, q_start, v0, world_dt);
     CHECK(c.numObstacleCandidates() == 4);
     const Vec f = contactForce(c, ctx, q);
     CHECK(c.stats().active == 4);
-    CHECK(c.stats().min_gap == doctest::Approx(0.3 * d_hat).epsilon(1e-9));
+    CHECK(c.stats().min_gap == doctest::Approx(0.3 * world_d_hat).epsilon(1e-9));
     // node 0 slides (20 eps_u and more: the sliding regime) relative to the surface point under it:
     // +x, and on the drum (turning about x) the surface moves along y under it. The friction force is
     // opposite to that relative slide.
     Vec3 n;
     const Vec3 x0 = q.segment<3>(0);
     const double dist = w.body.signedDistance(q_start.segment<3>(0), &n);
-    const Vec3 slide = x0 - q_start.segment<3>(0) - dt * w.body.surfaceVelocity(q_start.segment<3>(0) - dist * n);
+    const Vec3 slide = x0 - q_start.segment<3>(0) - world_dt * w.body.surfaceVelocity(q_start.segment<3>(0) - dist * n);
     const Vec3 ft = f.segment<3>(0) - f.segment<3>(0).dot(n) * n;
     const Vec3 slide_t = slide - slide.dot(n) * n;
     CHECK(ft.normalized().dot(slide_t.normalized()) < -0.999);
@@ -221,23 +221,23 @@ TEST_CASE("sphere and spinning cylinder: node barrier and friction, K = -dF/dq, 
     CHECK(t > 0);
     CHECK(t < 1);
     const Vec3 x_hit = q.segment<3>(0) + t * dq.segment<3>(0);
-    CHECK(w.body.signedDistance(x_hit) - r == doctest::Approx(0.1 * 0.3 * d_hat).epsilon(1e-6));
+    CHECK(w.body.signedDistance(x_hit) - r == doctest::Approx(0.1 * 0.3 * world_d_hat).epsilon(1e-6));
   }
 }
 
 TEST_CASE("adaptive kappa: balance at the first contact, clamp to [kappa_min, 100 kappa_min], doubling") {
   FakeWorld w;
-  addCrossing(w, 0.8 * d_hat);
-  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}}));
+  addCrossing(w, 0.8 * world_d_hat);
+  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}}));
   c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
-  const double kappa_min = 0.1 / (dt * dt);  // mean nodal mass 0.1 kg (no other force acts)
+  const double kappa_min = 0.1 / (world_dt * world_dt);  // mean nodal mass 0.1 kg (no other force acts)
   Vec zero = Vec::Zero(w.q().size());
   std::vector<double> kappas;
   for (double gap : {0.8, 0.09, 0.05, 0.04, 0.03, 0.02, 0.01, 0.005, 0.004, 0.003, 0.05}) {
     Vec q = w.q();
-    for (int n = 0; n < 5; ++n) q[w.rod(1).globalPositionDof(n) + 2] = 2 * r + gap * d_hat;
-    EvalContext ctx = startStep(w, q, zero, dt);
+    for (int n = 0; n < 5; ++n) q[w.rod(1).globalPositionDof(n) + 2] = 2 * r + gap * world_d_hat;
+    EvalContext ctx = startStep(w, q, zero, world_dt);
     contactForce(c, ctx, q);
     kappas.push_back(c.kappa());
     CHECK(c.kappaMin() == doctest::Approx(kappa_min));
@@ -253,8 +253,8 @@ TEST_CASE("adaptive kappa: balance at the first contact, clamp to [kappa_min, 10
   std::vector<double> state;
   c.saveState(state);
   FakeWorld w2;
-  addCrossing(w2, 0.8 * d_hat);
-  auto& c2 = w2.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}}));
+  addCrossing(w2, 0.8 * world_d_hat);
+  auto& c2 = w2.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}}));
   w2.finalize();
   c2.loadState(state);
   CHECK(c2.kappa() == c.kappa());
@@ -272,19 +272,19 @@ TEST_CASE("balance: kappa minimizes |r + kappa grad B| when a load pushes the ro
     }
   };
   FakeWorld w;
-  addCrossing(w, 0.5 * d_hat);
+  addCrossing(w, 0.5 * world_d_hat);
   auto push = std::make_unique<Push>();
   Push& p = *push;
   w.addForce(std::move(push));
-  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"kappa_min", 10.0}}));
+  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}, {"kappa_min", 10.0}}));
   c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
   p.first = w.rod(1).globalPositionDof(0);
   p.count = 5;
-  w.beginStep(dt);
+  w.beginStep(world_dt);
   Vec q = w.q(), zero = Vec::Zero(q.size()), F = Vec::Zero(q.size());
   EvalContext ctx;
-  ctx.dt = dt;
+  ctx.dt = world_dt;
   ctx.q = &q;
   ctx.q_start = &q;
   ctx.v_start = &zero;
@@ -297,7 +297,7 @@ TEST_CASE("balance: kappa minimizes |r + kappa grad B| when a load pushes the ro
   MESSAGE("kappa ", c.kappa(), " N/m, net force on rod b ", fb.transpose());
   // kappa = -r.gB/|gB|^2: r = 0.05 N on b's crossing-edge nodes (weights 0.7, 0.3), gB = b' w n on
   // the four nodes of the crossing edges (weights 0.7, 0.3 on each rod): 0.05 / (1.16 |b'|)
-  const double db = std::abs(rodsim::ipc::barrier(0.5 * d_hat, d_hat).d1);
+  const double db = std::abs(rodsim::ipc::barrier(0.5 * world_d_hat, world_d_hat).d1);
   CHECK(c.kappa() == doctest::Approx(0.05 / (1.16 * db)).epsilon(1e-6));
   CHECK(c.kappa() > 10.0);
   CHECK(c.kappa() < 1000.0);
@@ -305,18 +305,18 @@ TEST_CASE("balance: kappa minimizes |r + kappa grad B| when a load pushes the ro
 
 TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern band; errors name the bad rod or obstacle") {
   FakeWorld w;
-  addCrossing(w, 0.5 * d_hat);
-  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"friction", 0.3}}));
+  addCrossing(w, 0.5 * world_d_hat);
+  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}, {"friction", 0.3}}));
   c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
-  w.beginStep(dt);
+  w.beginStep(world_dt);
   Vec q = w.q(), zero = Vec::Zero(q.size());
   EvalContext ctx;
-  ctx.dt = dt;
+  ctx.dt = world_dt;
   ctx.q_start = &q;
   ctx.v_start = &zero;
   Vec q1 = q;
-  shiftRod(w, q1, 1, Vec3(0, 0, 2 * d_hat));  // out of the barrier band: structural zeros (the pair started in the pattern band)
+  shiftRod(w, q1, 1, Vec3(0, 0, 2 * world_d_hat));  // out of the barrier band: structural zeros (the pair started in the pattern band)
   StiffnessSink K0, K1;
   contactForce(c, ctx, q);
   ctx.q = &q;
@@ -330,7 +330,7 @@ TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern b
   CHECK(same);
 
   FakeWorld bad;
-  addCrossing(bad, 0.5 * d_hat);
+  addCrossing(bad, 0.5 * world_d_hat);
   bad.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"rods", std::vector<std::string>{"a", "c"}}}));
   try {
     bad.finalize();
@@ -343,25 +343,25 @@ TEST_CASE("sparsity pattern is constant within a step for pairs in the pattern b
 
 TEST_CASE("overlapping rods at the start of a step are refused with a message") {
   FakeWorld w;
-  addCrossing(w, -0.2 * d_hat);
-  w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}}));
+  addCrossing(w, -0.2 * world_d_hat);
+  w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}}));
   w.finalize();
-  CHECK_THROWS_WITH_AS(w.beginStep(dt), doctest::Contains("overlap"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(w.beginStep(world_dt), doctest::Contains("overlap"), std::runtime_error);
 }
 
 TEST_CASE("no heap allocation in addForce, addStiffness, energy and maxStepFraction once warm") {
   FakeWorld w;
-  addCrossing(w, 0.5 * d_hat);
-  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", d_hat}, {"friction", 0.3}}));
+  addCrossing(w, 0.5 * world_d_hat);
+  auto& c = w.addContact<IpcContact>(makeParams(IpcContact::schema(), {{"d_hat", world_d_hat}, {"friction", 0.3}}));
   c.useInitialGaps(false);  // the plain barrier, also on the pairs that start inside d_hat
   w.finalize();
-  w.beginStep(dt);
+  w.beginStep(world_dt);
   const Vec q = w.q();
   Vec q1 = q, zero = Vec::Zero(q.size()), f = Vec::Zero(q.size()), dq = Vec::Zero(q.size());
   shiftRod(w, q1, 1, Vec3(1e-6, 0, -1e-6));
   shiftRod(w, dq, 1, Vec3(1e-5, 0, -1e-3));
   EvalContext ctx;
-  ctx.dt = dt;
+  ctx.dt = world_dt;
   ctx.q_start = &q;
   ctx.v_start = &zero;
   StiffnessSink K;

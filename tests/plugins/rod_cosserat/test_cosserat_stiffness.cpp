@@ -40,11 +40,10 @@ using rodsim::testing::relErr;
 
 namespace {
 
-constexpr double kPi = std::numbers::pi;
 
 // Rotation vectors of the sizes that matter: below and above the series switch (0.45 rad), the
 // rotations of a Newton step far from its committed frames, and near π.
-const double kAngles[] = {0.0, 1e-7, 0.1, 0.44, 0.45, 0.5, 1.0, 2.5, kPi - 1e-3};
+const double kAngles[] = {0.0, 1e-7, 0.1, 0.44, 0.45, 0.5, 1.0, 2.5, std::numbers::pi - 1e-3};
 
 Vec3 direction(int k) { return Vec3(0.6 + 0.1 * k, -0.3, 0.74 - 0.05 * k).normalized(); }
 
@@ -96,7 +95,7 @@ TEST_CASE("the element and node energies are the rod's and their gradients and H
   const ShearStretchElement element{0.1, Vec3(3e3, 2e3, 8e3), Vec3(0.01, -0.02, 0.03)};
   for (const bool rescaling : {true, false}) {
     const BendTwistNode node{0.11, Vec3(2.0, 3.0, 1.5), Vec3(0.05, 0.02, -0.04), rescaling};
-    for (double angle : {0.0, 0.3, 1.0, 2.5, kPi - 1e-3}) {
+    for (double angle : {0.0, 0.3, 1.0, 2.5, std::numbers::pi - 1e-3}) {
       CAPTURE(rescaling);
       CAPTURE(angle);
       const Vec3 phi_p = angle * direction(0), phi_i = angle * direction(1) + Vec3(0.01, 0.02, -0.01);
@@ -154,7 +153,7 @@ namespace {
 
 // A straight rod 1 m long, thick enough (r = 0.1 m, 8 elements of 0.125 m) that bending and twisting
 // weigh about as much as shear and stretch in the Hessian.
-Params straightRod(int nodes = 9) {
+Params stiffnessRod(int nodes = 9) {
   return makeParams(CosseratRod::schema(), {{"nodes", nodes},
                                             {"radius", 0.1},
                                             {"density", 1000.0},
@@ -182,14 +181,14 @@ Params helixRod(const std::string& rest_shape) {
 }
 
 Params ring(int nodes, double turns) {
-  const double R = 0.3, L = 2 * nodes * R * std::sin(kPi / nodes);
+  const double R = 0.3, L = 2 * nodes * R * std::sin(std::numbers::pi / nodes);
   return makeParams(CosseratRod::schema(), {{"nodes", nodes},
                                             {"closed", true},
                                             {"radius", 0.05},
                                             {"density", 1000.0},
                                             {"youngs_modulus", 1e6},
                                             {"shear_modulus", 3e5},
-                                            {"initial_twist", toValue(2 * kPi * turns / L)},
+                                            {"initial_twist", toValue(2 * std::numbers::pi * turns / L)},
                                             {"geometry.shape", std::string("circle")},
                                             {"geometry.circle_radius", toValue(R)},
                                             {"rest_shape", std::string("straight")}},
@@ -272,7 +271,7 @@ struct Regime {
 
 std::vector<Regime> regimes() {
   std::vector<Regime> out;
-  const auto straight = [] { return straightRod(); };
+  const auto straight = [] { return stiffnessRod(); };
   out.push_back({"straight, at rest", straight, [](CosseratRod& rod) {
                    return followFrames(rod, [](int) { return Vec3::Zero(); }, 1.0, 0.0);
                  }});
@@ -292,7 +291,7 @@ std::vector<Regime> regimes() {
                    return perturbed(rod, followFrames(rod, [](int e) { return Vec3(0.2 * e, -0.1 * e, 0.25 * e); }, 0.95, 0.05),
                                     0.01, 0.05);
                  }});
-  for (double angle : {1.0, 2.5, kPi - 1e-3, kPi + 0.2}) {
+  for (double angle : {1.0, 2.5, std::numbers::pi - 1e-3, std::numbers::pi + 0.2}) {
     out.push_back({"rotation vectors of " + std::to_string(angle) + " rad, bent and perturbed", straight,
                    [angle](CosseratRod& rod) {
                      return perturbed(rod, followFrames(rod, largeRotation(angle, 0.05), 1.02, 0.03), 0.005, 0.02);
@@ -300,7 +299,7 @@ std::vector<Regime> regimes() {
   }
   out.push_back({"bend_twist_rescaling = false, everything at once",
                  [] {
-                   Params p = straightRod();
+                   Params p = stiffnessRod();
                    p.set("bend_twist_rescaling", false);
                    return p;
                  },
@@ -310,7 +309,7 @@ std::vector<Regime> regimes() {
                  }});
   out.push_back({"bend_twist_rescaling = false, rotation vectors of 2.5 rad",
                  [] {
-                   Params p = straightRod();
+                   Params p = stiffnessRod();
                    p.set("bend_twist_rescaling", false);
                    return p;
                  },
@@ -367,7 +366,7 @@ TEST_CASE("addStiffness is the exact Hessian of the elastic energy in every regi
 }
 
 TEST_CASE("addElasticForceOfDofs differs from addElasticForce only on the rotations, by J_l(phi) - I") {
-  CosseratRod rod(straightRod());
+  CosseratRod rod(stiffnessRod());
   const Vec q = perturbed(rod, followFrames(rod, largeRotation(1.0, 0.05), 1.02, 0.03), 0.005, 0.02);
   rod.setConfiguration(q);
   Vec f = Vec::Zero(rod.numDofs()), g = Vec::Zero(rod.numDofs());
@@ -387,7 +386,7 @@ TEST_CASE("addElasticForceOfDofs differs from addElasticForce only on the rotati
 }
 
 TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a ParamError for force_law gazzola2018") {
-  CosseratRod rod(straightRod());
+  CosseratRod rod(stiffnessRod());
   rod.setDofOffset(4);
   const Vec q = perturbed(rod, followFrames(rod, largeRotation(1.0, 0.05), 1.02, 0.03), 0.005, 0.02);
   auto pattern = [&](const Vec& x) {
@@ -403,7 +402,7 @@ TEST_CASE("addStiffness: global indexing, the same pattern on every call, and a 
     return rc;
   };
   CHECK(pattern(q) == pattern(perturbed(rod, q, 0.01, 0.1)));
-  Params p = straightRod();
+  Params p = stiffnessRod();
   p.set("force_law", std::string("gazzola2018"));
   CosseratRod written(p);
   StiffnessSink K;

@@ -1,6 +1,7 @@
 // Finite-difference checks of the DER stencil energies (der_energies.h): gradients by central
 // differences of the energy, Hessians by central differences of the analytic gradient.
 #include <doctest/doctest.h>
+#include <rodsim/testing/finite_differences.h>
 
 #include "der_energies.h"
 
@@ -16,11 +17,9 @@ using rodsim::geometry::curvatureBinormal;
 using rodsim::geometry::parallelTransport;
 using rodsim::geometry::wrapAngle;
 
-namespace {
+using rodsim::testing::relErr;
 
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(b.norm(), 1e-12);
-}
+namespace {
 
 Vec3 randomUnit(std::mt19937& rng) {
   std::normal_distribution<double> n(0.0, 1.0);

@@ -1,6 +1,7 @@
 // The "der" rod through the rodsim::Rod interface: exact derivatives away from the committed
 // configuration, stress-free helices, reference-twist continuity, masses, torques, geometry.
 #include <doctest/doctest.h>
+#include <rodsim/testing/finite_differences.h>
 
 #include "der_rod.h"
 #include "expect_param_error.h"
@@ -35,6 +36,8 @@ using rodsim::toValue;
 using rodsim::Value;
 using rodsim::Vec;
 using rodsim::Vec3;
+
+using rodsim::testing::relErr;
 
 namespace {
 
@@ -72,10 +75,6 @@ Params straightParams(int nodes, double length = 1.0) {
                      {"geometry.shape", toValue("straight")},
                      {"geometry.start", toValue(Vec3(0, 0, 0))},
                      {"geometry.end", toValue(Vec3(length, 0, 0))}});
-}
-
-double relErr(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(b.norm(), 1e-300);
 }
 
 Eigen::MatrixXd denseStiffness(const DerRod& rod) {
