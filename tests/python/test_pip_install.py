@@ -45,7 +45,7 @@ def run(cmd, **kw):
 
 def pip(python, *args):
     """pip of `python`, offline, with the backend reusing the tests' build."""
-    return run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", *args],
+    return run([python, "-m", "pip", "--disable-pip-version-check", "--no-input", "--no-cache-dir", *args],
                env=clean_env(RODSIM_CMAKE_BUILD_DIR=BUILD), cwd=ROOT)
 
 
