@@ -28,19 +28,22 @@ std::string shapeText(const py::array& a) {
   return s + (a.ndim() == 1 ? ",)" : ")");
 }
 
-// A float64 array of the given shape (a trailing -1: any length), else an error naming `what`.
+// A float64 array of the given shape (-1: any length), else an error naming `what` and the shape
+// expected() describes (built only then: this runs at every solver evaluation, and the names of the
+// valid calls fit std::string's short buffer, so a valid result allocates nothing here).
+template <class Expected>
 DoubleArray doubles(const py::handle& obj, const std::string& what, std::initializer_list<py::ssize_t> shape,
-                    const std::string& expected) {
+                    Expected expected) {
   DoubleArray a = DoubleArray::ensure(obj);
   if (!a) {
     PyErr_Clear();
-    throw std::runtime_error(what + " must be a float array of shape " + expected + ", not " +
+    throw std::runtime_error(what + " must be a float array of shape " + expected() + ", not " +
                              std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
   bool ok = a.ndim() == py::ssize_t(shape.size());
   int d = 0;
   for (py::ssize_t s : shape) ok = ok && (s < 0 || a.shape(d++) == s);
-  if (!ok) throw std::runtime_error(what + " must have shape " + expected + ", not " + shapeText(a));
+  if (!ok) throw std::runtime_error(what + " must have shape " + expected() + ", not " + shapeText(a));
   const double* p = a.data();
   for (py::ssize_t i = 0; i < a.size(); ++i)
     if (!std::isfinite(p[i])) throw std::runtime_error(what + " has a non-finite value (entry " + std::to_string(i) + ")");
@@ -182,14 +185,14 @@ class PythonForce final : public Force {
 
   void readForces(const py::handle& obj) {
     const int n = rod_->numNodes();
-    const std::string shape = "(" + std::to_string(n) + ", 3)";
-    DoubleArray a = doubles(obj, "the forces", {n, 3}, shape + " (N per node)");
+    DoubleArray a = doubles(obj, "the forces", {n, 3}, [n] { return "(" + std::to_string(n) + ", 3) (N per node)"; });
     std::copy(a.data(), a.data() + 3 * n, force_.data());
   }
 
   void readCouples(const py::handle& obj) {
     const int e = rod_->numEdges();
-    DoubleArray a = doubles(obj, "'couples'", {e, 3}, "(" + std::to_string(e) + ", 3) (N m per edge, world frame)");
+    DoubleArray a = doubles(obj, "'couples'", {e, 3},
+                            [e] { return "(" + std::to_string(e) + ", 3) (N m per edge, world frame)"; });
     std::copy(a.data(), a.data() + 3 * e, couples_.data());
     has_couples_ = true;
   }
@@ -224,7 +227,7 @@ class PythonForce final : public Force {
       rows = coo.attr("row"), cols = coo.attr("col"), vals = coo.attr("data");
     }
     if (vals) {
-      DoubleArray v = doubles(vals, what + " values", {-1}, "(k,)");
+      DoubleArray v = doubles(vals, what + " values", {-1}, [] { return std::string("(k,)"); });
       const py::ssize_t k = v.shape(0);
       auto r = indexes(rows, what + " rows", k, size);
       auto c = indexes(cols, what + " cols", k, size);
@@ -234,15 +237,16 @@ class PythonForce final : public Force {
     py::array probe = py::array::ensure(obj);
     if (!probe) PyErr_Clear();
     if (probe && probe.ndim() == 3) {
-      DoubleArray b = doubles(obj, what, {n, 3, 3}, "(" + std::to_string(n) + ", 3, 3) (node blocks dF_i/dx_i)");
+      DoubleArray b = doubles(obj, what, {n, 3, 3},
+                              [n] { return "(" + std::to_string(n) + ", 3, 3) (node blocks dF_i/dx_i)"; });
       for (long long i = 0; i < n; ++i)
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) add(3 * i + r, 3 * i + c, b.data()[9 * i + 3 * r + c]);
       return;
     }
-    DoubleArray a = doubles(obj, what, {size, size},
-                            dense + ", (" + std::to_string(n) + ", 3, 3) node blocks, a scipy.sparse matrix or "
-                            "(rows, cols, values)");
+    DoubleArray a = doubles(obj, what, {size, size}, [&] {
+      return dense + ", (" + std::to_string(n) + ", 3, 3) node blocks, a scipy.sparse matrix or (rows, cols, values)";
+    });
     const double* p = a.data();
     for (long long r = 0; r < size; ++r)
       for (long long c = 0; c < size; ++c)
