@@ -9,7 +9,8 @@ class PythonForce:
       an (n, 3) array           node forces (N, world frame);
       a dict with any of
         "forces"   (n, 3)       node forces, N;
-        "couples"  (n-1, 3)     a couple on each edge (Cosserat: element), N m, world frame. On a
+        "couples"  (n-1, 3)     a couple on edge k (nodes k, k+1; Cosserat: element k; a closed
+                                ring's closing element takes none), N m, world frame. On a
                                 Cosserat rod it acts on the element's rotation; on a DER rod its part
                                 along the tangent t acts on the edge's twist angle and the rest
                                 C_perp as the force pair C_perp x t / |e| on the edge's end nodes
