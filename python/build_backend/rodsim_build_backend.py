@@ -202,6 +202,8 @@ def _cmake_build(build_dir, config_settings):
         if not home or Path(home.group(1)).resolve() != SOURCE:
             raise BuildError(f"{build_dir} is the CMake build of another source tree "
                              f"({home.group(1) if home else 'unknown'}), not of {SOURCE}")
+        if (build_dir / WHEEL_FILES).exists():  # before building anything for the wrong Python
+            _wheel_files(build_dir, built=False)
         print(f"rodsim_build_backend: reusing the CMake build in {build_dir} as configured", file=sys.stderr)
     else:
         cmd = ["cmake", "-S", SOURCE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
@@ -217,23 +219,27 @@ def _cmake_build(build_dir, config_settings):
                              "pybind11-dev, scripts/setup.sh); its output is above")
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     _run(["cmake", "--build", build_dir, "--target", *TARGETS, "--parallel", jobs], "building rodsim")
+    return _wheel_files(build_dir, built=True)
 
+
+def _wheel_files(build_dir, built):
+    """[(path in the wheel, file)] from CMake's list, once the extension is known to be this Python's."""
     listing = build_dir / WHEEL_FILES
     if not listing.exists():
         raise BuildError(f"{listing} is missing: {build_dir} does not build the Python module")
     files = []
     for line in listing.read_text().splitlines():
         dest, src = line.split("\t")
-        if not Path(src).is_file():
+        if built and not Path(src).is_file():
             raise BuildError(f"{src} was not built ({listing})")
         files.append((dest, Path(src)))
     # The extension must be the one for this interpreter: a reused build may be another Python's.
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     extension = [dest for dest, _ in files if dest.startswith("rodsim/_rodsim")]
     if len(extension) != 1 or not extension[0].endswith(suffix):
-        raise BuildError(f"{build_dir} builds the extension {extension} for another Python than "
-                         f"{sys.executable} (its extensions end with {suffix}): give a build directory "
-                         "configured for this Python, or none")
+        raise BuildError(f"{build_dir} builds the extension {', '.join(extension) or '(none)'} for another "
+                         f"Python than {sys.executable}, whose extensions end with {suffix}: give a build "
+                         "directory configured for this Python, or none")
     return files
 
 
