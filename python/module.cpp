@@ -57,14 +57,20 @@ PYBIND11_MODULE(_rodsim, m) {
   bindPythonForceSpec(m);
 
   py::class_<Simulation>(m, "_Simulation")
-      .def(py::init<const std::string&, const std::vector<std::string>&, const std::string&, bool, bool, bool,
-                    const std::vector<PyForceSpec>&>(),
-           py::arg("scene"), py::arg("sets"), py::arg("output"), py::arg("force"), py::arg("quiet"),
-           py::arg("progress"), py::arg("forces"))
+      .def(py::init<const std::string&, const std::string&, const std::string&, const std::vector<std::string>&,
+                    const std::string&, bool, bool, bool, const std::vector<PyForceSpec>&, const std::string&>(),
+           py::arg("scene"), py::arg("origin"), py::arg("base_dir"), py::arg("sets"), py::arg("output"),
+           py::arg("force"), py::arg("quiet"), py::arg("progress"), py::arg("forces"), py::arg("restart"))
       .def("step", [](Simulation& s, long long n) { Guard g(s.mutex()); s.step(n); }, py::arg("n") = 1)
       .def("run", [](Simulation& s, std::optional<double> until) { Guard g(s.mutex()); s.run(until); },
            py::arg("until") = py::none())
-      .def("close", [](Simulation& s) { Guard g(s.mutex()); return s.finish(); })
+      .def("close", [](Simulation& s, bool checkpoint) {
+             Guard g(s.mutex());
+             // Before the end, as the CLI's Ctrl-C: a checkpoint of the last step first, so that
+             // Simulation.restart(dir) continues the run.
+             if (checkpoint && !s.session().finished()) s.session().interrupt("stopped by its caller");
+             return s.finish();
+           }, py::arg("checkpoint") = false)
       .def("add_callback", [](Simulation& s, py::function fn, long long every) { Guard g(s.mutex()); s.addCallback(std::move(fn), every); },
            py::arg("fn"), py::arg("every") = 1)
       .def("parameter", [](Simulation& s, const std::string& path) { Guard g(s.mutex()); return s.parameter(path); })
@@ -96,6 +102,7 @@ PYBIND11_MODULE(_rodsim, m) {
 
   bindRod(m);
   bindState(m);
+  bindRodSetters(m);  // after every getter
 
   m.def("plugins", &pluginList, "The plugin libraries found and the types each provides (`rodsim plugins`).");
   m.def("plugin_search_path", []() { return pluginSearchDirectories({}); },

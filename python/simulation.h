@@ -30,8 +30,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -44,6 +47,7 @@
 namespace rodsim::python {
 
 namespace py = pybind11;
+namespace fs = std::filesystem;
 using namespace rodsim::kernel;
 
 // A step failed (status "failed"): rodsim.SimulationError, with summary.json's reason.
@@ -80,16 +84,39 @@ struct Callback {
 
 class Simulation {
  public:
-  Simulation(const std::string& scene_file, const std::vector<std::string>& sets, const std::string& output,
-             bool replace, bool quiet, bool progress, const std::vector<PyForceSpec>& forces) {
+  // `scene`: a scene file's path when `origin` is empty, else TOML text that `origin` ("<string>",
+  // "<dict>") names in messages, its relative paths resolved against `base_dir` (kernel SceneText).
+  // `restart`: a run directory to continue from its latest checkpoint (`rodsim run --restart DIR`):
+  // the scene, the --set values and the output directory are the checkpoint's, as for the CLI.
+  Simulation(const std::string& scene, const std::string& origin, const std::string& base_dir,
+             const std::vector<std::string>& sets_given, const std::string& output_given, bool replace, bool quiet,
+             bool progress, const std::vector<PyForceSpec>& forces, const std::string& restart) {
+    std::string scene_file = origin.empty() ? scene : "";
+    std::vector<std::string> sets = sets_given;
+    std::string output = output_given;
+    std::optional<SceneText> text;
+    if (!origin.empty()) text = SceneText{scene, origin, base_dir, kTextSceneName};
+    if (!restart.empty()) {
+      checkpoint_ = std::make_unique<Checkpoint>(readLatestCheckpoint(restart));
+      sets = checkpoint_->overrides;
+      output = restart;
+      scene_file = checkpoint_->scene_file;
+      text.reset();
+      // A scene that was given as text has its text in the run directory (below): read as the text
+      // again, its relative paths resolve against `base_dir` as they did (the current directory).
+      std::error_code ec;
+      const fs::path f(scene_file);
+      if (f.filename() == kTextSceneFile && fs::equivalent(f.parent_path(), restart, ec))
+        text = SceneText{readSceneText(scene_file), scene_file, base_dir, kTextSceneName};
+    }
     // The sets apply to [plugins] paths too, as `rodsim run --set plugins.paths=[...]` (issue 43).
-    loadPlugins(registry_, readPluginPaths(scene_file, sets));
+    loadPlugins(registry_, text ? readPluginPaths(*text, sets) : readPluginPaths(scene_file, sets));
     if (!forces.empty()) {
       registry_.beginPlugin("python", "<rodsim Python module>", nullptr);
       registry_.add(ComponentKind::Force, pythonForceSchema(), &makePythonForce);
       registry_.endPlugin(RODSIM_SDK_VERSION);
     }
-    scene_ = loadScene(scene_file, sets, registry_);
+    scene_ = text ? parseScene(*text, sets, registry_) : loadScene(scene_file, sets, registry_);
     for (const auto& f : forces) {
       for (const auto& s : scene_.forces)
         if (s.name == f.name) throw InputError("rodsim.PythonForce '" + f.name + "': the scene has a force of that name");
@@ -109,9 +136,19 @@ class Simulation {
     options.output_dir = output;
     options.quiet = quiet;
     options.progress = progress;
-    options.scene_text = readSceneText(scene_file);
+    // The checkpoint's identity hashes this text: a dict's is the TOML that rodsim.scene.dumps wrote,
+    // so a run of that text as a file has the same identity (and writes the same files).
+    options.scene_text = text ? text->text : readSceneText(scene_file);
     options.overrides = sets;
     options.replace_output = replace;
+    options.restart = checkpoint_.get();
+    // A scene given as text is kept in the run directory, and summary.json and the checkpoints name
+    // that file as the scene: the directory tells what ran, and a restart finds the text there.
+    fs::path text_copy;
+    if (text) {
+      text_copy = fs::absolute(fs::path(output.empty() ? scene_.output.dir : output)) / kTextSceneFile;
+      scene_.file = text_copy.string();
+    }
     g_building = &py_forces_;
     try {
       session_ = std::make_unique<Session>(scene_, registry_, options);
@@ -120,7 +157,25 @@ class Simulation {
       throw;
     }
     g_building = nullptr;
+    // Written once the Session holds the directory (it refuses another run's before anything is
+    // written); through a temporary file and a rename, so a reader never sees half of it.
+    if (text && restart.empty()) {
+      const fs::path tmp = text_copy.string() + ".tmp";
+      {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text->text;
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+      }
+      std::error_code ec;
+      fs::rename(tmp, text_copy, ec);
+      if (ec) throw std::runtime_error("cannot write " + text_copy.string() + ": " + ec.message());
+    }
   }
+
+  // The file in the run directory that holds a scene given as text, and the run name of such a scene
+  // without [simulation] name (a file's is its stem): out/scene by default.
+  static constexpr const char* kTextSceneFile = "python-scene.toml";
+  static constexpr const char* kTextSceneName = "scene";
 
   // Advances up to `max_steps` steps and not past `until` (s); runs the callbacks after their steps
   // and lets Ctrl-C through. Finishes the run at its end; a failed step finishes it and raises.
@@ -165,12 +220,16 @@ class Simulation {
   }
 
   void step(long long n) {
+    if (n < 0) throw py::value_error("step(n=" + std::to_string(n) + "): n must be >= 0");
     requireOpen();
     advance(n, std::numeric_limits<double>::infinity());
   }
   void run(std::optional<double> until) {
     // NaN compares false with every step's end time: no step would run and none would end the loop.
-    if (until && std::isnan(*until)) throw py::value_error("run(until=nan): 'until' must be a time in seconds, not NaN");
+    if (until && !std::isfinite(*until))
+      throw py::value_error(std::string("run(until=") + (std::isnan(*until) ? "nan" : *until > 0 ? "inf" : "-inf") +
+                            "): 'until' must be a finite time in seconds, not " +
+                            (std::isnan(*until) ? "NaN" : "infinite") + " (None: to the scene's end)");
     requireOpen();
     advance(std::numeric_limits<long long>::max(), until ? *until : std::numeric_limits<double>::infinity());
   }
@@ -189,10 +248,13 @@ class Simulation {
   }
 
   // "name.key" (a component's scene name, its parameter): the component offering AdjustableParameters.
+  // A parameter that is not adjustable is fixed when the world is built: the error says which keys
+  // can change during a run and that the others are given before it (set= of rodsim.Simulation,
+  // the CLI's --set).
   std::pair<AdjustableParameters*, std::string> adjustable(const std::string& path) {
     const auto dot = path.rfind('.');
     if (dot == std::string::npos || dot == 0)
-      throw py::value_error("'" + path + "': expected COMPONENT.KEY, e.g. 'motor.angular_velocity'");
+      throw py::value_error("'" + path + "': expected COMPONENT.KEY, e.g. 'motor.angular_velocity'" + adjustableKeysText());
     const std::string name = path.substr(0, dot), key = path.substr(dot + 1);
     std::vector<std::string> names;
     for (const auto& [spec, component] : session_->world().components()) {
@@ -201,11 +263,21 @@ class Simulation {
         continue;
       }
       if (auto* a = component->as<AdjustableParameters>()) return {a, key};
-      throw py::value_error(spec->section + " '" + name + "' (" + spec->type +
-                            ") has no parameters that can change during a run");
+      throw py::value_error("'" + path + "': " + spec->section + " '" + name + "' (" + spec->type +
+                            ") has no parameters that can change during a run" + adjustableKeysText());
     }
     const std::string near = closestMatch(name, names);
-    throw py::value_error("no component named '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    throw py::value_error("'" + path + "': no component named '" + name + "'" +
+                          (near.empty() ? "" : "; did you mean '" + near + "'?") + adjustableKeysText());
+  }
+  std::string adjustableKeysText() {
+    std::string keys;
+    for (const auto& [spec, component] : session_->world().components())
+      if (auto* a = component->as<AdjustableParameters>())
+        for (const auto& k : a->adjustableParameters()) keys += (keys.empty() ? "" : ", ") + spec->name + "." + k;
+    return std::string(". ") + (keys.empty() ? "No parameter of this scene can change during a run"
+                                             : "Parameters that can change during a run: " + keys) +
+           "; every other one is given before the run (rodsim.Simulation(scene, set={...}), as --set)";
   }
   py::object parameter(const std::string& path) {
     auto [a, key] = adjustable(path);
@@ -224,10 +296,17 @@ class Simulation {
     auto arr = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
     if (!arr) throw py::value_error(path + ": expected a number or a sequence of numbers");
     std::vector<double> v(arr.data(), arr.data() + arr.size());
+    // A component's own checks are ranges, which NaN passes (every comparison with it is false).
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw py::value_error(path + ": " + (v.size() == 1 ? std::string("the value") : "element " + std::to_string(i)) +
+                              " is " + (std::isnan(v[i]) ? "NaN" : "infinite") + "; parameters must be finite");
     try {
       a->setParameter(key, v, session_->world().time());
     } catch (const ParamError& e) {
-      throw py::value_error(path + ": " + e.what());
+      const auto keys = a->adjustableParameters();
+      const bool known = std::find(keys.begin(), keys.end(), key) != keys.end();
+      throw py::value_error(path + ": " + e.what() + (known ? std::string() : adjustableKeysText()));
     }
   }
   py::dict adjustableParameters() {
@@ -257,6 +336,7 @@ class Simulation {
   TypeRegistry registry_;
   Scene scene_;
   std::map<std::string, PyForceSpec> py_forces_;
+  std::unique_ptr<Checkpoint> checkpoint_;  // a restart's (RunOptions::restart points to it)
   std::unique_ptr<Session> session_;  // last: destroyed first, while the scene and registry live
   std::vector<Callback> callbacks_;
 };
@@ -274,5 +354,7 @@ struct RodView {
 // read beyond the node arrays (state.cpp: adds to rodsim.Rod and rodsim._Simulation, bound before it).
 void bindRod(py::module_& m);
 void bindState(py::module_& m);
+// The state setters of rodsim.Rod (rod.cpp), added to the properties bindRod and bindState define.
+void bindRodSetters(py::module_& m);
 
 }  // namespace rodsim::python
