@@ -88,21 +88,67 @@ py::array angularVelocities(const RodView& r) {
 // The (n, 3) node entries of a global force vector for one rod.
 py::array nodeRows(const Vec& f, const RodView& r) { return nodeArray(f, *r.layout); }
 
+// A context at the committed state whose velocity(i) is the committed velocity v_i (q_start = q - dt v).
+struct CommittedContext {
+  Vec q_start;
+  EvalContext ctx;
+  explicit CommittedContext(Simulation& sim) {
+    KernelWorld& w = sim.session().world();
+    const double dt = sim.scene().dt;
+    q_start = w.q() - dt * w.v();
+    ctx.t = w.time();
+    ctx.dt = dt;
+    ctx.q = &w.q();
+    ctx.q_start = &q_start;
+    ctx.v_start = &w.v();
+  }
+};
+
+// Every contact model's active contacts at the committed state (ContactPairReport, SDK 1.8); a
+// ValueError names a model of the scene that does not report them.
+std::vector<ContactRecord> contactRecords(Simulation& sim) {
+  CommittedContext c(sim);
+  std::vector<ContactRecord> out;
+  for (const auto& [spec, component] : sim.session().world().components()) {
+    if (spec->section != "contact") continue;
+    const auto* report = component->as<ContactPairReport>();
+    if (!report)
+      throw py::value_error("contact '" + spec->name + "' (" + spec->type +
+                            ") does not report its contacts and their forces (capability contact-pair-report, SDK 1.8)");
+    report->contactPairs(c.ctx, out);
+  }
+  return out;
+}
+
+// The contacts as a NumPy structured array, one row per contact.
+py::object contactArray(const std::vector<ContactRecord>& records) {
+  py::module_ np = py::module_::import("numpy");
+  py::list fields;
+  fields.append(py::make_tuple("rod_a", "U64"));
+  fields.append(py::make_tuple("edge_a", "i8"));
+  fields.append(py::make_tuple("rod_b", "U64"));
+  fields.append(py::make_tuple("edge_b", "i8"));
+  fields.append(py::make_tuple("obstacle", "?"));
+  fields.append(py::make_tuple("gap", "f8"));
+  fields.append(py::make_tuple("normal", "f8", 3));
+  fields.append(py::make_tuple("normal_force", "f8", 3));
+  fields.append(py::make_tuple("friction_force", "f8", 3));
+  py::list rows;
+  auto v3 = [](const Vec3& v) { return py::make_tuple(v[0], v[1], v[2]); };
+  for (const ContactRecord& r : records)
+    rows.append(py::make_tuple(r.rod_a, r.edge_a, r.rod_b, r.edge_b, r.obstacle, r.gap, v3(r.normal), v3(r.normal_force),
+                               v3(r.friction_force)));
+  return np.attr("array")(rows, py::arg("dtype") = np.attr("dtype")(fields));
+}
+
 // The forces of the scene's Force components (gravity, loads, damping, drag, Python forces) at the
-// committed state: every force's addForce at q with the velocity v (q_start = q - dt v, so that
-// ctx.velocity(i) = v_i for velocity-dependent forces). Forces that are constant during a step
-// (constantInStep: the rss fluid, computed from the step's start state on its own schedule) are not
-// re-evaluated outside a step and are left out.
+// committed state: every force's addForce at q with the velocity v, for velocity-dependent forces.
+// Forces that are constant during a step (constantInStep: the rss fluid, computed from the step's
+// start state on its own schedule) are not re-evaluated outside a step and are left out.
 Vec externalForces(Simulation& sim) {
   KernelWorld& w = sim.session().world();
-  const double dt = sim.scene().dt;
-  Vec q_start = w.q() - dt * w.v();
-  EvalContext ctx;
-  ctx.t = w.time();
-  ctx.dt = dt;
-  ctx.q = &w.q();
-  ctx.q_start = &q_start;
-  ctx.v_start = &w.v();
+  CommittedContext c(sim);
+  const EvalContext& ctx = c.ctx;
   Vec f = Vec::Zero(w.numDofs());
   for (const auto& [spec, component] : w.components()) {
     if (spec->section != "force") continue;
@@ -165,6 +211,16 @@ void bindState(py::module_& m) {
   rod.def_property_readonly("internal_couples", [](const RodView& r) { Guard g(r.sim->mutex()); return rowsOf3(strainsOf(r).couple); },
                             "(k, 3) elastic couple at each curvature node in material components (as curvatures), N m: "
                             "what the rod after the node exerts on the rod before it");
+  rod.def_property_readonly("contact_forces", [](const RodView& r) {
+        Guard g(r.sim->mutex());
+        const std::vector<ContactRecord> records = contactRecords(*r.sim);
+        Vec f = Vec::Zero(r.sim->session().world().numDofs());
+        for (const ContactRecord& c : records)
+          for (int k = 0; k < 4; ++k)
+            if (c.node_dofs[k] >= 0) f.segment<3>(c.node_dofs[k]) += c.node_forces[k];
+        return nodeRows(f, r);
+      }, "(n, 3) sum of the contact forces (normal and friction) on each node at the committed state, world "
+         "frame, N (every contact model of the scene must report its contacts: imc does)");
   rod.def_property_readonly("external_forces", [](const RodView& r) {
         Guard g(r.sim->mutex());
         return nodeRows(externalForces(*r.sim), r);
@@ -177,6 +233,13 @@ void bindState(py::module_& m) {
       }, py::arg("constraint"),
       "What the named constraint exerts on the rod at the last committed step: {'force': (3,) N, 'torque': (3,) N m "
       "about 'point', 'point': (3,) m, the mean position of its held nodes}, world frame");
+  sim.def_property_readonly("contacts", [](Simulation& s) {
+        Guard g(s.mutex());
+        return contactArray(contactRecords(s));
+      }, "The active contacts at the committed state, a NumPy structured array: rod_a, edge_a, rod_b, edge_b "
+         "(rod_b an obstacle's name when obstacle is True; edge_a is then a node, edge_b -1), gap (m, distance "
+         "minus radii), normal (unit, from b to a), normal_force and friction_force (N, on rod_a; b takes the "
+         "opposite), world frame");
   sim.def_property_readonly("reactions", [](Simulation& s) {
         Guard g(s.mutex());
         py::dict d;

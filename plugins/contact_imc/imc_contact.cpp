@@ -74,6 +74,8 @@ void ImcContact::bind(World& world) {
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   refuseClosedRods(rods, "rods", "the imc contact model");
   table_.bind(rods, "edge", "imc needs the cross-section radius as the contact thickness");
+  rod_names_bound_.clear();
+  for (Rod* rod : rods) rod_names_bound_.push_back(rod->name());
   h_max_ = table_.maxRadius();
   for (Rod* rod : rods)
     for (int i = 0; i < rod->numNodes(); ++i) {

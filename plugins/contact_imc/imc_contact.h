@@ -20,8 +20,8 @@ namespace rodsim::imc {
 using geometry::Aabb;
 using geometry::SweepAndPrune;
 
-class ImcContact final : public Contact, public ForceContact, public SweptContactCheck {
-  RODSIM_INTERFACES(ImcContact, ForceContact, SweptContactCheck)
+class ImcContact final : public Contact, public ForceContact, public SweptContactCheck, public ContactPairReport {
+  RODSIM_INTERFACES(ImcContact, ForceContact, SweptContactCheck, ContactPairReport)
 
  public:
   static Schema schema();
@@ -47,6 +47,9 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
         },
         out);
   }
+
+  // The active pairs and node-obstacle contacts at ctx.q with addForce's forces (imc_pairs.cpp).
+  void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const override;
 
   // --- inspection (tests, benchmark)
   struct Timing {
@@ -109,6 +112,7 @@ class ImcContact final : public Contact, public ForceContact, public SweptContac
   const std::vector<int>& node_dofs_ = table_.nodeDofs();  // x DOF of every node of the selected rods
   std::vector<double> node_radius_;   // m, same order
   std::vector<const Obstacle*> obstacles_;
+  std::vector<std::string> rod_names_bound_;  // names of the selected rods, by RodEdge::rod
   geometry::SweptCrossingCheck swept_;  // the continuous check of accepted steps
   double h_max_ = 0, self_exclusion_ = 0;
 

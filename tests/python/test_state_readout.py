@@ -18,6 +18,7 @@ Closed forms and where their tolerances come from:
 """
 import csv
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ RHO, R_ROD, E, G = 1000.0, 0.01, 1e7, 4e6
 A = math.pi * R_ROD**2
 J = math.pi * R_ROD**4 / 2
 GRAV = 9.81
+ROOT_SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
 HANGING = """
 [simulation]
@@ -355,3 +357,97 @@ def test_readout_errors(tmp_path, rodsim_exe):
     code, out = run_cli(rodsim_exe, "check", scene)
     assert code == 2
     assert "element 10 is out of range for rod 'rod' with 10 elements" in out
+
+
+FLOOR = """
+[simulation]
+duration = 1.0
+dt = 0.5
+
+[solver]
+type = "static"
+ramp_time = 0.5
+
+[[rod]]
+name = "rod"
+model = "der"
+nodes = 11
+radius = 0.002
+density = 1000.0
+youngs_modulus = 1e7
+poisson_ratio = 0.5
+geometry = { shape = "straight", start = [-0.05, 0, 0.002], end = [0.05, 0, 0.002] }
+
+[[force]]
+name = "gravity"
+type = "gravity"
+g = [0, 0, -9.81]
+
+[[obstacle]]
+name = "floor"
+shape = "plane"
+origin = [0, 0, 0]
+normal = [0, 0, 1]
+
+[[contact]]
+name = "contact"
+type = "imc"
+allow_initial_overlap = true
+"""
+
+
+def test_contact_forces_of_a_rod_resting_on_a_floor(tmp_path):
+    # Static equilibrium: the floor carries the whole weight (the solve's residual, 1e-8 N, against
+    # 0.012 N: rtol 1e-5); the bending of the soft contact shares it unevenly between the nodes.
+    sim = rodsim.Simulation(FLOOR, output=str(tmp_path / "o"))
+    sim.run()
+    rod = sim.rod("rod")
+    c = sim.contacts
+    assert len(c) == 11
+    assert set(c["rod_a"]) == {"rod"} and set(c["rod_b"]) == {"floor"}
+    assert c["obstacle"].all() and (c["edge_b"] == -1).all()
+    np.testing.assert_array_equal(np.sort(c["edge_a"]), np.arange(11))
+    np.testing.assert_allclose(c["normal"], np.tile([0.0, 0.0, 1.0], (11, 1)), atol=1e-12)
+    np.testing.assert_allclose(c["friction_force"], 0.0)
+    assert (np.abs(c["gap"]) < 1e-5).all()  # inside imc's band (delta = 1e-5 m)
+    weight = rod.mass.sum() * GRAV
+    f = rod.contact_forces
+    assert f[:, 2].sum() == pytest.approx(weight, rel=1e-5)
+    np.testing.assert_allclose(np.sort(f[:, 2]), np.sort(c["normal_force"][:, 2]), rtol=1e-12)
+
+
+def test_contact_pairs_between_rods_and_reading_changes_nothing(tmp_path):
+    scene = str(ROOT_SCENES / "contact" / "dropped_rod.toml")
+    # Reading every quantity after every step leaves the run bit for bit as it is without reading.
+    quiet = rodsim.Simulation(scene, output=str(tmp_path / "a"))
+    quiet.run()
+    read = rodsim.Simulation(scene, output=str(tmp_path / "b"))
+    seen = []
+
+    def look(s):
+        seen.append(len(s.contacts))
+        for name in s.rod_names:
+            r = s.rod(name)
+            r.contact_forces, r.external_forces, r.internal_forces, r.curvatures, r.angular_velocities
+        s.reactions
+
+    read.every(1, look)
+    read.run()
+    for name in read.rod_names:
+        np.testing.assert_array_equal(read.rod(name).positions, quiet.rod(name).positions)
+    assert max(seen) >= 1
+    # The rod-rod pair: what beam takes is the pair's force on rod_a; the dropped rod takes the
+    # opposite (and the floor's).
+    c = read.contacts
+    pairs = c[~c["obstacle"]]
+    assert len(pairs) >= 1
+    assert set(pairs["rod_a"]) == {"beam"} and set(pairs["rod_b"]) == {"drop"}
+    on_beam = pairs["normal_force"].sum(0) + pairs["friction_force"].sum(0)
+    np.testing.assert_allclose(read.rod("beam").contact_forces.sum(0), on_beam, rtol=1e-12, atol=1e-15)
+    floor = c[c["obstacle"]]
+    on_drop = -on_beam + floor["normal_force"].sum(0) + floor["friction_force"].sum(0)
+    np.testing.assert_allclose(read.rod("drop").contact_forces.sum(0), on_drop, rtol=1e-12, atol=1e-15)
+    # The normal points from b to a and the normal force along it pushes a away from b.
+    for p in pairs:
+        assert np.linalg.norm(p["normal"]) == pytest.approx(1.0)
+        assert p["normal_force"] @ p["normal"] > 0

@@ -292,6 +292,35 @@ class RodStrainReport {
   virtual Vec3 frameTorque(int edge, const double* g) const = 0;
 };
 
+// ------------------------------------------------------------------------- SDK 1.8: contact
+
+// One active contact with its forces, as ContactPairReport gives it. Rods and edges are named as in
+// Overlap and Crossing.
+struct ContactRecord {
+  std::string rod_a, rod_b;      // rod names; rod_b is the obstacle's name for a rod-obstacle contact
+  int edge_a = -1, edge_b = -1;  // edge of rod_a; edge of rod_b (-1 for an obstacle: edge_a is then a node)
+  bool obstacle = false;         // rod_b names an obstacle
+  double gap = 0;                // m, distance minus the radii (< 0: the surfaces overlap)
+  Vec3 normal = Vec3::Zero();    // unit, from b towards a
+  Vec3 normal_force = Vec3::Zero();    // N, on rod_a (b takes the opposite)
+  Vec3 friction_force = Vec3::Zero();  // N, on rod_a (b takes the opposite)
+  // The nodes the contact's forces act on and the force on each (normal plus friction, N): global x
+  // DOFs, a's nodes first; -1 for an unused slot.
+  int node_dofs[4] = {-1, -1, -1, -1};
+  Vec3 node_forces[4] = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+};
+
+// Capability: the contacts of a model with their forces, for output (the Python module's contact
+// pairs and contact forces). Called between steps at the committed configuration (ctx.q, with
+// ctx.velocity the committed velocities); it appends the contacts active there, with the forces the
+// model would apply at that configuration, to `out`, and changes nothing the next step sees.
+class ContactPairReport {
+ public:
+  static constexpr const char* kInterfaceId = "contact-pair-report";
+  virtual ~ContactPairReport() = default;
+  virtual void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const = 0;
+};
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type
@@ -312,6 +341,7 @@ template <class T> std::vector<std::string> providedInterfaces() {
   probe(static_cast<AdjustableParameters*>(nullptr));
   probe(static_cast<RodClosedCenterline*>(nullptr));
   probe(static_cast<RodStrainReport*>(nullptr));
+  probe(static_cast<ContactPairReport*>(nullptr));
   return ids;
 }
 
