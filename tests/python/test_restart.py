@@ -119,3 +119,24 @@ def test_restart_errors(tmp_path):
     again = rodsim.Simulation.restart(tmp_path / "out")
     assert again.step_count == 30
     again.close()
+
+
+def test_a_run_with_a_python_force_restarts_with_the_same_force(tmp_path):
+    # A tip load from Python: the checkpoint holds the state, the restart gets the function again.
+    def tip(t, x, v):
+        f = np.zeros_like(x)
+        f[-1, 2] = -0.5 * (1.0 + t)  # N
+        return f
+
+    path = scene(tmp_path)
+    full = rodsim.Simulation(path, output=tmp_path / "full", forces=[rodsim.PythonForce("tip", tip, rod="beam")])
+    full.run()
+    cut = rodsim.Simulation(path, output=tmp_path / "cut", forces=[rodsim.PythonForce("tip", tip, rod="beam")])
+    cut.step(57)
+    cut.close(checkpoint=True)
+    with pytest.raises(rodsim.InputError, match="written by another setup"):
+        rodsim.Simulation.restart(tmp_path / "cut")  # without the force
+    again = rodsim.Simulation.restart(tmp_path / "cut", forces=[rodsim.PythonForce("tip", tip, rod="beam")])
+    again.run()
+    assert not np.array_equal(rodsim.read_output(tmp_path / "full").final["beam"][:, 2], 0)
+    expect_same_output(tmp_path / "full", tmp_path / "cut")
