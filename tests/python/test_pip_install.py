@@ -1,5 +1,6 @@
 """`pip install .` (pyproject.toml, python/build_backend): a venv gets the module, its plugins and the
-`rodsim` command; the installed module and the installed command give the same final.csv bit for bit;
+`rodsim` command; the installed module, given the scene as a dict, and the installed command, given
+the TOML file, write the same final.csv bit for bit;
 `pip uninstall` removes every file; `pip wheel .` makes a wheel whose RECORD holds, which installs on
 another Python of the same version.
 
@@ -58,12 +59,15 @@ def site_packages(python):
     return Path(run([python, "-c", "import sysconfig; print(sysconfig.get_path('platlib'))"], env=clean_env()).strip())
 
 
-# Runs the scene with the installed module in a fresh process (argv: scene, output directory) and
-# prints where rodsim came from and its plugins.
+# Runs the scene with the installed module in a fresh process (argv: scene file, output directory),
+# built from the dict rodsim.scene.load reads from the file, and prints where rodsim came from and its
+# plugins.
 RUN_INSTALLED = """
 import json, sys
 import rodsim
-sim = rodsim.Simulation(sys.argv[1], output=sys.argv[2])
+scene = rodsim.scene.load(sys.argv[1])
+assert isinstance(scene, dict) and scene["rod"][0]["nodes"] == 21, scene
+sim = rodsim.Simulation(scene, output=sys.argv[2])
 sim.run()
 print(json.dumps({"module": rodsim.__file__, "search": rodsim.plugin_search_path(),
                   "libraries": [p["library"] for p in rodsim.plugins()], "status": sim.status}))
