@@ -43,6 +43,23 @@ double Probe::value(KernelWorld& w) const {
     const auto& v = spec->type == "curvature" ? buffers.curvature : buffers.couple;
     return materialComponent(v.data() + 3 * std::size_t(node), spec->component);
   }
+  if (spec->type == "contact-force") {
+    q_start = w.q() - dt * w.v();
+    EvalContext ctx;
+    ctx.t = w.time();
+    ctx.dt = dt;
+    ctx.q = &w.q();
+    ctx.q_start = &q_start;
+    ctx.v_start = &w.v();
+    records.clear();
+    for (const ContactPairReport* r : contact_reports) r->contactPairs(ctx, records);
+    const int x = rod->globalPositionDof(node);
+    Vec3 f = Vec3::Zero();
+    for (const ContactRecord& c : records)
+      for (int k = 0; k < 4; ++k)
+        if (c.node_dofs[k] == x) f += c.node_forces[k];
+    return component(f, spec->component);
+  }
   if (spec->type == "constraint-force") {
     Vec3 f = Vec3::Zero();
     for (int d : constraint->positionDofs()) f += w.residual().segment<3>(d);
@@ -112,6 +129,17 @@ std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
         probe.node = static_cast<int>(it - nodes.begin());
       }
     } else {
+      if (p.type == "contact-force") {
+        probe.dt = scene.dt;
+        for (int i = 0; i < world.numContacts(); ++i) {
+          const auto* report = world.contact(i).as<ContactPairReport>();
+          if (!report)
+            throw InputError(fmt::format("{}: probe '{}' (contact-force): contact '{}' does not report its contacts and "
+                                         "their forces (capability contact-pair-report, SDK 1.8: imc does)",
+                                         p.where.text, p.name, world.contact(i).name()));
+          probe.contact_reports.push_back(report);
+        }
+      }
       probe.rod = world.findRod(p.rod);
       probe.node = probe.rod->resolveNode(p.node);
       if (probe.node < 0)

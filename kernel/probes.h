@@ -19,6 +19,12 @@ struct Probe {
   // among RodStrainReport's junctions): the rod's report and buffers sized once (no allocation per row).
   const RodStrainReport* strains = nullptr;
   mutable RodStrains buffers;
+  // contact-force: the contact models' reports, the scene's dt (the committed velocities as
+  // ctx.velocity), and scratch reused between rows.
+  std::vector<const ContactPairReport*> contact_reports;
+  double dt = 0;
+  mutable Vec q_start;
+  mutable std::vector<ContactRecord> records;
 
   double value(KernelWorld& w) const;
 };

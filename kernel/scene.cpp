@@ -75,7 +75,7 @@ Schema probeSchema() {
   s.required<std::string>("name", "Column name.");
   s.required<std::string>("type", "What to measure.")
       .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy", "center-of-mass",
-                "constraint-torque", "stretch", "internal-force", "curvature", "internal-couple"});
+                "constraint-torque", "stretch", "internal-force", "curvature", "internal-couple", "contact-force"});
   s.optional<std::string>("rod", "Rod name (every type but constraint-force and constraint-torque).");
   s.add<int>("node", -1,
              "Node index; negative counts from the end. stretch and internal-force: the element (edge) index "
@@ -90,7 +90,9 @@ Schema probeSchema() {
                      "stretch: the element's axial strain |x_b - x_a| / rest length - 1 (component ignored). "
                      "internal-force: the force (N, world frame) the rod after the element exerts on the rod before it. "
                      "curvature (1/m) and internal-couple (N m): material components, x = d1, y = d2 (bending), "
-                     "z = d3 (twist).")
+                     "z = d3 (twist). contact-force: the sum of the contact forces (normal and friction, N, world "
+                     "frame) on the node, from every contact model of the scene (each must report its contacts: imc "
+                     "does).")
       .choices({"x", "y", "z", "norm"});
   return s;
 }

@@ -396,7 +396,7 @@ allow_initial_overlap = true
 """
 
 
-def test_contact_forces_of_a_rod_resting_on_a_floor(tmp_path):
+def test_contact_forces_of_a_rod_resting_on_a_floor(tmp_path, rodsim_exe):
     # Static equilibrium: the floor carries the whole weight (the solve's residual, 1e-8 N, against
     # 0.012 N: rtol 1e-5); the bending of the soft contact shares it unevenly between the nodes.
     sim = rodsim.Simulation(FLOOR, output=str(tmp_path / "o"))
@@ -414,6 +414,12 @@ def test_contact_forces_of_a_rod_resting_on_a_floor(tmp_path):
     f = rod.contact_forces
     assert f[:, 2].sum() == pytest.approx(weight, rel=1e-5)
     np.testing.assert_allclose(np.sort(f[:, 2]), np.sort(c["normal_force"][:, 2]), rtol=1e-12)
+    # The contact-force probe reads the same.
+    scene = tmp_path / "floor.toml"
+    scene.write_text(FLOOR + '\n[[probe]]\nname = "fc5"\ntype = "contact-force"\nrod = "rod"\nnode = 5\ncomponent = "z"\n')
+    code, out = run_cli(rodsim_exe, "run", scene, "--output", tmp_path / "cli", "--quiet")
+    assert code == 0, out
+    assert last_row(tmp_path / "cli")["fc5"] == pytest.approx(f[5, 2], rel=1e-9)
 
 
 def test_contact_pairs_between_rods_and_reading_changes_nothing(tmp_path):
