@@ -225,3 +225,23 @@ def test_set_parameter_checks_values_and_names_the_adjustable_keys(tmp_path):
         sim.set_parameter("r.radius", 0.02)
     with pytest.raises(ValueError, match=r"no component named 'simulation'.*push\.force"):
         sim.set_parameter("simulation.dt", 1e-4)
+
+
+def test_state_can_be_set_from_a_callback(tmp_path):
+    # Kinetic damping: every 5th step the callback stops the rod (its own Simulation, between steps).
+    sim = free_rod(tmp_path, "der")
+    rod = sim.rod("r")
+    rod.velocities = np.tile([0.0, 0.0, 1.0], (11, 1))
+    seen = []
+
+    @sim.every(5)
+    def stop(s):
+        r = s.rod("r")
+        seen.append(r.velocities[:, 2].mean())
+        r.velocities = np.zeros((11, 3))
+
+    sim.run(until=0.02)
+    assert sim.step_count == 20 and len(seen) == 4
+    assert seen[0] == pytest.approx(1.0, rel=1e-9) and max(abs(v) for v in seen[1:]) < 1e-12
+    assert np.abs(rod.velocities).max() < 1e-12
+    assert np.allclose(rod.positions[:, 2], 5e-3, rtol=0, atol=1e-10)  # moved for 5 steps of 1 ms at 1 m/s
