@@ -6,6 +6,13 @@
     sim.rod("beam").positions          # (n, 3) float64, m
     out = rodsim.read_output("out/x")  # timeseries, final positions, frames
 
+    scene = rodsim.scene.load("scene.toml")      # the file as a dict; TOML text works too
+    scene["rod"][0]["nodes"] = 41
+    sim = rodsim.Simulation(scene)               # errors located by key path: rod[0].nodes
+    sim.rod("beam").velocities = v               # state set between steps, checked
+    sim.close(checkpoint=True)                   # ... and continued later:
+    sim = rodsim.Simulation.restart("out/scene")
+
 The time loop is the kernel's own (the one `rodsim run` uses): a scene run from Python writes the
 same files as the command line, bit for bit.
 """
