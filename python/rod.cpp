@@ -68,6 +68,30 @@ void commitState(RodView& r, const Vec& q, const Vec& v) {
   w.commitStep(w.time(), q, v, w.residual());
 }
 
+// New positions `q` (global) must leave every edge a length, and a rod whose frames follow their edges
+// by parallel transport (DER: no rotation-vector frames) no edge reversed: the transport from a
+// tangent to its opposite is undefined (the frame would come out NaN), and near it round-off grows
+// as 1 / (1 + t_old . t_new).
+void checkEdges(const RodView& r, const Vec& q) {
+  const Rod& rod = r.rod();
+  const bool transported = rod.as<RodRotationVectors>() == nullptr;
+  for (int e = 0; e < rod.numEdges(); ++e) {
+    const Vec3 edge = q.segment<3>(rod.globalPositionDof(e + 1)) - q.segment<3>(rod.globalPositionDof(e));
+    const double length = edge.norm();
+    if (!(length > 0))
+      throw py::value_error("rod '" + rod.name() + "': positions: nodes " + std::to_string(e) + " and " +
+                            std::to_string(e + 1) + " coincide (edge " + std::to_string(e) + " has no length)");
+    if (!transported) continue;
+    Vec3 t, m1, m2;
+    rod.materialFrame(e, t, m1, m2);
+    if (1.0 + t.dot(edge / length) < 1e-6)
+      throw py::value_error("rod '" + rod.name() + "': positions: edge " + std::to_string(e) +
+                            " is reversed (its tangent turns by 180 degrees), and its frame follows the tangent by "
+                            "parallel transport, which is undefined for a reversal: set the positions in two turns "
+                            "of less than 180 degrees each");
+  }
+}
+
 void setNodeArray(RodView& r, py::handle value, bool velocities) {
   Guard g(r.sim->mutex());
   r.sim->requireOpen();
@@ -79,6 +103,7 @@ void setNodeArray(RodView& r, py::handle value, bool velocities) {
   const double* d = a.data();
   for (std::size_t i = 0; i < r.layout->dofs.size(); ++i)
     for (int c = 0; c < 3; ++c) target[r.layout->dofs[i] + c] = d[3 * i + c];
+  if (!velocities) checkEdges(r, q);
   commitState(r, q, v);
 }
 

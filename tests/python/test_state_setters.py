@@ -170,6 +170,10 @@ def test_bad_state_arrays_are_refused(tmp_path):
         rod.directors = flipped
     with pytest.raises(ValueError, match=r"angular_velocities must have shape \(10, 3\)"):
         rod.angular_velocities = np.zeros((11, 3))
+    bad = x.copy()
+    bad[5] = bad[4]
+    with pytest.raises(ValueError, match=r"rod 'r': positions: nodes 4 and 5 coincide"):
+        rod.positions = bad
     assert np.array_equal(rod.positions, x)  # nothing was changed by the refused values
     # Lists of numbers work as arrays do.
     rod.positions = x.tolist()
@@ -245,3 +249,19 @@ def test_state_can_be_set_from_a_callback(tmp_path):
     assert seen[0] == pytest.approx(1.0, rel=1e-9) and max(abs(v) for v in seen[1:]) < 1e-12
     assert np.abs(rod.velocities).max() < 1e-12
     assert np.allclose(rod.positions[:, 2], 5e-3, rtol=0, atol=1e-10)  # moved for 5 steps of 1 ms at 1 m/s
+
+
+def test_a_der_rod_reversed_in_one_set_is_refused_and_in_two_turns_works(tmp_path):
+    # Its frames follow the tangents by parallel transport, undefined for a reversal.
+    sim = free_rod(tmp_path, "der")
+    rod = sim.rod("r")
+    x = rod.positions
+    with pytest.raises(ValueError, match=r"edge 0 is reversed"):
+        rod.positions = x[::-1].copy()
+    R = rotation([0, 0, 1], math.pi / 2)
+    rod.positions = x @ R.T
+    rod.positions = x @ (R @ R).T  # turned by 180 degrees about z in two quarter turns
+    assert np.isfinite(rod.directors).all()
+    assert np.allclose(rod.directors[:, 2], [-1, 0, 0], rtol=0, atol=1e-12)
+    sim.step(5)
+    assert np.allclose(rod.positions, x @ (R @ R).T, rtol=0, atol=1e-12)  # unstressed: nothing moves
