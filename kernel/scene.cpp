@@ -92,7 +92,7 @@ Schema probeSchema() {
                      "curvature (1/m) and internal-couple (N m): material components, x = d1, y = d2 (bending), "
                      "z = d3 (twist). contact-force: the sum of the contact forces (normal and friction, N, world "
                      "frame) on the node, from every contact model of the scene (each must report its contacts: imc "
-                     "does).")
+                     "and spring-dashpot do).")
       .choices({"x", "y", "z", "norm"});
   return s;
 }

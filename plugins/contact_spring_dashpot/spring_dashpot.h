@@ -20,8 +20,11 @@
 
 namespace rodsim::spring_dashpot {
 
-class SpringDashpotContact final : public Contact, public ForceContact, public SweptContactCheck {
-  RODSIM_INTERFACES(SpringDashpotContact, ForceContact, SweptContactCheck)
+class SpringDashpotContact final : public Contact,
+                                   public ForceContact,
+                                   public SweptContactCheck,
+                                   public ContactPairReport {
+  RODSIM_INTERFACES(SpringDashpotContact, ForceContact, SweptContactCheck, ContactPairReport)
 
  public:
   static Schema schema();
@@ -36,6 +39,9 @@ class SpringDashpotContact final : public Contact, public ForceContact, public S
   // The same, pair by pair in the plain form (spring_dashpot_reference.cpp; the tests check that
   // addForce gives bitwise this).
   void addForceReference(const EvalContext& ctx, const Vec& non_contact, Vec& f);
+  // The pairs and node-obstacle contacts in contact at ctx.q with addForceReference's forces
+  // (spring_dashpot_pairs.cpp), for output; changes nothing.
+  void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const override;
   // K = -dF/dq of Eq. 37 with v = (q - q_start)/dt: (k + gamma/dt) g g^T + gamma g (H v)^T - f_n H
   // (g, H: gradient and Hessian of the distance), one 12 x 12 block per pair in contact; then one
   // more per pair for its friction, and a 3 x 3 block per node on an obstacle (friction.h).

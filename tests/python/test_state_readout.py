@@ -457,3 +457,29 @@ def test_contact_pairs_between_rods_and_reading_changes_nothing(tmp_path):
     for p in pairs:
         assert np.linalg.norm(p["normal"]) == pytest.approx(1.0)
         assert p["normal_force"] @ p["normal"] > 0
+
+
+def test_spring_dashpot_contacts(tmp_path):
+    # The floor (static): its contacts carry the weight (solve residual 1e-8 N against 0.012 N).
+    scene = FLOOR.replace('type = "imc"', 'type = "spring-dashpot"\nstiffness = 1e3')
+    sim = rodsim.Simulation(scene, output=str(tmp_path / "floor"))
+    sim.run()
+    rod = sim.rod("rod")
+    c = sim.contacts
+    assert len(c) == 11 and c["obstacle"].all() and (c["gap"] < 0).all()
+    assert rod.contact_forces[:, 2].sum() == pytest.approx(rod.mass.sum() * GRAV, rel=1e-6)
+    # Two crossing rods: each takes the opposite of the other's pair force; the normal runs from b to a.
+    sim = rodsim.Simulation(str(ROOT_SCENES / "contact" / "spring_dashpot_crossing.toml"), output=str(tmp_path / "x"))
+    sim.run(until=sim.duration / 2)
+    c = sim.contacts
+    pairs = c[~c["obstacle"]]
+    assert len(pairs) >= 1
+    for p in pairs:
+        assert p["normal_force"] @ p["normal"] > 0
+    total = {name: sim.rod(name).contact_forces.sum(0) for name in sim.rod_names}
+    on_a = pairs["normal_force"].sum(0) + pairs["friction_force"].sum(0)
+    a = set(pairs["rod_a"])
+    assert len(a) == 1
+    np.testing.assert_allclose(total[a.pop()], on_a, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(sum(total.values()), 0.0, atol=1e-12 * np.linalg.norm(on_a))
+    sim.close()
