@@ -8,7 +8,8 @@ package index to build rodsim: this file uses the standard library only. It
    - in a build directory of the caller's when one is given (`--config-settings=build-dir=DIR` or the
      environment variable RODSIM_CMAKE_BUILD_DIR): an existing one is reused as it is configured, never
      reconfigured with other options (an up-to-date build costs seconds); a new one is configured as
-     below and kept for the next install;
+     below and kept for the next install; with `--config-settings=build=no` (or RODSIM_CMAKE_BUILD=no)
+     nothing is built: the directory's files are packaged as they are;
    - otherwise in a temporary directory, configured Release, unity build, without tests, benchmarks
      and MPI, with Ninja when installed (extra options: `--config-settings=cmake-args="-DX=Y ..."` or
      RODSIM_CMAKE_ARGS);
@@ -75,6 +76,17 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     project = Project()
     given = _setting(config_settings, "build-dir", "RODSIM_CMAKE_BUILD_DIR")
+    build = _setting(config_settings, "build", "RODSIM_CMAKE_BUILD") or "yes"
+    if build not in ("yes", "no"):
+        raise BuildError(f"--config-settings=build={build}: expected yes or no")
+    if build == "no":
+        # The build directory's files as they are, built by its owner (CTest's tests run while other
+        # tests use the same binaries, so they must not relink them).
+        if not given:
+            raise BuildError("--config-settings=build=no packages an existing build: give build-dir too")
+        build_dir = (SOURCE / given).resolve()
+        _check_source(build_dir)
+        return _write_wheel(Path(wheel_directory), project, _wheel_files(build_dir, built=True))
     if given:
         build_dir = (SOURCE / given).resolve()  # a relative path is relative to the checkout
         files = _cmake_build(build_dir, config_settings)
@@ -197,12 +209,8 @@ def _run(cmd, what):
 
 def _cmake_build(build_dir, config_settings):
     """Builds the wheel's targets in build_dir (configured first if new); returns [(wheel path, file)]."""
-    cache = build_dir / "CMakeCache.txt"
-    if cache.exists():
-        home = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(), re.M)
-        if not home or Path(home.group(1)).resolve() != SOURCE:
-            raise BuildError(f"{build_dir} is the CMake build of another source tree "
-                             f"({home.group(1) if home else 'unknown'}), not of {SOURCE}")
+    if (build_dir / "CMakeCache.txt").exists():
+        _check_source(build_dir)
         if (build_dir / WHEEL_FILES).exists():  # before building anything for the wrong Python
             _wheel_files(build_dir, built=False)
         print(f"rodsim_build_backend: reusing the CMake build in {build_dir} as configured", file=sys.stderr)
@@ -224,6 +232,17 @@ def _cmake_build(build_dir, config_settings):
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
     _run(["cmake", "--build", build_dir, "--target", *TARGETS, "--parallel", jobs], "building rodsim")
     return _wheel_files(build_dir, built=True)
+
+
+def _check_source(build_dir):
+    """An existing build directory must be this checkout's."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.exists():
+        raise BuildError(f"{build_dir} is not a CMake build directory (no CMakeCache.txt)")
+    home = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache.read_text(), re.M)
+    if not home or Path(home.group(1)).resolve() != SOURCE:
+        raise BuildError(f"{build_dir} is the CMake build of another source tree "
+                         f"({home.group(1) if home else 'unknown'}), not of {SOURCE}")
 
 
 def _wheel_files(build_dir, built):
