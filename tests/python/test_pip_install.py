@@ -88,7 +88,7 @@ def installed_files(site):
 
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory):
-    """A short DER cantilever (21 nodes, implicit Euler, 100 steps) and the build's own run of it."""
+    """A short DER cantilever scene file (21 nodes, implicit Euler, 100 steps)."""
     d = tmp_path_factory.mktemp("scene")
     return cantilever(d, duration=0.1)
 
