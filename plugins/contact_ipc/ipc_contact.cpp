@@ -110,6 +110,7 @@ void IpcContact::bind(World& world) {
   obstacles_.clear();
   const std::vector<Rod*> rods = resolveRods(world, rod_names_, "rods");
   refuseClosedRods(rods, "rods", "the ipc contact model");
+  rods_bound_ = rods;
   h_max_ = 0;
   double r_min = std::numeric_limits<double>::infinity();
   for (int ri = 0; ri < static_cast<int>(rods.size()); ++ri) {

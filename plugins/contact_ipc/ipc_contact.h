@@ -31,8 +31,8 @@ using geometry::edgeEdgeCcd;
 using geometry::nodePlaneCcd;
 using geometry::nodeRoundCcd;
 
-class IpcContact final : public Contact, public ForceContact, public StepBoundContact {
-  RODSIM_INTERFACES(IpcContact, ForceContact, StepBoundContact)
+class IpcContact final : public Contact, public ForceContact, public StepBoundContact, public ContactPairReport {
+  RODSIM_INTERFACES(IpcContact, ForceContact, StepBoundContact, ContactPairReport)
 
  public:
   static Schema schema();
@@ -41,6 +41,9 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   void bind(World& world) override;
   void beginStep(const EvalContext& ctx) override;
   void addForce(const EvalContext& ctx, const Vec& non_contact, Vec& f) override;
+  // The candidates in their barrier band (or rubbing) at ctx.q with addForce's forces (ipc_pairs.cpp), for
+  // output; changes nothing.
+  void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const override;
   void addStiffness(const EvalContext& ctx, StiffnessSink& K) override;
   double energy(const EvalContext& ctx) const override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
@@ -144,6 +147,7 @@ class IpcContact final : public Contact, public ForceContact, public StepBoundCo
   bool allow_initial_overlap_ = false;
 
   World* world_ = nullptr;
+  std::vector<Rod*> rods_bound_;  // the selected rods, by EdgeRef::rod (contactPairs names them)
   std::vector<EdgeRef> edges_;
   std::vector<double> edge_rest_length_;
   std::vector<int> node_dofs_;       // x DOF of every node of the selected rods

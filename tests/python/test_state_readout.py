@@ -483,3 +483,27 @@ def test_spring_dashpot_contacts(tmp_path):
     np.testing.assert_allclose(total[a.pop()], on_a, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(sum(total.values()), 0.0, atol=1e-12 * np.linalg.norm(on_a))
     sim.close()
+
+
+def test_ipc_contacts(tmp_path):
+    # ipc refuses a starting overlap: the rod starts 10 um above the floor (inside the barrier's band).
+    scene = FLOOR.replace('type = "imc"\nallow_initial_overlap = true', 'type = "ipc"').replace("0.002] }", "0.00201] }")
+    scene = scene.replace("start = [-0.05, 0, 0.002]", "start = [-0.05, 0, 0.00201]")
+    sim = rodsim.Simulation(scene, output=str(tmp_path / "floor"))
+    sim.run()
+    rod = sim.rod("rod")
+    c = sim.contacts
+    assert len(c) == 11 and c["obstacle"].all()
+    # The static solve's tolerance on the barrier's stiff residual: 1e-5 of the weight.
+    assert rod.contact_forces[:, 2].sum() == pytest.approx(rod.mass.sum() * GRAV, rel=1e-5)
+    sim = rodsim.Simulation(str(ROOT_SCENES / "contact" / "rod_on_crossing_rod_ipc.toml"), output=str(tmp_path / "x"))
+    sim.step(3)
+    c = sim.contacts
+    pairs = c[~c["obstacle"]]
+    assert len(pairs) >= 1
+    on_a = pairs["normal_force"].sum(0) + pairs["friction_force"].sum(0)
+    assert all(p["normal_force"] @ p["normal"] > 0 for p in pairs)
+    totals = [sim.rod(name).contact_forces.sum(0) for name in sim.rod_names]
+    np.testing.assert_allclose(sum(totals), 0.0, atol=1e-12 * np.linalg.norm(on_a))
+    np.testing.assert_allclose(sim.rod(pairs["rod_a"][0]).contact_forces.sum(0), on_a, rtol=1e-12, atol=1e-18)
+    sim.close()
