@@ -43,6 +43,20 @@ double Probe::value(KernelWorld& w) const {
     const auto& v = spec->type == "curvature" ? buffers.curvature : buffers.couple;
     return materialComponent(v.data() + 3 * std::size_t(node), spec->component);
   }
+  if (spec->type == "external-force") {
+    // At the committed state with the committed velocities (q_start = q - dt v); as the Python module's
+    // Rod.external_forces.
+    q_start = w.q() - dt * w.v();
+    EvalContext ctx;
+    ctx.t = w.time();
+    ctx.dt = dt;
+    ctx.q = &w.q();
+    ctx.q_start = &q_start;
+    ctx.v_start = &w.v();
+    force_sum.setZero(w.numDofs());
+    for (Force* f : forces) f->addForce(ctx, force_sum);
+    return component(force_sum.segment<3>(rod->globalPositionDof(node)), spec->component);
+  }
   if (spec->type == "contact-force") {
     q_start = w.q() - dt * w.v();
     EvalContext ctx;
@@ -129,6 +143,12 @@ std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
         probe.node = static_cast<int>(it - nodes.begin());
       }
     } else {
+      if (p.type == "external-force") {
+        probe.dt = scene.dt;
+        for (const auto& [spec, component] : world.components())
+          if (spec->section == "force")
+            if (auto* f = dynamic_cast<Force*>(component); f && !f->constantInStep()) probe.forces.push_back(f);
+      }
       if (p.type == "contact-force") {
         probe.dt = scene.dt;
         for (int i = 0; i < world.numContacts(); ++i) {

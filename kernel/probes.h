@@ -5,6 +5,8 @@
 #include <rodsim/kernel/scene.h>
 #include <rodsim/kernel/world.h>
 
+#include <rodsim/force.h>
+
 #include <vector>
 
 namespace rodsim::kernel {
@@ -25,6 +27,9 @@ struct Probe {
   double dt = 0;
   mutable Vec q_start;
   mutable std::vector<ContactRecord> records;
+  // external-force: the scene's forces that are re-evaluated at the committed state, and their sum.
+  std::vector<Force*> forces;
+  mutable Vec force_sum;
 
   double value(KernelWorld& w) const;
 };

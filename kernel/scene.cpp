@@ -75,7 +75,8 @@ Schema probeSchema() {
   s.required<std::string>("name", "Column name.");
   s.required<std::string>("type", "What to measure.")
       .choices({"node-position", "node-velocity", "constraint-force", "end-to-end", "kinetic-energy", "center-of-mass",
-                "constraint-torque", "stretch", "internal-force", "curvature", "internal-couple", "contact-force"});
+                "constraint-torque", "stretch", "internal-force", "curvature", "internal-couple", "contact-force",
+                "external-force"});
   s.optional<std::string>("rod", "Rod name (every type but constraint-force and constraint-torque).");
   s.add<int>("node", -1,
              "Node index; negative counts from the end. stretch and internal-force: the element (edge) index "
@@ -92,7 +93,9 @@ Schema probeSchema() {
                      "curvature (1/m) and internal-couple (N m): material components, x = d1, y = d2 (bending), "
                      "z = d3 (twist). contact-force: the sum of the contact forces (normal and friction, N, world "
                      "frame) on the node, from every contact model of the scene (each must report its contacts: imc, "
-                     "spring-dashpot and ipc do).")
+                     "spring-dashpot and ipc do). external-force: the sum of the scene's forces (gravity, loads, "
+                     "damping, drag; N, world frame) on the node at the committed state and velocities, forces "
+                     "constant within a step (rss) left out.")
       .choices({"x", "y", "z", "norm"});
   return s;
 }

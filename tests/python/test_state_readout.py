@@ -94,6 +94,13 @@ name = "mtop"
 type = "constraint-torque"
 constraint = "top"
 component = "norm"
+
+[[probe]]
+name = "g5"
+type = "external-force"
+rod = "rod"
+node = 5
+component = "z"
 """
 
 TWISTED = """
@@ -201,6 +208,7 @@ def test_hanging_rod_tension_is_the_weight_below(tmp_path, model, rodsim_exe):
     assert row["s1"] == pytest.approx(rod.stretch[1], rel=1e-9)
     assert row["rz"] == pytest.approx(reaction["force"][2], rel=1e-9)
     assert row["mtop"] == pytest.approx(np.linalg.norm(reaction["torque"]), abs=1e-12)
+    assert row["g5"] == pytest.approx(rod.external_forces[5, 2], rel=1e-9)
 
 
 def arc_scene(model, R, nodes, span):
