@@ -114,3 +114,37 @@ TEST_CASE("cosserat: stretched straight rod carries EA eps; uniform twist gives 
   const Vec3 back = report.frameTorque(4, f.data() + rod.rotationDof(4));
   CHECK((back - T).norm() <= 1e-14 * T.norm());
 }
+
+TEST_CASE("cosserat ring: the closing element and junction node 0 are reported; forces difference around the ring") {
+  const double R = 0.2;
+  Params p = makeParams(CosseratRod::schema(), {{"nodes", 12},
+                                                {"closed", true},
+                                                {"radius", 0.01},
+                                                {"youngs_modulus", 1e6},
+                                                {"geometry.shape", std::string("circle")},
+                                                {"geometry.circle_radius", toValue(R)},
+                                                {"rest_shape", std::string("straight")}},
+                        "ring");
+  CosseratRod rod(p);
+  const RodStrainReport& report = *rod.as<RodStrainReport>();
+  const int n = rod.numNodes();
+  REQUIRE(report.numStrainElements() == n);
+  REQUIRE(report.numJunctions() == n);
+  CHECK(report.junctionNode(0) == 0);
+  rod.setConfiguration(deformed(rod));
+  Vec f = Vec::Zero(rod.numDofs());
+  rod.addElasticForce(f);
+  std::vector<double> force(3 * n), curvature(3 * n), couple(3 * n);
+  report.reportElements(nullptr, nullptr, force.data());
+  report.reportJunctions(curvature.data(), couple.data());
+  double scale = 0;
+  for (int i = 0; i < n; ++i) scale = std::max(scale, f.segment<3>(rod.positionDof(i)).norm());
+  for (int i = 0; i < n; ++i) {
+    const int prev = (i + n - 1) % n;  // the element ending at node i (the closing one at node 0)
+    const Vec3 sum = Vec3(force[3 * i], force[3 * i + 1], force[3 * i + 2]) -
+                     Vec3(force[3 * prev], force[3 * prev + 1], force[3 * prev + 2]);
+    CHECK((sum - f.segment<3>(rod.positionDof(i))).norm() <= 1e-12 * scale);
+    const Vec3 kappa = rod.curvature(i);
+    CHECK((Vec3(curvature[3 * i], curvature[3 * i + 1], curvature[3 * i + 2]) - kappa).norm() <= 1e-14 * kappa.norm());
+  }
+}
