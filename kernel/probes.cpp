@@ -155,7 +155,7 @@ std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
           const auto* report = world.contact(i).as<ContactPairReport>();
           if (!report)
             throw InputError(fmt::format("{}: probe '{}' (contact-force): contact '{}' does not report its contacts and "
-                                         "their forces (capability contact-pair-report, SDK 1.8: imc, spring-dashpot and ipc do)",
+                                         "their forces (capability contact-pair-report, SDK 1.8)",
                                          p.where.text, p.name, world.contact(i).name()));
           probe.contact_reports.push_back(report);
         }

@@ -92,8 +92,8 @@ Schema probeSchema() {
                      "internal-force: the force (N, world frame) the rod after the element exerts on the rod before it. "
                      "curvature (1/m) and internal-couple (N m): material components, x = d1, y = d2 (bending), "
                      "z = d3 (twist). contact-force: the sum of the contact forces (normal and friction, N, world "
-                     "frame) on the node, from every contact model of the scene (each must report its contacts: imc, "
-                     "spring-dashpot and ipc do). external-force: the sum of the scene's forces (gravity, loads, "
+                     "frame) on the node, from every contact model of the scene (each must report its contacts: every "
+                     "contact model of rodsim does; alart-curnier gives its last impulses over dt). external-force: the sum of the scene's forces (gravity, loads, "
                      "damping, drag; N, world frame) on the node at the committed state and velocities, forces "
                      "constant within a step (rss) left out.")
       .choices({"x", "y", "z", "norm"});

@@ -220,7 +220,7 @@ void bindState(py::module_& m) {
             if (c.node_dofs[k] >= 0) f.segment<3>(c.node_dofs[k]) += c.node_forces[k];
         return nodeRows(f, r);
       }, "(n, 3) sum of the contact forces (normal and friction) on each node at the committed state, world "
-         "frame, N (every contact model of the scene must report its contacts: imc, spring-dashpot and ipc do)");
+         "frame, N (from every contact model's ContactPairReport; alart-curnier: its last impulses over dt)");
   rod.def_property_readonly("external_forces", [](const RodView& r) {
         Guard g(r.sim->mutex());
         return nodeRows(externalForces(*r.sim), r);

@@ -53,8 +53,10 @@ bool excludedSelfPair(const Rod& rod, int ea, int eb);
 class AlartCurnierContact final : public Contact,
                                   public LinearizedImpulseContact,
                                   public VelocityImpulseContact,
-                                  public SweptContactCheck {
-  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact, SweptContactCheck)
+                                  public SweptContactCheck,
+                                  public ContactPairReport {
+  RODSIM_INTERFACES(AlartCurnierContact, LinearizedImpulseContact, VelocityImpulseContact, SweptContactCheck,
+                    ContactPairReport)
 
  public:
   static Schema schema();
@@ -100,6 +102,10 @@ class AlartCurnierContact final : public Contact,
   // Per step (timeseries.csv "<name>.<column>", mean in summary.json): see README.md, "Report".
   std::vector<std::string> reportColumns() const override;
   void reportValues(std::vector<double>& out) const override;
+
+  // The contacts of the last contact solve with a positive normal impulse, their impulses divided by
+  // ctx.dt (the mean force over the step), for output (ac_pairs.cpp, SDK 1.8).
+  void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const override;
 
   // For tests and reporting: the last contact solve.
   const Result& lastResult() const { return last_; }

@@ -565,3 +565,21 @@ def test_cantilever_reaction_balances_the_tip_load_and_its_moment(tmp_path, mode
     np.testing.assert_allclose(r["force"], -F, rtol=0, atol=1e-7)
     np.testing.assert_allclose(r["torque"], -np.cross(tip - r["point"], F), rtol=0, atol=1e-7)
     assert abs(tip[2]) > 1e-3  # the beam did bend: the moment arm moved
+
+
+def test_alart_curnier_contacts_are_the_last_impulses_over_dt(tmp_path):
+    # A rod resting across a clamped rod (rod_across_rod.toml run to rest, 0.6 s): the contact carries
+    # the top rod's weight (the impulse of the last step over dt; at rest to the Newton tolerance and
+    # the residual motion, 1e-5 of the weight), the normal runs from b (top) to a (base), and the two
+    # rods' contact forces cancel.
+    sim = rodsim.Simulation(str(ROOT_SCENES / "contact_ac" / "rod_across_rod.toml"),
+                            set={"simulation.duration": 0.6}, output=str(tmp_path / "o"))
+    sim.run()
+    c = sim.contacts
+    assert len(c) >= 1 and not c["obstacle"].any()
+    assert set(c["rod_a"]) == {"base"} and set(c["rod_b"]) == {"top"}
+    assert (c["normal"][:, 2] < 0).all()
+    top = sim.rod("top")
+    weight = top.mass.sum() * GRAV
+    assert top.contact_forces[:, 2].sum() == pytest.approx(weight, rel=1e-5)
+    np.testing.assert_allclose(top.contact_forces.sum(0) + sim.rod("base").contact_forces.sum(0), 0.0, atol=1e-12)
