@@ -16,7 +16,6 @@ Closed forms and where their tolerances come from:
   between the clamped sections (the middles of the end edges), L_c = L - l apart, so the reaction torque is
   G J theta / L_c, J = pi r^4 / 2, exactly in the discrete model; only the solve's error remains.
 """
-import csv
 import math
 from pathlib import Path
 
@@ -164,9 +163,8 @@ component = "z"
 
 
 def last_row(out_dir):
-    with open(out_dir / "timeseries.csv") as f:
-        rows = list(csv.DictReader(f))
-    return {k: float(v) if v not in ("", None) else math.nan for k, v in rows[-1].items()}
+    """The last row of a run's timeseries.csv, {column: float}."""
+    return {name: column[-1] for name, column in rodsim.read_output(out_dir).timeseries.items()}
 
 
 @pytest.mark.parametrize("model", ["der", "cosserat"])
