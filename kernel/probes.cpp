@@ -46,25 +46,13 @@ double Probe::value(KernelWorld& w) const {
   if (spec->type == "external-force") {
     // At the committed state with the committed velocities (q_start = q - dt v); as the Python module's
     // Rod.external_forces.
-    q_start = w.q() - dt * w.v();
-    EvalContext ctx;
-    ctx.t = w.time();
-    ctx.dt = dt;
-    ctx.q = &w.q();
-    ctx.q_start = &q_start;
-    ctx.v_start = &w.v();
+    const EvalContext& ctx = committed.at(w, dt);
     force_sum.setZero(w.numDofs());
     for (Force* f : forces) f->addForce(ctx, force_sum);
     return component(force_sum.segment<3>(rod->globalPositionDof(node)), spec->component);
   }
   if (spec->type == "contact-force") {
-    q_start = w.q() - dt * w.v();
-    EvalContext ctx;
-    ctx.t = w.time();
-    ctx.dt = dt;
-    ctx.q = &w.q();
-    ctx.q_start = &q_start;
-    ctx.v_start = &w.v();
+    const EvalContext& ctx = committed.at(w, dt);
     records.clear();
     for (const ContactPairReport* r : contact_reports) r->contactPairs(ctx, records);
     const int x = rod->globalPositionDof(node);
@@ -112,7 +100,8 @@ double Probe::value(KernelWorld& w) const {
 std::vector<Probe> resolveProbes(const Scene& scene, KernelWorld& world) {
   std::vector<Probe> out;
   for (const auto& p : scene.probes) {
-    Probe probe{&p};
+    Probe probe;
+    probe.spec = &p;
     if (p.type == "constraint-force" || p.type == "constraint-torque") {
       for (const auto& c : world.constraints())
         if (c.spec->name == p.constraint) probe.constraint = c.object.get();

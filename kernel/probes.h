@@ -13,7 +13,7 @@ namespace rodsim::kernel {
 
 // One [[probe]] resolved against the world; evaluation then only reads vectors.
 struct Probe {
-  const ProbeSpec* spec;
+  const ProbeSpec* spec = nullptr;
   Rod* rod = nullptr;
   int node = -1;
   const Constraint* constraint = nullptr;
@@ -25,7 +25,7 @@ struct Probe {
   // ctx.velocity), and scratch reused between rows.
   std::vector<const ContactPairReport*> contact_reports;
   double dt = 0;
-  mutable Vec q_start;
+  mutable CommittedState committed;
   mutable std::vector<ContactRecord> records;
   // external-force: the scene's forces that are re-evaluated at the committed state, and their sum.
   std::vector<Force*> forces;

@@ -71,4 +71,15 @@ void readRodStrains(const RodStrainReport& report, RodStrains& out) {
   out.shearable = report.shearable();
 }
 
+const EvalContext& CommittedState::at(KernelWorld& world, double dt) {
+  q_start_ = world.q() - dt * world.v();
+  ctx_ = EvalContext{};
+  ctx_.t = world.time();
+  ctx_.dt = dt;
+  ctx_.q = &world.q();
+  ctx_.q_start = &q_start_;
+  ctx_.v_start = &world.v();
+  return ctx_;
+}
+
 }  // namespace rodsim::kernel

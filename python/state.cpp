@@ -88,26 +88,11 @@ py::array angularVelocities(const RodView& r) {
 // The (n, 3) node entries of a global force vector for one rod.
 py::array nodeRows(const Vec& f, const RodView& r) { return nodeArray(f, *r.layout); }
 
-// A context at the committed state whose velocity(i) is the committed velocity v_i (q_start = q - dt v).
-struct CommittedContext {
-  Vec q_start;
-  EvalContext ctx;
-  explicit CommittedContext(Simulation& sim) {
-    KernelWorld& w = sim.session().world();
-    const double dt = sim.scene().dt;
-    q_start = w.q() - dt * w.v();
-    ctx.t = w.time();
-    ctx.dt = dt;
-    ctx.q = &w.q();
-    ctx.q_start = &q_start;
-    ctx.v_start = &w.v();
-  }
-};
-
 // Every contact model's active contacts at the committed state (ContactPairReport, SDK 1.8); a
 // ValueError names a model of the scene that does not report them.
 std::vector<ContactRecord> contactRecords(Simulation& sim) {
-  CommittedContext c(sim);
+  CommittedState committed;
+  const EvalContext& ctx = committed.at(sim.session().world(), sim.scene().dt);
   std::vector<ContactRecord> out;
   for (const auto& [spec, component] : sim.session().world().components()) {
     if (spec->section != "contact") continue;
@@ -115,7 +100,7 @@ std::vector<ContactRecord> contactRecords(Simulation& sim) {
     if (!report)
       throw py::value_error("contact '" + spec->name + "' (" + spec->type +
                             ") does not report its contacts and their forces (capability contact-pair-report, SDK 1.8)");
-    report->contactPairs(c.ctx, out);
+    report->contactPairs(ctx, out);
   }
   return out;
 }
@@ -147,8 +132,8 @@ py::object contactArray(const std::vector<ContactRecord>& records) {
 // start state on its own schedule) are not re-evaluated outside a step and are left out.
 Vec externalForces(Simulation& sim) {
   KernelWorld& w = sim.session().world();
-  CommittedContext c(sim);
-  const EvalContext& ctx = c.ctx;
+  CommittedState committed;
+  const EvalContext& ctx = committed.at(w, sim.scene().dt);
   Vec f = Vec::Zero(w.numDofs());
   for (const auto& [spec, component] : w.components()) {
     if (spec->section != "force") continue;

@@ -4,6 +4,7 @@
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // false positive with the replaced operator new
 #include "cosserat_clamp.h"
 #include "cosserat_rod.h"
+#include "cosserat_test_rods.h"
 #include <rodsim/testing/fake_world.h>
 #include "finite_differences.h"
 #include "loads.h"
@@ -27,21 +28,9 @@ using rodsim::geometry::logSO3;
 using rodsim::geometry::logSO3Curvature;
 using rodsim::testing::makeParams;
 
-namespace {
+using rodsim::test::helixRodParams;
 
-Params helixParams(int nodes) {
-  return makeParams(CosseratRod::schema(), {{"nodes", nodes},
-                                            {"radius", 0.02},
-                                            {"density", 1000.0},
-                                            {"youngs_modulus", 1e6},
-                                            {"shear_modulus", 3e5},
-                                            {"geometry.shape", std::string("helix")},
-                                            {"geometry.helix_radius", 0.2},
-                                            {"geometry.pitch", 0.3},
-                                            {"geometry.axial_length", 0.6},
-                                            {"rest_shape", std::string("straight")}},
-                    "rod");
-}
+namespace {
 
 // A deformed configuration: positions and rotation vectors perturbed smoothly.
 Vec deformed(const CosseratRod& rod, double amp) {
@@ -59,7 +48,7 @@ Vec deformed(const CosseratRod& rod, double amp) {
 TEST_CASE("internal forces and couples are minus the gradient of the discrete elastic energy (rel. error <= 1e-6)") {
   for (double amp : {0.0, 0.3, 1.0}) {
     for (const char* rest : {"straight", "initial"}) {
-      Params p = helixParams(9);
+      Params p = helixRodParams(9);
       p.set("rest_shape", std::string(rest));
       CosseratRod rod(p);
       Vec q = deformed(rod, amp);
@@ -111,7 +100,7 @@ TEST_CASE("straight rod at rest: zero force; pure twist gives the couple GJ dphi
 }
 
 TEST_CASE("rebaseDofs folds the rotation vectors into the frames without changing the configuration") {
-  CosseratRod rod(helixParams(7));
+  CosseratRod rod(helixRodParams(7));
   Vec q = deformed(rod, 1.0), v = Vec::Ones(rod.numDofs());
   rod.setConfiguration(q);
   const double E = rod.elasticEnergy();
@@ -129,7 +118,7 @@ TEST_CASE("the vectorized frame and curvature passes match expSO3 and logSO3 bel
   // redo the ones at 0.1 rad or more; both kinds occur here (φ amplitudes 1e-3 and 0.5, a coarse
   // helix with large curvatures, and a mildly deformed fine one with small curvatures).
   for (const int nodes : {7, 200}) {
-    CosseratRod rod(helixParams(nodes));
+    CosseratRod rod(helixRodParams(nodes));
     Vec q = deformed(rod, nodes == 7 ? 1.0 : 0.01);
     for (int e = 0; e < rod.numElements(); e += 2) q.segment<3>(rod.rotationDof(e)) *= 1e-3 / 0.3;
     rod.setConfiguration(q);
@@ -155,7 +144,7 @@ TEST_CASE("the vectorized frame and curvature passes match expSO3 and logSO3 bel
 TEST_CASE("both variants of the curvature pass give logSO3Curvature's values bitwise (0.01 to 0.9 rad per node)") {
   // A coarse helix (large curvatures, beyond the wide polynomials) and a finer one (0.1-0.46 rad).
   for (const int nodes : {7, 12, 30}) {
-    CosseratRod rod(helixParams(nodes));
+    CosseratRod rod(helixRodParams(nodes));
     Vec q = deformed(rod, 0.2);
     double kmax = 0;
     for (int pass = 0; pass < 3; ++pass) {  // pass 0: plain variant; then the wide one (the rod switches)
@@ -181,7 +170,7 @@ TEST_CASE("both variants of the curvature pass give logSO3Curvature's values bit
 
 TEST_CASE("addNodeTorques is addNodeTorque for every element, bitwise") {
   for (const int nodes : {6, 31}) {
-    CosseratRod rod(helixParams(nodes));
+    CosseratRod rod(helixRodParams(nodes));
     rod.setConfiguration(deformed(rod, 0.5));
     std::vector<double> T(3 * rod.numEdges());
     for (std::size_t k = 0; k < T.size(); ++k) T[k] = std::sin(1.7 * k + 0.3) * (k % 7 == 3 ? 0.0 : 1.0);
@@ -194,7 +183,7 @@ TEST_CASE("addNodeTorques is addNodeTorque for every element, bitwise") {
 }
 
 TEST_CASE("twistForDirector returns the d3 rotation that turns d1 onto a given director") {
-  CosseratRod rod(helixParams(7));
+  CosseratRod rod(helixRodParams(7));
   Vec q(rod.numDofs());
   rod.initialDofs(q);
   rod.setConfiguration(q);
@@ -213,7 +202,7 @@ TEST_CASE("twistForDirector returns the d3 rotation that turns d1 onto a given d
 
 TEST_CASE("point-load couple: addNodeTorque puts Q T on the element's rotation DOFs; gravity acts on nodes") {
   rodsim::testing::FakeWorld w;
-  Params hp = helixParams(6);
+  Params hp = helixRodParams(6);
   hp.set("rest_shape", std::string("initial"));  // stress free: only the loads act
   auto& rod = w.addRod<CosseratRod>(hp);
   w.addForce<loads::PointLoad>(makeParams(loads::PointLoad::schema(), {{"rod", std::string("rod")}, {"node", -1},
@@ -236,7 +225,7 @@ TEST_CASE("point-load couple: addNodeTorque puts Q T on the element's rotation D
 
 TEST_CASE("cosserat-clamp holds positions and whole frames; bad element indexes are ParamErrors") {
   rodsim::testing::FakeWorld w;
-  auto& rod = w.addRod<CosseratRod>(helixParams(6));
+  auto& rod = w.addRod<CosseratRod>(helixRodParams(6));
   auto& clamp = w.addConstraint<CosseratClamp>(makeParams(
       CosseratClamp::schema(), {{"rod", std::string("rod")}, {"nodes", toValue(std::vector<int>{0})}, {"elements", toValue(std::vector<int>{0})}}));
   w.finalize();
@@ -249,13 +238,13 @@ TEST_CASE("cosserat-clamp holds positions and whole frames; bad element indexes 
   CHECK((q.segment<3>(0) - w.q().segment<3>(0)).norm() < 1e-15);
 
   rodsim::testing::FakeWorld w2;
-  w2.addRod<CosseratRod>(helixParams(6));
+  w2.addRod<CosseratRod>(helixRodParams(6));
   w2.addConstraint<CosseratClamp>(makeParams(CosseratClamp::schema(), {{"rod", std::string("rod")}, {"elements", toValue(std::vector<int>{7})}}));
   CHECK_THROWS_AS(w2.finalize(), ParamError);
 }
 
 TEST_CASE("bad parameters are ParamErrors naming the key") {
-  Params p = helixParams(2);
+  Params p = helixRodParams(2);
   try {
     CosseratRod rod(p);
     FAIL("expected a ParamError");
@@ -266,7 +255,7 @@ TEST_CASE("bad parameters are ParamErrors naming the key") {
 
 TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates nothing") {
  for (const bool closed : {false, true}) {  // an open helix, and the same points as a ring
-  Params p = helixParams(101);
+  Params p = helixRodParams(101);
   p.set("closed", closed);
   CosseratRod rod(p);
   CAPTURE(closed);
@@ -290,7 +279,7 @@ TEST_CASE("an evaluation (configuration, elastic and velocity forces) allocates 
 
 TEST_CASE("addStiffness allocates nothing once the sink has its capacity (open rod and ring)") {
   for (const bool closed : {false, true}) {
-    Params p = helixParams(101);
+    Params p = helixRodParams(101);
     p.set("closed", closed);
     CosseratRod rod(p);
     CAPTURE(closed);
@@ -311,7 +300,7 @@ TEST_CASE("addStiffness allocates nothing once the sink has its capacity (open r
 
 TEST_CASE("cosserat-clamp rigid motion: positions and frames follow R = exp(omega tau), translation v tau; held after stop") {
   rodsim::testing::FakeWorld w;
-  auto& rod = w.addRod<CosseratRod>(helixParams(6));
+  auto& rod = w.addRod<CosseratRod>(helixRodParams(6));
   const Vec3 omega(0.1, -0.2, 0.3), v(0.01, 0.02, -0.03), c(0.5, 0.0, 0.2);
   auto& clamp = w.addConstraint<CosseratClamp>(makeParams(
       CosseratClamp::schema(), {{"rod", std::string("rod")}, {"nodes", toValue(std::vector<int>{0, 1})},

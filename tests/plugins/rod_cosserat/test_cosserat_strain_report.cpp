@@ -3,6 +3,7 @@
 // energy's stretch terms), σ and κ̂ are shearStrain and curvature (Eqs. 9, 20), a stretched rod carries
 // EA ε, a uniform twist gives the couple GJ κ̂3, and frameTorque inverts addNodeTorque.
 #include "cosserat_rod.h"
+#include "cosserat_test_rods.h"
 #include <rodsim/testing/fake_world.h>
 
 #include <doctest/doctest.h>
@@ -12,21 +13,9 @@
 using namespace rodsim;
 using rodsim::testing::makeParams;
 
-namespace {
+using rodsim::test::helixRodParams;
 
-Params helix(int nodes, bool closed = false) {
-  return makeParams(CosseratRod::schema(), {{"nodes", nodes},
-                                            {"radius", 0.02},
-                                            {"density", 1000.0},
-                                            {"youngs_modulus", 1e6},
-                                            {"shear_modulus", 3e5},
-                                            {"geometry.shape", std::string("helix")},
-                                            {"geometry.helix_radius", 0.2},
-                                            {"geometry.pitch", 0.3},
-                                            {"geometry.axial_length", 0.6},
-                                            {"rest_shape", std::string("straight")}},
-                    "rod");
-}
+namespace {
 
 Vec deformed(const CosseratRod& rod) {
   Vec q(rod.numDofs());
@@ -43,7 +32,7 @@ Vec deformed(const CosseratRod& rod) {
 TEST_CASE("cosserat: element forces difference to the nodal elastic forces; strains are shearStrain and curvature") {
   for (const char* law : {"energy", "gazzola2018"}) {
     CAPTURE(law);
-    Params p = helix(10);
+    Params p = helixRodParams(10);
     p.set("force_law", std::string(law));
     CosseratRod rod(p);
     const RodStrainReport& report = *rod.as<RodStrainReport>();

@@ -1,6 +1,7 @@
 // The "der" rod through the rodsim::Rod interface: exact derivatives away from the committed
 // configuration, stress-free helices, reference-twist continuity, masses, torques, geometry.
 #include <doctest/doctest.h>
+#include <rodsim/testing/fake_world.h>
 #include <rodsim/testing/finite_differences.h>
 
 #include "der_rod.h"
@@ -45,12 +46,7 @@ constexpr double kPi = std::numbers::pi;
 
 // Parameters as the kernel hands them over: schema defaults, then the scene's values.
 Params makeParams(std::initializer_list<std::pair<std::string, Value>> kv) {
-  Params p("test_rod");
-  const rodsim::Schema schema = DerRod::schema();
-  for (const auto& spec : schema.params())
-    if (spec.fallback) p.set(spec.name, *spec.fallback);
-  for (const auto& [k, v] : kv) p.set(k, v);
-  return p;
+  return rodsim::testing::makeParams(DerRod::schema(), kv, "test_rod");
 }
 
 Params helixParams(int nodes, const std::string& rest_shape, double lead = 0.0, double radius = 0.004) {

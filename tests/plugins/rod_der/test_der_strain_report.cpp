@@ -3,6 +3,7 @@
 // twist Δ per edge gives τ = Δ/l and the couple GJ Δ/l (Eqs. 4, 5), frameTorque is the twist
 // generalized force along the tangent.
 #include <doctest/doctest.h>
+#include <rodsim/testing/fake_world.h>
 
 #include "der_rod.h"
 
@@ -18,13 +19,9 @@ using rodsim::Vec3;
 
 namespace {
 
+// Parameters as the kernel hands them over: schema defaults, then the scene's values.
 Params params(std::initializer_list<std::pair<std::string, Value>> kv) {
-  Params p("test_rod");
-  const rodsim::Schema schema = DerRod::schema();
-  for (const auto& spec : schema.params())
-    if (spec.fallback) p.set(spec.name, *spec.fallback);
-  for (const auto& [k, v] : kv) p.set(k, v);
-  return p;
+  return rodsim::testing::makeParams(DerRod::schema(), kv, "test_rod");
 }
 
 Params straight(int nodes) {

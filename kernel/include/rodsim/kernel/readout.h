@@ -1,5 +1,6 @@
 // Readings of a World between steps that the probes and the Python module share: a constraint's
-// reaction (force and torque) and a rod's strains and internal loads (RodStrainReport, SDK 1.7).
+// reaction (force and torque), a rod's strains and internal loads (RodStrainReport, SDK 1.7) and the
+// context at the committed state that external and contact forces are evaluated in.
 #pragma once
 
 #include <rodsim/kernel/world.h>
@@ -38,5 +39,18 @@ struct RodStrains {
   bool shearable = false;
 };
 void readRodStrains(const RodStrainReport& report, RodStrains& out);
+
+// An evaluation context at the committed state whose velocity (EvalContext::velocity) is the
+// committed one, q_start = q - dt v: where the external-force and contact-force readings evaluate the
+// scene's forces and contact models. at() refills it (reusing q_start's storage) and returns a context
+// that points into this object and the world, valid until the next at() or step.
+class CommittedState {
+ public:
+  const EvalContext& at(KernelWorld& world, double dt);
+
+ private:
+  Vec q_start_;
+  EvalContext ctx_;
+};
 
 }  // namespace rodsim::kernel
