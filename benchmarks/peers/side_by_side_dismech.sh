@@ -11,6 +11,9 @@
 # Needs dismech built by benchmarks/peers/setup-dismech.sh (PEERS_DIR, default /work/peers) and
 # rodsim's CLI and plugins (RODSIM_BUILD, default build/):
 #   cmake --build build -j2 --target rodsim rod_der solver_newton loads constraints
+# rodsim and its plugins are copied at the start (as an installed tree), so that a rebuild of
+# RODSIM_BUILD during the rounds does not change what is measured; a build of a named commit (its
+# own build folder) is what a figure should come from.
 # Prints wall and CPU (user + system) seconds of each process, min-max over the rounds, and the
 # range of the per-round ratio dismech / rodsim.
 set -euo pipefail
@@ -34,6 +37,13 @@ mkdir -p "$work/dismech"
 ln -s "$examples" "$work/dismech/examples"
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
+# the copy: <prefix>/bin/rodsim loads the plugins in <prefix>/lib/rodsim/plugins
+snap=$work/rodsim
+mkdir -p "$snap/bin" "$snap/lib/rodsim/plugins"
+cp "$rodsim" "$snap/bin/rodsim"
+cp "$(dirname "$rodsim")"/../plugins/rodsim-*.so "$snap/lib/rodsim/plugins/"
+rodsim=$snap/bin/rodsim
+
 timed() {  # OUT_FILE COMMAND...: appends "wall cpu" of the whole process to OUT_FILE
   local out=$1 t
   shift
@@ -53,7 +63,8 @@ run_rodsim() {  # SOLVER OUT_DIR
   taskset -c 1 "$rodsim" run "$scene" --set solver.type="$1" --output "$2" --force --quiet
 }
 check_rodsim() {  # OUT_DIR: the run took all its 2000 steps (10 s of 5 ms)
-  if ! { grep -q '"status": "ok"' "$1/summary.json" && grep -q '"steps": 2000,' "$1/summary.json"; }; then
+  if ! { grep -q '"status": "ok"' "$1/summary.json" && grep -q '"steps": 2000,' "$1/summary.json" &&
+         grep -q "\"$snap/lib/rodsim/plugins/" "$1/summary.json"; }; then
     echo "side_by_side_dismech.sh: rodsim's run in $1 did not finish: $(head -c 400 "$1/summary.json")" >&2
     exit 1
   fi
@@ -61,6 +72,7 @@ check_rodsim() {  # OUT_DIR: the run took all its 2000 steps (10 s of 5 ms)
 
 schemes="BACKWARD_EULER:implicit-euler IMPLICIT_MIDPOINT:implicit-midpoint"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load/load/'), $rounds rounds"
+echo "$("$rodsim" --version), copied from ${RODSIM_BUILD:-$repo/build}; dismech: $dismech"
 # (not nproc: it obeys OMP_NUM_THREADS)
 cpu_field() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'; }
 echo "CPU: $(cpu_field 'model name') (family $(cpu_field 'cpu family'), model $(cpu_field 'model')), $(grep -c '^processor' /proc/cpuinfo) cores"
