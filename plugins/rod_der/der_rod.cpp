@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -130,6 +131,10 @@ void DerRod::setConfiguration(ConstVecRef q) {
   if (q.size() != numDofs())
     throw std::invalid_argument("DerRod::setConfiguration: expected " + std::to_string(numDofs()) + " DOFs, got " +
                                 std::to_string(q.size()));
+  // The same configuration again (Newton evaluates an iterate a second time when it needs its
+  // stiffness after all): the kinematics, and the strain gradients addElasticForce cached, stand.
+  // Compared bitwise, so that a NaN or a signed zero is never taken for another value.
+  if (configured_ && std::memcmp(q_.data(), q.data(), sizeof(double) * std::size_t(q.size())) == 0) return;
   q_ = q;
   updateKinematics();
   for (int e = 0; e + 1 < n_; ++e) {
@@ -139,6 +144,7 @@ void DerRod::setConfiguration(ConstVecRef q) {
   }
   for (int i = 1; i + 1 < n_; ++i)
     ref_twist_[i] = der::referenceTwistAngle(t_[i - 1], d1_[i - 1], t_[i], d1_[i], committed_twist_[i]);
+  configured_ = true;
 }
 
 void DerRod::commitConfiguration() {
@@ -149,8 +155,10 @@ void DerRod::commitConfiguration() {
     f.d2 = f.t.cross(f.d1);
   }
   committed_twist_ = ref_twist_;  // same size: no allocation
-  // The energy is now parametrized by transport from the new committed frames.
+  // The energy is now parametrized by transport from the new committed frames; the next
+  // setConfiguration recomputes the frames and reference twists from them even at the same q.
   updateKinematics();
+  configured_ = false;
 }
 
 void DerRod::updateKinematics() {
@@ -178,6 +186,7 @@ void DerRod::loadState(const std::vector<double>& in) {
       for (int c = 0; c < 3; ++c) (*v)[c] = in[k++];
   for (double& tw : committed_twist_) tw = in[k++];
   updateKinematics();  // the energy is parametrized by the loaded committed frames
+  configured_ = false;
 }
 
 der::BendParams DerRod::bendParams(int i) const {

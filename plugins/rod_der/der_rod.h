@@ -94,6 +94,9 @@ class DerRod : public Rod, public RodStiffness, public RodStrainReport {
   // directors), computed once in setConfiguration and shared by the stretching of the edge and
   // the bending/twisting of both its nodes.
   Vec q_;
+  // t_, d1_, d2_ and ref_twist_ hold q_'s values (set by setConfiguration, cleared when the
+  // committed frames change): a setConfiguration to the same q can keep them.
+  bool configured_ = false;
   std::vector<der::EdgeKinematics> kin_;
   // Strain gradients of each interior node, computed by addElasticForce and reused by
   // addStiffness at the same configuration (the kernel calls both at every evaluation);
