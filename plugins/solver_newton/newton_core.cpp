@@ -188,7 +188,7 @@ NewtonResult NewtonCore::solve(World& world, EvalContext& ctx, Vec& q, bool iner
 
 NewtonResult NewtonCore::iterate(World& world, EvalContext& ctx, Vec& q, bool watchdog) {
   const NewtonResult result = iterateOnce(world, ctx, q, watchdog);
-  last_one_solve_ = result.ok && result.solves == 1;
+  last_solves_ = result.ok ? result.solves : 0;
   return result;
 }
 
@@ -237,10 +237,11 @@ NewtonResult NewtonCore::iterateOnce(World& world, EvalContext& ctx, Vec& q, boo
       }
       have_k = true;
     }
-    // A solve that converged after one linear solve last time is expected to do so again: its
-    // first trial point then needs no stiffness. Otherwise (and from the second solve on) the
-    // trial point is likely the next iterate, whose stiffness is assembled with its forces.
-    trial_k_ = !(res.solves == 0 && last_one_solve_);
+    // A solve is expected to converge after as many linear solves as the last one (time steps of
+    // a smooth motion take the same count: 2 or 3 for a DER helix): the trial point after that
+    // solve then needs no stiffness. Before it, and past it (the prediction failed), the trial
+    // point is likely the next iterate, whose stiffness is assembled with its forces.
+    trial_k_ = res.solves + 1 != last_solves_;
     double dphi0 = 0;
     ctx.q = &q;  // linearize at the current iterate (evaluate() may have pointed it elsewhere)
     if (!linearStep(world, ctx, dphi0, why, res.singular, res.solves)) {

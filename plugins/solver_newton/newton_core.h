@@ -107,8 +107,10 @@ class NewtonCore {
   Vec F_, R_, F_trial_, R_trial_, dq_, q_trial_, scaled_dq_;
   Vec q_first_;  // initial guess, for the retry without the watchdog
   // Whether the line search assembles the stiffness at its first trial point (lineSearch), and
-  // whether the last solve converged after a single linear solve (the prediction for the next).
-  bool trial_k_ = true, last_one_solve_ = false;
+  // the linear solves the last solve converged after (0: it failed), the prediction for the next:
+  // the trial point after as many solves is expected to end the solve and needs no stiffness.
+  bool trial_k_ = true;
+  int last_solves_ = 0;
   std::vector<double> history_;
 };
 

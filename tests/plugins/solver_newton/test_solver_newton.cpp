@@ -305,6 +305,39 @@ TEST_CASE("implicit-euler: no stiffness at the line search's trial point once st
   CHECK(w.stiffness_evaluations == steps + 1);    // the initial guesses, and step 1's trial point
 }
 
+TEST_CASE("implicit-euler: the trial point expected to end a step of several solves has no stiffness") {
+  // A horizontal chain released under gravity swings down about its clamped end: the springs turn,
+  // and Newton needs several solves per step. A step is expected to take as many solves as the one
+  // before; the trial point after that many is evaluated without stiffness. Where the step goes on,
+  // that point is evaluated again with it; where it ends sooner, its last trial point had the
+  // stiffness for nothing.
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(6, Vec3(0, 0, 0), Vec3(1.0, 0, 0));
+  o.stiffness = 500;
+  o.mass = 0.05;
+  w.addRod<SpringChain>("chain", o);
+  w.addForce<loads::Gravity>(makeParams(loads::Gravity::schema(), {}));
+  w.addConstraint<constraints::Clamp>(clampParams("chain", {0}));
+  w.finalize();
+  ImplicitEulerSolver s(makeParams(ImplicitEulerSolver::schema(), {}));
+  int expected_evaluations = 0, expected_stiffness = 0, predicted = 0, several = 0;
+  for (int n = 0; n < 40; ++n) {
+    const StepReport r = s.step(w, 0.01);
+    REQUIRE_MESSAGE(r.ok, r.message);
+    const int k = r.iterations;
+    several += k >= 2 && k == predicted;
+    // The initial guess and k trial points, all with stiffness except the trial point `predicted`:
+    // when it ended the step that stiffness is saved, otherwise it is evaluated a second time.
+    expected_evaluations += 1 + k + (predicted > 0 && predicted < k);
+    expected_stiffness += 1 + k - (predicted == k);
+    predicted = k;
+  }
+  CHECK(several > 20);  // the case this covers: steps of 2 solves or more, predicted
+  CHECK(w.evaluations == expected_evaluations);
+  CHECK(w.stiffness_evaluations == expected_stiffness);
+}
+
 TEST_CASE("implicit-euler: the committed residual is M a - F; on the clamp it is the reaction") {
   HangingChain c;
   c.w.finalize();
