@@ -283,7 +283,29 @@ void KernelWorld::beginStep(double dt) {
   v_start_ = v_;
   ctx.q_start = &q_start_;
   ctx.v_start = &v_start_;
+  ctx.dt = contact_scale_ * dt;  // ContactExtrapolation: the contacts' step is s dt
   for (auto& c : contacts_) guarded(c, [&] { c.object->beginStep(ctx); });
+}
+
+void KernelWorld::setContactExtrapolation(double s) {
+  if (!(s >= 1) || !std::isfinite(s))
+    throw std::invalid_argument(fmt::format("contact extrapolation factor must be >= 1 and finite, got {}", s));
+  contact_scale_ = s;
+}
+
+const EvalContext& KernelWorld::contactContext(const EvalContext& ctx, EvalContext& scaled) {
+  if (contact_scale_ == 1.0) return ctx;
+  if (!ctx.q_start) throw std::logic_error("contact extrapolation needs the step's start configuration (ctx.q_start)");
+  const double s = contact_scale_;
+  const Vec& q = *ctx.q;
+  const Vec& q_s = *ctx.q_start;
+  q_contact_.resize(q.size());
+  q_contact_ = q_s + s * (q - q_s);
+  scaled = ctx;
+  scaled.q = &q_contact_;
+  scaled.t = ctx.t + (s - 1) * ctx.dt;
+  scaled.dt = s * ctx.dt;
+  return scaled;
 }
 
 void KernelWorld::prescribe(double t, Vec& q) {
@@ -308,12 +330,22 @@ void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessS
   evaluateRodsAndForces(ctx, force, stiffness);
   if (force_contacts_.empty()) return;
   copyInto(non_contact_, force);
+  EvalContext scaled;
+  const EvalContext& contact_ctx = contactContext(ctx, scaled);
   // (pairs, not structured bindings: clang 14 cannot capture those in a lambda)
   for (const auto& fc : force_contacts_) {
     ForceContact* contact = fc.second;
     guarded(contacts_[fc.first], [&] {
-      contact->addForce(ctx, non_contact_, force);
-      if (stiffness) contact->addStiffness(ctx, *stiffness);
+      contact->addForce(contact_ctx, non_contact_, force);
+      if (!stiffness) return;
+      if (contact_scale_ == 1.0) {
+        contact->addStiffness(contact_ctx, *stiffness);
+        return;
+      }
+      // d F_c(q_c) / dq = s dF_c/dq_c (ContactExtrapolation)
+      contact_stiffness_.clear();
+      contact->addStiffness(contact_ctx, contact_stiffness_);
+      for (const auto& e : contact_stiffness_.entries()) stiffness->add(e.row(), e.col(), contact_scale_ * e.value());
     });
   }
 }
@@ -361,18 +393,32 @@ double KernelWorld::potentialEnergy(const EvalContext& ctx) {
     });
   }
   for (auto& f : forces_) guarded(f, [&] { e += f.object->potentialEnergy(ctx); });
+  EvalContext scaled;
+  const EvalContext& contact_ctx = force_contacts_.empty() ? ctx : contactContext(ctx, scaled);
   for (const auto& fc : force_contacts_) {
     ForceContact* contact = fc.second;
-    guarded(contacts_[fc.first], [&] { e += contact->energy(ctx); });
+    // E_c(q_c) / s: its gradient in q is F_c(q_c), as evaluate() adds (ContactExtrapolation)
+    guarded(contacts_[fc.first], [&] { e += contact->energy(contact_ctx) / contact_scale_; });
   }
   return e;
 }
 
 double KernelWorld::maxStepFraction(const Vec& q, const Vec& dq) {
   double alpha = 1.0;
+  if (step_bound_contacts_.empty()) return alpha;
+  const Vec* q_c = &q;
+  const Vec* dq_c = &dq;
+  if (contact_scale_ != 1.0) {  // the contacts' own step: (q_s + s (q - q_s), s dq) (ContactExtrapolation)
+    q_contact_.resize(q.size());
+    q_contact_ = q_start_ + contact_scale_ * (q - q_start_);
+    dq_contact_.resize(dq.size());
+    dq_contact_ = contact_scale_ * dq;
+    q_c = &q_contact_;
+    dq_c = &dq_contact_;
+  }
   for (const auto& sb : step_bound_contacts_) {
     StepBoundContact* contact = sb.second;
-    guarded(contacts_[sb.first], [&] { alpha = std::min(alpha, contact->maxStepFraction(q, dq)); });
+    guarded(contacts_[sb.first], [&] { alpha = std::min(alpha, contact->maxStepFraction(*q_c, *dq_c)); });
   }
   return alpha;
 }

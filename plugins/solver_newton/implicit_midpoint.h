@@ -3,7 +3,8 @@
 // "implicit-midpoint"):
 //   q_m = q_{n+1/2} solves  R(q_m) = M (q_m - q_n - h v_n) / h^2 - F(q_m, v_m) = 0,   h = dt/2,
 //   v_m = (q_m - q_n)/h,    q_{n+1} = 2 q_m - q_n,    v_{n+1} = 2 v_m - v_n.
-// The Newton solve is NewtonCore's implicit-Euler solve with the step h (J = M/h^2 + K + C/h).
+// The Newton solve is NewtonCore's implicit-Euler solve with the step h (J = M/h^2 + K + C/h), with
+// contact forces taken at q_{n+1} (J gains 2 K_c(q_{n+1})).
 #pragma once
 
 #include "newton_core.h"
@@ -27,7 +28,8 @@ class ImplicitMidpointSolver : public Solver {
   NewtonCore core_;
   bool velocity_predictor_ = true;
   bool compare_starts_ = false;
-  bool has_barrier_ = false;  // a StepBoundContact: the extrapolated end point is checked by CCD
+  bool has_barrier_ = false;  // a StepBoundContact: the predictor is bounded by CCD
+  ContactExtrapolation* contact_at_end_ = nullptr;  // the World's, when the scene has contacts
   long position_starts_ = 0;
   Vec q_n_, v_n_, q_m_, q_, v_, scratch_, residual_;
 };

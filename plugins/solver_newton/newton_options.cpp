@@ -27,16 +27,12 @@ void NewtonOptions::declare(Schema& s, bool impulse_contacts) {
               "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
               "system (alart-curnier).");
   else
-    // No contact model is stable under the midpoint rule yet: it does not damp, and the impacts of a
-    // rope dropped across a bar onto a floor (imc, ipc, spring-dashpot, both rod models) ring until
-    // Newton or the barrier's end-point check fails within the first few hundred steps at the dt the
-    // rods need without contact (README.md, "implicit-midpoint"). Refused up front, never run wrong:
-    // no component provides this capability.
-    s.require(ComponentKind::Contact, {"contact-midpoint-stable"},
-              "The implicit midpoint rule does not damp impacts: with imc, ipc or spring-dashpot a rope dropped "
-              "across a bar fails within its first impacts at the time step the rods need without contact, and "
-              "alart-curnier solves a backward-Euler step that the midpoint extrapolation would break; use "
-              "implicit-euler for scenes with contact.");
+    // The midpoint rule takes force contacts at the step's end (implicit_midpoint.cpp); an impulse
+    // model solves a backward-Euler step of its own, which the extrapolation would break.
+    s.require(ComponentKind::Contact, {ForceContact::kInterfaceId},
+              "The implicit midpoint rule takes contact as forces with a Hessian at the step's end (imc, ipc, "
+              "spring-dashpot); alart-curnier solves the impulses of a backward-Euler step, which the midpoint "
+              "extrapolation would break: use implicit-euler with it.");
   s.add<double>("tolerance", 1e-8,
                 "Converged when the free-DOF force residual norm |R_free| is below this.")
       .unit("N").greater(0);

@@ -183,5 +183,5 @@ TEST_CASE("a plugin built for a newer SDK minor version is refused") {
   CommandResult r = checkWithPlugin("futureminor", FUTURE_MINOR_PLUGIN);
   INFO(r.output);
   CHECK(r.status == 2);
-  CHECK(r.output.find("built against SDK 1.99, newer than this rodsim's SDK 1.8") != std::string::npos);
+  CHECK(r.output.find("built against SDK 1.99, newer than this rodsim's SDK " RODSIM_SDK_VERSION) != std::string::npos);
 }

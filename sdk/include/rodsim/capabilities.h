@@ -321,6 +321,33 @@ class ContactPairReport {
   virtual void contactPairs(const EvalContext& ctx, std::vector<ContactRecord>& out) const = 0;
 };
 
+// --------------------------------------------------------------------------- SDK 1.9: world
+
+// Capability of the World (the kernel's implements it), found with worldCapability<I>(world): the
+// force contacts taken at a configuration extrapolated along the step, for a solver that evaluates
+// contact at another point of its step than the other forces. implicit-midpoint solves for the
+// midpoint q_m and takes the contacts at the step's end q_{n+1} = 2 q_m - q_n (s = 2), as the
+// contact-stabilized schemes do (Deuflhard, Krause & Ertel 2008): a contact force evaluated at the
+// midpoint lets the extrapolated end point pass through the obstacle.
+//
+// With a factor s set, every evaluation at ctx.q (evaluate, evaluateVarying, potentialEnergy) takes
+// the force contacts at
+//     q_c = q_s + s (q - q_s),   q_s = ctx.q_start,
+// over a step of s ctx.dt that ends at ctx.t + (s - 1) ctx.dt (so that their friction velocities are
+// (q_c - q_s) / (s dt) = (q - q_s) / dt), and adds F_c(q_c) to the force, s K_c(q_c) to the stiffness
+// and E_c(q_c) / s to the potential energy: the first and second derivatives of E_c(q_c) / s with
+// respect to q, so that a line search on the total energy stays consistent. maxStepFraction(q, dq)
+// bounds the contacts' own step (q_c, s dq), q_s being the state of the last beginStep, and
+// beginStep(dt) begins the contacts' step with s dt. s = 1, the default, is the plain evaluation;
+// a solver that sets another factor resets it to 1 before its step returns.
+class ContactExtrapolation {
+ public:
+  static constexpr const char* kInterfaceId = "world-contact-extrapolation";
+  virtual ~ContactExtrapolation() = default;
+  virtual void setContactExtrapolation(double s) = 0;  // s >= 1
+  virtual double contactExtrapolation() const = 0;
+};
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type

@@ -26,7 +26,7 @@ class ComponentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class KernelWorld final : public World, public ContactFreeEvaluation, public StopRequests {
+class KernelWorld final : public World, public ContactFreeEvaluation, public StopRequests, public ContactExtrapolation {
  public:
   // Creates and binds every component of the scene. Throws InputError (with the scene location)
   // for any ParamError or exception a plugin raises while constructing or binding.
@@ -58,6 +58,9 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   // StopRequests: the flag the program's signal handler sets (rodsim run: SIGINT, SIGTERM), or none.
   bool stopRequested() const override { return stop_flag_ && *stop_flag_ != 0; }
   void watchStopFlag(const volatile std::sig_atomic_t* flag) { stop_flag_ = flag; }
+  // ContactExtrapolation: the force contacts at q_s + s (q - q_s) (sdk capabilities.h, SDK 1.9).
+  void setContactExtrapolation(double s) override;
+  double contactExtrapolation() const override { return contact_scale_; }
   double potentialEnergy(const EvalContext& ctx) override;
   double maxStepFraction(const Vec& q, const Vec& dq) override;
   void commitStep(double t, const Vec& q, const Vec& v, const Vec& residual) override;
@@ -141,6 +144,11 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   const volatile std::sig_atomic_t* stop_flag_ = nullptr;  // watchStopFlag
   std::vector<int> fixed_list_;  // the DOFs fixed_ marks, in order
   Vec q_start_, v_start_;
+  // ContactExtrapolation: the factor s, and the contacts' configuration q_c with its context.
+  double contact_scale_ = 1.0;
+  Vec q_contact_, dq_contact_;
+  StiffnessSink contact_stiffness_;
+  const EvalContext& contactContext(const EvalContext& ctx, EvalContext& scaled);
   // keepStepStart's copy of the state
   double kept_t_ = 0;
   Vec kept_q_, kept_v_, kept_residual_;
