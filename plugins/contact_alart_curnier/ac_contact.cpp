@@ -116,6 +116,11 @@ AlartCurnierContact::AlartCurnierContact(const Params& p)
 
 void AlartCurnierContact::bind(World& world) {
   world_ = &world;
+  // SDK 1.6: a stop request (SIGINT, SIGTERM to rodsim run) ends a contact solve between its
+  // Newton iterations, so that the implicit solver abandons the step within one linear solve.
+  const StopRequests* stops = worldCapability<StopRequests>(world);
+  options_.stop = stops ? std::function<bool()>([stops] { return stops->stopRequested(); }) : std::function<bool()>();
+  for (auto& solver : group_solvers_) solver->options().stop = options_.stop;
   rods_ = resolveRods(world, rod_names_, "rods");
   refuseClosedRods(rods_, "rods", "the alart-curnier contact model");
   obstacles_ = resolveObstacles(world, obstacle_names_, "obstacles");

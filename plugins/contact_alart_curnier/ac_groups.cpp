@@ -84,6 +84,8 @@ int AlartCurnierContact::solveGroups(const GroupSolve& how) {
       last_.converged = false;
       if (failed.empty()) failed = g.result.message;
     }
+    // A stop request: the step is abandoned, the other groups need not be solved.
+    if (g.result.stopped) break;
     if (!how.velocity && !log_path_.empty()) {
       // One line per implicit group solve (for scripts/plot_ac_convergence.py): t, contacts, dofs,
       // nu, iterations, proximal loops, natural map rel/abs, |f_AC|, ms, converged, active contacts.

@@ -798,6 +798,11 @@ bool Solver::newton(Vec& r, double tol_rel, double tol_abs, int budget, Result& 
     newton_residual_ = naturalResidual(qeff_, u_, r, mu_);
     if (converged(newton_residual_, tol_rel, tol_abs)) return true;
     if (k >= budget || res.iterations >= opt_.max_iterations) return false;
+    if (opt_.stop && opt_.stop()) {
+      res.stopped = true;
+      res.message = "stopped on request after " + std::to_string(res.iterations) + " iterations";
+      return false;
+    }
     // Newton direction: J d = -F, with a diagonal shift if J is singular.
     bool ok = false;
     for (double shift : {0.0, 1e-10, 1e-6}) {
@@ -891,7 +896,7 @@ Result Solver::solve(Vec& r) {
   // W_ii get a small rho_i and weigh little in |f_AC|. Seen: a 31-spaghetti pile (|f_AC| = 1e-12
   // while the natural map stalled at 1.35e-10 > 1e-10 after 200 iterations) and FCLIB's
   // spheres-in-a-box (1.8e-6 after 200 iterations; converged with rho x 0.1).
-  if (!res.converged && opt_.rho == 0 && opt_.rho_retries && n_ > 0) {
+  if (!res.converged && !res.stopped && opt_.rho == 0 && opt_.rho_retries && n_ > 0) {
     const Vec rho0 = rho_;
     for (double scale : {10.0, 0.1}) {
       rho_ = scale * rho0;
@@ -905,7 +910,8 @@ Result Solver::solve(Vec& r) {
       res.iterations = iterations;
       res.prox_iterations = prox;
       res.message += scale > 1 ? " (retried with rho x 10)" : " (retried with rho x 0.1)";
-      if (res.converged) break;
+      if (again.stopped) res.stopped = true, res.message = again.message;
+      if (res.converged || res.stopped) break;
     }
     if (!res.converged) rho_ = rho0;
     eta_ = 0;
@@ -972,7 +978,7 @@ Result Solver::solveWithRho(Vec& r) {
   // The plain Newton stops on the natural map of the plain problem (eta = 0, qeff = q) at
   // u_ = W r + q: that residual is the answer's (nothing to recompute).
   const bool plain_converged = ok && n_ > 0;
-  if (!ok && opt_.proximal && res.iterations < opt_.max_iterations) {
+  if (!ok && !res.stopped && opt_.proximal && res.iterations < opt_.max_iterations) {
     // Proximal-point loop: u = (W + eta I) r + q - eta r_k. eta starts at the mean diagonal of W
     // and shrinks tenfold after each inner solve that converged (grows fivefold otherwise).
     double scale = 0;
@@ -985,7 +991,7 @@ Result Solver::solveWithRho(Vec& r) {
     computeU(rk_, u_);
     Residual outer = naturalResidual(q_, u_, rk_, mu_);
     // Restart from the best point: the stalled Newton may have wandered.
-    while (res.iterations < opt_.max_iterations) {
+    while (res.iterations < opt_.max_iterations && !res.stopped) {
       eta_ = eta;
       qeff_ = q_ - eta * rk_;
       r = rk_;

@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
+#include <functional>
 
 #include <memory>
 #include <string>
@@ -89,6 +90,10 @@ struct Options {
   // pivoting instead of UMFPACK, whose numeric factorization and solve allocate and take
   // microseconds even at 3 x 3 (0: never). The velocity-level step's groups of one or a few contacts.
   int dense_rows = 0;
+  // Asked before every Newton iteration (each a factorization or a preconditioned GMRES solve):
+  // true ends the solve, unconverged, with Result::stopped (a stop request to rodsim run: a mat
+  // of 10,000 contacts takes seconds per iteration). Empty: never.
+  std::function<bool()> stop;
 };
 
 struct Result {
@@ -99,6 +104,7 @@ struct Result {
   Residual residual;            // natural map at the returned r
   double time_s = 0;            // wall time of solve()
   std::string message;          // how it ended
+  bool stopped = false;         // ended by Options::stop (no rho retries, no proximal loop)
 };
 
 // Solves the local problem u = W r + q. setProblem() copies W into a 3x3-block-filled pattern

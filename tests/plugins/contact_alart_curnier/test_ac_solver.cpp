@@ -117,6 +117,40 @@ TEST_CASE("two coupled contacts converge from zero and warm start converges in o
   CHECK(res.iterations == 0);
 }
 
+TEST_CASE("a stop request ends a solve before its next iteration, without rho retries or proximal loops") {
+  // The two coupled contacts above take a few Newton iterations from r = 0 (the implicit step's
+  // contact solve, where one iteration of a 10,000-contact mat is a factorization of seconds).
+  Eigen::MatrixXd W(6, 6);
+  W.setIdentity();
+  W(0, 3) = W(3, 0) = 0.3;
+  W(1, 4) = W(4, 1) = -0.2;
+  Vec q(6);
+  q << -1, 0.5, 0.1, -0.5, -0.4, 0.3;
+  Solver plain;
+  plain.setProblem(sparse(W), q, Vec::Constant(2, 0.3));
+  Vec r = Vec::Zero(6);
+  const Result full = plain.solve(r);
+  REQUIRE(full.converged);
+  REQUIRE(full.iterations >= 2);
+  for (int allowed : {0, 1}) {
+    int asked = 0;
+    Options opt;
+    opt.stop = [&] { return asked++ >= allowed; };  // stop once `allowed` iterations have run
+    Solver s(opt);
+    s.setProblem(sparse(W), q, Vec::Constant(2, 0.3));
+    Vec rs = Vec::Zero(6);
+    const Result res = s.solve(rs);
+    INFO("allowed ", allowed, ": ", res.message);
+    CHECK_FALSE(res.converged);
+    CHECK(res.stopped);
+    CHECK(res.iterations == allowed);
+    CHECK(res.prox_iterations == 0);
+    CHECK(asked == allowed + 1);  // asked once per iteration, then never again (no retry)
+    CHECK(res.message.find("stopped on request") != std::string::npos);
+    CHECK(rs.allFinite());
+  }
+}
+
 // Coulomb's law at (u, r) of one contact, to tol (in units of r and of u): r in the cone,
 // Signorini (u_N >= 0, r_N u_N = 0), stick (u_T = 0) where |r_T| < mu r_N, and slip opposite to the
 // velocity (r_T = -mu r_N u_T / |u_T|) otherwise (Bertails-Descoubes et al. 2011, Eqs. 1-2).
