@@ -33,8 +33,10 @@ namespace {
 constexpr const char* kUsage =
     "usage:\n"
     "  rodsim --version                               the rodsim and plugin SDK versions (also -V)\n"
-    "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--force] [--quiet]\n"
-    "                                                 --force: replace another run's files in DIR\n"
+    "  rodsim run SCENE.toml [--set KEY=VALUE]... [--output DIR] [--force] [--threads N] [--quiet]\n"
+    "                                                 --force: replace another run's files in DIR; --threads N:\n"
+    "                                                 the run's threads (simulation.threads; 0: all cores; results\n"
+    "                                                 bit for bit those of 1, the default)\n"
     "  rodsim run --restart DIR [--quiet]             continue an interrupted run from its last checkpoint\n"
     "  rodsim check SCENE.toml [--set KEY=VALUE]...   validate only (every component built and bound, the first step\n"
     "                                                 taken), write nothing\n"
@@ -105,6 +107,19 @@ Args parseArgs(int argc, char** argv) {
       }
     } else if (arg == "--quiet") a.quiet = true;
     else if (arg == "--force" && a.verb == "run") a.force = true;
+    else if (arg == "--threads" && a.verb == "run") {
+      // the scene key simulation.threads, given as a --set (a restart keeps the checkpoint's)
+      const std::string n = value("--threads");
+      std::size_t used = 0;
+      int threads = -1;
+      try {
+        threads = std::stoi(n, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != n.size() || threads < 0)
+        throw InputError(fmt::format("--threads '{}': expected a whole number >= 0 (0: every hardware thread)", n));
+      a.sets.push_back(fmt::format("simulation.threads={}", threads));
+    }
     else if (arg == "--all") a.all = true;
     else if (arg == "--compatibility") a.compatibility = true;
     else if (arg == "--markdown") a.markdown = true;

@@ -30,7 +30,7 @@ const Location& ComponentSpec::at(const std::string& key) const {
 }
 
 Schema simulationSchema() {
-  Schema s{"simulation", "[simulation]: run length, time step and seed."};
+  Schema s{"simulation", "[simulation]: run length, time step, seed and threads."};
   s.optional<std::string>("name", "Run name; default: the scene file's stem. Names the default output directory.");
   s.required<double>("duration", "Simulated time.").unit("s").greater(0);
   s.required<double>("dt", "Time step.").unit("s").greater(0);
@@ -40,6 +40,12 @@ Schema simulationSchema() {
                      "as two half steps, recursively, at most max_step_cuts halvings; counted in summary.json).")
       .choices({"stop", "substep"});
   s.add<int>("max_step_cuts", 4, "Halvings of a failed step allowed with on_failure = \"substep\".").range(0, 30);
+  s.add<int>("threads", 1,
+             "Threads the run uses (rodsim run --threads N sets it): the World spreads its rods over them, and rods "
+             "and solvers their long loops over elements and DOFs, each in fixed contiguous blocks, so that the "
+             "results are bit for bit those of one thread. 0: every hardware thread. 1 (default) for measurements "
+             "and for runs side by side (rodsim sweep, compare).")
+      .range(0, 1024);
   return s;
 }
 
@@ -572,6 +578,7 @@ Scene validate(Document& doc, const TypeRegistry& registry) {
     scene.seed = p.integer("seed");
     scene.substep_on_failure = p.string("on_failure") == "substep";
     scene.max_step_cuts = static_cast<int>(p.integer("max_step_cuts"));
+    scene.threads = static_cast<int>(p.integer("threads"));
     // Absurd sizes are refused before anything is allocated.
     if (scene.duration / scene.dt > 1e9)
       fail(locs["dt"], fmt::format("[simulation]: duration / dt = {:.3g} steps; at most 1e9 are allowed", scene.duration / scene.dt));

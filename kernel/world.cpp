@@ -47,11 +47,9 @@ template <class T> void bindOne(World& world, const Bound<T>& c) {
 #else
 #define RODSIM_PLAIN_LOOP
 #endif
-RODSIM_PLAIN_LOOP void zeroFill(Vec& v, Eigen::Index n) {
-  if (v.size() != n) v.resize(n);
-  double* __restrict p = v.data();
+RODSIM_PLAIN_LOOP void zeroRange(double* __restrict p, int n) {
 #pragma GCC unroll 4
-  for (Eigen::Index i = 0; i < n; ++i) p[i] = 0.0;
+  for (int i = 0; i < n; ++i) p[i] = 0.0;
 }
 RODSIM_PLAIN_LOOP void copyInto(Vec& dst, const Vec& src) {
   if (&dst == &src) return;  // a solver may hand the World its own vectors (swapped in)
@@ -73,7 +71,8 @@ template <class T, class F> void KernelWorld::guarded(const Bound<T>& c, F&& f) 
   }
 }
 
-KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
+KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry)
+    : pool_(std::make_unique<parallel::ThreadPool>(parallel::resolveThreadCount(scene.threads))) {
   for (const auto& s : scene.rods) rods_.push_back(make<Rod>(registry, ComponentKind::Rod, s));
   for (const auto& s : scene.forces) forces_.push_back(make<Force>(registry, ComponentKind::Force, s));
   for (const auto& s : scene.constraints) constraints_.push_back(make<Constraint>(registry, ComponentKind::Constraint, s));
@@ -151,6 +150,75 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry) {
   for (int i = 0; i < n; ++i)
     if (fixed_[i]) v_[i] = 0.0;
   checkInitialOverlaps();
+  shareRods();
+}
+
+void KernelWorld::shareRods() {
+  // Blocks of consecutive rods, block k ending at the first rod where the DOFs so far reach
+  // (k + 1) / threads of the total. Used when the largest block stays within 15 % of an even share.
+  rod_blocks_.clear();
+  const int threads = pool_->threads(), rods = numRods();
+  if (threads < 2 || rods < 2) return;
+  const int parts = std::min(threads, rods);
+  const double total = static_cast<double>(q_.size());
+  std::vector<int> blocks{0};
+  long long dofs = 0;
+  int r = 0;
+  for (int k = 1; k < parts; ++k) {
+    while (r < rods && (dofs < total * k / parts || r == blocks.back())) dofs += rods_[r++].object->numDofs();
+    blocks.push_back(r);
+  }
+  blocks.push_back(rods);
+  long long largest = 0;
+  for (int k = 0; k < parts; ++k) {
+    long long d = 0;
+    for (int i = blocks[k]; i < blocks[k + 1]; ++i) d += rods_[i].object->numDofs();
+    largest = std::max(largest, d);
+  }
+  if (largest <= 1.15 * total / parts) rod_blocks_ = std::move(blocks);
+}
+
+void KernelWorld::forBlocks(int n, int grain, void (*body)(void* context, int begin, int end), void* context) {
+  if (n <= 0) return;
+  const int parts = std::clamp(n / std::max(grain, 1), 1, pool_->threads());
+  if (parts == 1 || parallel::ThreadPool::insideTask()) {  // one block, or a loop inside a block: here, whole
+    body(context, 0, n);
+    return;
+  }
+  struct Blocks {
+    int n, parts;
+    void (*body)(void*, int, int);
+    void* context;
+  } blocks{n, parts, body, context};
+  pool_->run(parts, [](void* p, int k) {
+    const Blocks& b = *static_cast<const Blocks*>(p);
+    const auto [begin, end] = parallel::blockRange(b.n, b.parts, k, 8);
+    if (begin < end) b.body(b.context, begin, end);
+  }, &blocks);
+}
+
+template <class F> void KernelWorld::forEachRod(F&& f) {
+  const int rods = numRods();
+  if (rod_blocks_.empty() || parallel::ThreadPool::insideTask()) {
+    for (int r = 0; r < rods; ++r) f(r);
+    return;
+  }
+  struct Rods {
+    const std::vector<int>* blocks;
+    std::remove_reference_t<F>* f;
+  } each{&rod_blocks_, &f};
+  pool_->run(static_cast<int>(rod_blocks_.size()) - 1, [](void* p, int k) {
+    const Rods& e = *static_cast<const Rods*>(p);
+    for (int r = (*e.blocks)[k]; r < (*e.blocks)[k + 1]; ++r) (*e.f)(r);
+  }, &each);
+}
+
+void KernelWorld::zeroForce(Vec& force) {
+  const Eigen::Index n = q_.size();
+  if (force.size() != n) force.resize(n);
+  double* f = force.data();
+  // zeroFill's loop over each block (bitwise zeros either way)
+  parallelForBlocks(this, static_cast<int>(n), 32768, [f](int b, int e) { zeroRange(f + b, e - b); });
 }
 
 namespace {
@@ -351,9 +419,9 @@ void KernelWorld::evaluateVarying(const EvalContext& ctx, Vec& force, StiffnessS
 }
 
 void KernelWorld::evaluateRodsAndForces(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness) {
-  zeroFill(force, q_.size());
+  zeroForce(force);
   const Vec& q = *ctx.q;
-  for (std::size_t r = 0; r < rods_.size(); ++r) {
+  auto one = [&](int r) {
     Rod& rod = *rods_[r].object;
     const RodCapabilities& caps = rod_caps_[r];
     guarded(rods_[r], [&] {
@@ -363,7 +431,12 @@ void KernelWorld::evaluateRodsAndForces(const EvalContext& ctx, Vec& force, Stif
       // checkCompatibility refused solvers that need stiffness with rods that have none
       if (stiffness && caps.stiffness) caps.stiffness->addStiffness(*stiffness);
     });
-  }
+  };
+  // The stiffness sink takes the rods' entries in their order: with a sink, the rods one after another.
+  if (stiffness)
+    for (int r = 0; r < numRods(); ++r) one(r);
+  else
+    forEachRod(one);
   for (int i : varying_forces_)
     guarded(forces_[i], [&] {
       forces_[i].object->addForce(ctx, force);
@@ -372,12 +445,12 @@ void KernelWorld::evaluateRodsAndForces(const EvalContext& ctx, Vec& force, Stif
 }
 
 void KernelWorld::evaluateVelocityForces(const EvalContext& ctx, Vec& force) {
-  force.setZero(q_.size());
-  for (std::size_t r = 0; r < rods_.size(); ++r) {
+  zeroForce(force);
+  forEachRod([&](int r) {
     Rod& rod = *rods_[r].object;
     if (RodVelocityForces* vf = rod_caps_[r].velocity_forces)
       guarded(rods_[r], [&] { vf->addVelocityForce(ctx, force.segment(rod.dofOffset(), rod.numDofs())); });
-  }
+  });
   for (auto& f : forces_)
     if (f.object->velocityDependent()) guarded(f, [&] { f.object->addForce(ctx, force); });
 }
@@ -435,7 +508,7 @@ void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& re
     throw std::runtime_error(fmt::format("the solver committed a residual of {} entries for {} degrees of freedom",
                                          residual.size(), residual_.size()));
   for (int i : fixed_list_) residual_[i] = residual[i];
-  for (std::size_t r = 0; r < rods_.size(); ++r) {
+  forEachRod([&](int r) {
     Rod& rod = *rods_[r].object;
     RodRotationVectors* rv = rod_caps_[r].rotation_vectors;
     guarded(rods_[r], [&] {
@@ -443,10 +516,29 @@ void KernelWorld::commitStep(double t, const Vec& q, const Vec& v, const Vec& re
       rod.commitConfiguration();
       if (rv) rv->rebaseDofs(q_.segment(rod.dofOffset(), rod.numDofs()), v_.segment(rod.dofOffset(), rod.numDofs()));
     });
-  }
+  });
 }
 
-double KernelWorld::kineticEnergy() const { return 0.5 * v_.dot(mass_.cwiseProduct(v_)); }
+double KernelWorld::kineticEnergy() const {
+  const Eigen::Index n = v_.size();
+  if (n <= kEnergyChunk) return 0.5 * v_.dot(mass_.cwiseProduct(v_));
+  // Longer state vectors: the dot product of each chunk of kEnergyChunk DOFs on its own, then the
+  // chunks in order. The order is fixed whatever the thread count, so the chunks may be spread over
+  // the threads and the energy stays bit for bit that of one thread.
+  const int chunks = static_cast<int>((n + kEnergyChunk - 1) / kEnergyChunk);
+  energy_chunks_.resize(chunks);
+  auto sum = [&](int c0, int c1) {
+    for (int c = c0; c < c1; ++c) {
+      const Eigen::Index b = c * kEnergyChunk, len = std::min<Eigen::Index>(kEnergyChunk, n - b);
+      energy_chunks_[c] = v_.segment(b, len).dot(mass_.segment(b, len).cwiseProduct(v_.segment(b, len)));
+    }
+  };
+  // (forBlocks changes nothing of the World: it only runs the loop)
+  parallelForBlocks(const_cast<KernelWorld*>(this), chunks, 2, sum);
+  double e = 0;
+  for (int c = 0; c < chunks; ++c) e += energy_chunks_[c];
+  return 0.5 * e;
+}
 
 double KernelWorld::elasticEnergy() {
   double e = 0;

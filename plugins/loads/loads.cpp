@@ -213,6 +213,7 @@ Damping::Damping(const Params& p)
       rod_names_(p.optionalStrings("rods")) {}
 
 void Damping::bind(World& world) {
+  loops_ = worldCapability<ParallelLoops>(world);
   dofs_.clear();
   coef_.clear();
   for (Rod* rod : resolveRods(world, rod_names_, "rods"))
@@ -249,7 +250,15 @@ void Damping::addForce(const EvalContext& ctx, Vec& f) {
   if (ctx.quasi_static || !(ctx.dt > 0) || !(ctx.t < stop_)) return;
   const double* q = ctx.q->data();
   const double* qs = ctx.q_start->data();
-  for (const Run& r : runs_) dampRun(f.data() + r.dof, q + r.dof, qs + r.dof, coef_.data() + r.index, ctx.dt, r.length);
+  auto run = [&](const Run& r, int b, int e) {
+    dampRun(f.data() + r.dof + b, q + r.dof + b, qs + r.dof + b, coef_.data() + r.index + b, ctx.dt, e - b);
+  };
+  if (runs_.size() == 1)  // one rod: blocks of its DOFs
+    parallelForBlocks(loops_, runs_[0].length, 8192, [&](int b, int e) { run(runs_[0], b, e); });
+  else  // blocks of rods
+    parallelForBlocks(loops_, static_cast<int>(runs_.size()), 8, [&](int b, int e) {
+      for (int i = b; i < e; ++i) run(runs_[i], 0, runs_[i].length);
+    });
 }
 
 void Damping::addStiffness(const EvalContext& ctx, StiffnessSink& K) {

@@ -92,6 +92,9 @@ class Damping : public Force {
     int dof, index, length;
   };
   std::vector<Run> runs_;
+  // The World's threads (ParallelLoops, SDK 1.10): the runs in blocks of rods, or one long run in
+  // blocks of DOFs (each DOF as on one thread: the same force bit for bit). nullptr: one thread.
+  ParallelLoops* loops_ = nullptr;
 };
 
 }  // namespace rodsim::loads

@@ -12,6 +12,7 @@
 #include <rodsim/geometry/so3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -197,6 +198,7 @@ CosseratRod::CosseratRod(const Params& p) : Rod(p) {
   jc_.assign(nn_, 0.0);
   redo_.assign(ne_, 0.0);
   vel_.assign(6 * static_cast<std::size_t>(ne_), 0.0);
+  energy_chunks_.assign(2 * static_cast<std::size_t>((ne_ + kEnergyChunk - 1) / kEnergyChunk), 0.0);
   rotation_jacobians_.assign(ne_, cosserat::RotationDofJacobians{});
   Ebend_.assign(nn_, 0.0);
   Nf_.assign(3 * ne_, 0.0);
@@ -440,21 +442,46 @@ COSSERAT_SIMD_CLONES void zeroDofs(double* __restrict a, double* __restrict b, i
 }
 }  // namespace
 
+void CosseratRod::bind(World& world) {
+  loops_ = worldCapability<ParallelLoops>(world);
+  spread_ = loops_ && loops_->threads() > 1 && ne_ >= 2 * kSpreadGrain;
+}
+
 void CosseratRod::setConfiguration(ConstVecRef q) {
   if (q.size() != numDofs())
     throw std::invalid_argument("CosseratRod::setConfiguration: expected " + std::to_string(numDofs()) +
                                 " DOFs, got " + std::to_string(q.size()));
-  if (q.data() != q_.data()) copyDofs(q_.data(), q.data(), numDofs());
+  if (q.data() != q_.data()) {
+    const double* from = q.data();
+    double* to = q_.data();
+    if (spread_)
+      parallelForBlocks(loops_, numDofs(), 6 * kSpreadGrain, [&](int b, int e) { copyDofs(to + b, from + b, e - b); });
+    else
+      copyDofs(to, from, numDofs());
+  }
   frames_ok_ = strains_ok_ = frames_committed_ = false;
 }
 
 void CosseratRod::commitConfiguration() {}
 
 void CosseratRod::computeFrames() const {
-  if (frames_committed_)  // right after rebaseDofs (φ = 0): the committed frames themselves
-    copyDofs(Q_.data(), Qc_.data(), static_cast<int>(Qc_.size()));
-  else
-    rotateFrames(q_.data() + rotationDof(0), Qc_.data(), Q_.data(), ns_, ne_, false, redo_.data());
+  const double* phi = q_.data() + rotationDof(0);
+  const double* Qc = Qc_.data();
+  double* Q = Q_.data();
+  double* redo = redo_.data();
+  if (!spread_) {
+    if (frames_committed_)  // right after rebaseDofs (φ = 0): the committed frames themselves
+      copyDofs(Q, Qc, static_cast<int>(Qc_.size()));
+    else
+      rotateFrames(phi, Qc, Q, ns_, ne_, false, redo);
+  } else if (frames_committed_) {
+    parallelForBlocks(loops_, static_cast<int>(Qc_.size()), 9 * kSpreadGrain,
+                      [&](int b, int e) { copyDofs(Q + b, Qc + b, e - b); });
+  } else {  // each block of elements on its own (rotateFrames' elements are independent)
+    parallelForBlocks(loops_, ne_, kSpreadGrain, [&](int b, int e) {
+      rotateFrames(phi + 3 * b, Qc + b, Q + b, ns_, e - b, false, redo + b);
+    });
+  }
   frames_ok_ = true;
 }
 
@@ -599,13 +626,14 @@ COSSERAT_SIMD_CLONES int nodeCurvatures(const double* __restrict Q, std::size_t 
                                         const double* __restrict Dhat, const double* __restrict theta0,
                                         const double* __restrict B, double* __restrict theta,
                                         double* __restrict jc, double* __restrict Ebend, double* __restrict Jp,
-                                        double* __restrict Jn, double* __restrict g, double* __restrict big, int ne,
-                                        bool wide) {
+                                        double* __restrict Jn, double* __restrict g, double* __restrict big,
+                                        int first, int end, bool wide) {
+  // nodes first .. end-1 (1 .. ne-1 on one thread; a block of them when spread) in whole vectors (vectorHead)
   int flags = 0;
-  const int n = ne - 1;  // nodes 1 .. ne-1 in whole vectors (vectorHead)
+  const int n = end - first;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && !vectorTail(n)) break;
-    const int i0 = pass == 0 ? 1 : ne - 8, i1 = pass == 0 ? 1 + vectorHead(n) : ne;
+    const int i0 = pass == 0 ? first : end - 8, i1 = pass == 0 ? first + vectorHead(n) : end;
     flags |= wide ? nodeCurvaturesLoop<true>(Q, ns, l, Dhat, theta0, B, theta, jc, Ebend, Jp, Jn, g, big, i0, i1)
                   : nodeCurvaturesLoop<false>(Q, ns, l, Dhat, theta0, B, theta, jc, Ebend, Jp, Jn, g, big, i0, i1);
   }
@@ -618,15 +646,35 @@ void CosseratRod::computeStrains() const {
   ensureFrames();  // Q = exp(-[φ]) Q_committed, a vectorized pass of its own
   const std::size_t ns = ns_;
   // A ring's closing element (its second node is node 0) is done by closeStrains below.
-  elementStrains(q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
-                 t_.front().data(), e_.data(), Nf_.data(), cn_.front().data(), closed_ ? ne_ - 1 : ne_);
+  const int open_elements = closed_ ? ne_ - 1 : ne_;
+  if (!spread_) {
+    elementStrains(q_.data(), Q_.data(), ns, ilhat_.data(), sigma0_.front().data(), S_.data(), l_.data(),
+                   t_.front().data(), e_.data(), Nf_.data(), cn_.front().data(), open_elements);
+  } else {  // blocks of elements (each element reads its own frame and its two nodes only)
+    parallelForBlocks(loops_, open_elements, kSpreadGrain, [&](int b, int e) {
+      elementStrains(q_.data() + 3 * b, Q_.data() + b, ns, ilhat_.data() + b, sigma0_.front().data() + 3 * b,
+                     S_.data(), l_.data() + b, t_.front().data() + 3 * b, e_.data() + b, Nf_.data() + 3 * b,
+                     cn_.front().data() + 3 * b, e - b);
+    });
+  }
   if (closed_) closeStrains();
   // The wide variant (polynomials to 0.46 rad) when the last evaluation had curvatures of 0.1 rad or
   // more (a bent rod, the snake); the plain one otherwise. Either gives the same values (the nodes
   // a variant does not cover are redone below with logSO3Curvature): only the cost differs.
-  const int flags = nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
-                                   theta_.front().data(), jc_.data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(),
-                                   big_.data(), ne_, wide_curvatures_);
+  auto curvatures = [&](int first, int end) {
+    return nodeCurvatures(Q_.data(), ns, l_.data(), Dhat_.data(), theta0_.front().data(), B_.data(),
+                          theta_.front().data(), jc_.data(), Ebend_.data(), Jp_.data(), Jn_.data(), g_.data(),
+                          big_.data(), first, end, wide_curvatures_);
+  };
+  int flags = 0;
+  if (!spread_) {
+    flags = curvatures(1, ne_);
+  } else {  // blocks of nodes 1 .. ne-1 (node i reads the frames and lengths of elements i-1 and i); flags ORed
+    std::atomic<int> any{0};
+    parallelForBlocks(loops_, ne_ - 1, kSpreadGrain,
+                      [&](int b, int e) { any.fetch_or(curvatures(1 + b, 1 + e), std::memory_order_relaxed); });
+    flags = any.load(std::memory_order_relaxed);
+  }
   wide_curvatures_ = (flags & 2) != 0;
   if (flags & 1) {
     // Curvatures beyond the variant's polynomials: logSO3Curvature (the wide polynomials below 0.46 rad,
@@ -700,17 +748,38 @@ void CosseratRod::rebaseDofs(VecRef q, VecRef /*v*/) {
   // frames are swapped into Qc_ instead of copied; the current frames, equal to them while φ = 0, are
   // copied from them only if something asks before the next setConfiguration (computeFrames).
   const int r0 = rotationDof(0);
-  rotateFrames(q.data() + r0, Qc_.data(), Q_.data(), ns_, ne_, true, redo_.data());
+  double* phi = q.data() + r0;
+  double* phi_own = q_.data() + r0;
+  if (!spread_) {
+    rotateFrames(phi, Qc_.data(), Q_.data(), ns_, ne_, true, redo_.data());
+  } else {  // blocks of elements, each on its own as in computeFrames
+    parallelForBlocks(loops_, ne_, kSpreadGrain, [&](int b, int e) {
+      rotateFrames(phi + 3 * b, Qc_.data() + b, Q_.data() + b, ns_, e - b, true, redo_.data() + b);
+      zeroDofs(phi + 3 * b, phi_own + 3 * b, 3 * (e - b));  // φ is read above, element by element, before
+    });
+  }
   Qc_.swap(Q_);
-  zeroDofs(q.data() + r0, q_.data() + r0, 3 * ne_);
+  if (!spread_) zeroDofs(phi, phi_own, 3 * ne_);
   frames_ok_ = strains_ok_ = false;
   frames_committed_ = true;
 }
 
 void CosseratRod::drift(VecRef q, ConstVecRef v, const double* free, double h) const {
   const int r0 = rotationDof(0);
+  if (spread_) {  // the same per DOF and per element, in blocks
+    parallelForBlocks(loops_, r0, 6 * kSpreadGrain, [&](int b, int e) {
+      for (int k = b; k < e; ++k) q[k] += h * v[k] * free[k];
+    });
+    parallelForBlocks(loops_, ne_, kSpreadGrain, [&](int b, int e) { driftRotations(q, v, free, h, b, e); });
+    return;
+  }
   for (int k = 0; k < r0; ++k) q[k] += h * v[k] * free[k];
-  for (int e = 0; e < ne_; ++e) {
+  driftRotations(q, v, free, h, 0, ne_);
+}
+
+void CosseratRod::driftRotations(VecRef q, ConstVecRef v, const double* free, double h, int first, int end) const {
+  const int r0 = rotationDof(0);
+  for (int e = first; e < end; ++e) {
     const int r = r0 + 3 * e;
     if (free[r] == 0 || free[r + 1] == 0 || free[r + 2] == 0) {  // partly held: per component
       for (int k = r; k < r + 3; ++k) q[k] += h * v[k] * free[k];
@@ -775,15 +844,44 @@ Vec3 CosseratRod::shearStrain(int e) const {
 double CosseratRod::elasticEnergy() const {
   ensureStrains();
   double E = 0;
-  for (int e = 0; e < ne_; ++e) {
-    Vec3 sigma, n;
-    shearOf(e, sigma, n);
-    E += 0.5 * lhat_[e] * (sigma - sigma0_[e]).dot(n);
+  if (ne_ <= kEnergyChunk) {
+    for (int e = 0; e < ne_; ++e) {
+      Vec3 sigma, n;
+      shearOf(e, sigma, n);
+      E += 0.5 * lhat_[e] * (sigma - sigma0_[e]).dot(n);
+    }
+    for (int i = 1; i < ne_; ++i) E += Ebend_[i];
+  } else {
+    // A long rod sums chunks of kEnergyChunk elements (nodes) on their own, each in order, then the
+    // chunks in order: a fixed order whatever the thread count, so the chunks may be spread over the
+    // threads and the energy stays bit for bit that of one thread.
+    const int chunks = (ne_ + kEnergyChunk - 1) / kEnergyChunk;
+    double* partial = energy_chunks_.data();  // shear/stretch of chunk c at [c], bend/twist at [chunks + c]
+    auto sum = [&](int c0, int c1) {
+      for (int c = c0; c < c1; ++c) {
+        const int e0 = c * kEnergyChunk, e1 = std::min(ne_, e0 + kEnergyChunk);
+        double s = 0, b = 0;
+        for (int e = e0; e < e1; ++e) {
+          Vec3 sigma, n;
+          shearOf(e, sigma, n);
+          s += 0.5 * lhat_[e] * (sigma - sigma0_[e]).dot(n);
+        }
+        for (int i = std::max(e0, 1); i < e1; ++i) b += Ebend_[i];
+        partial[c] = s;
+        partial[chunks + c] = b;
+      }
+    };
+    if (spread_)
+      parallelForBlocks(loops_, chunks, 1, sum);
+    else
+      sum(0, chunks);
+    for (int c = 0; c < chunks; ++c) E += partial[c];
+    for (int c = 0; c < chunks; ++c) E += partial[chunks + c];
   }
-  for (int i = 1; i < ne_; ++i) E += Ebend_[i];
   if (closed_) E += Ebend_[0];  // the junction of a ring
   return E;
 }
+
 
 namespace {
 
@@ -810,7 +908,7 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
                                         const double* __restrict cn, const double* __restrict Jp,
                                         const double* __restrict Jn, const double* __restrict g,
                                         double* __restrict couple, double* __restrict f, double* __restrict fr, int ne,
-                                        bool closed) {
+                                        bool closed, bool interiors) {
   // Shear/stretch: Nf = Qᵀn and cn = (Q d) × n per element (elementStrains); bend/twist: J_r⁻¹m,
   // J_l⁻¹m and g = dE/dℓ per node (nodeCurvatures, nodeTerms).
   // Couples: element e takes -J_l⁻¹m of node e, then J_r⁻¹m of node e+1. On an open rod the first
@@ -823,11 +921,12 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
     for (int k = 0; k < 3; ++k) couple[k] = cn[k] + Jp[3 + k];
   }
   for (int k = 0; k < 3; ++k) fr[k] += couple[k];
-  for (int i = 3; i < 3 * (ne - 1); ++i) {  // elements 1 .. ne-2, flat over their components
-    const double c = (cn[i] - Jn[i]) + Jp[i + 3];
-    couple[i] = c;
-    fr[i] += c;
-  }
+  if (interiors)  // (else the caller does elements 1 .. ne-2 in blocks: interiorCouples)
+    for (int i = 3; i < 3 * (ne - 1); ++i) {  // elements 1 .. ne-2, flat over their components
+      const double c = (cn[i] - Jn[i]) + Jp[i + 3];
+      couple[i] = c;
+      fr[i] += c;
+    }
   const int last = 3 * (ne - 1);
   if (closed) {
     for (int k = 0; k < 3; ++k) couple[last + k] = (cn[last + k] - Jn[last + k]) + Jp[k];
@@ -861,15 +960,31 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
                        g[3 * jp + k] * t[3 * j + k];
     };
     wrapped(0);
-    interiorForces(t, Nf, g, f, 3, 3 * (ne - 1));
+    if (interiors) interiorForces(t, Nf, g, f, 3, 3 * (ne - 1));
     wrapped(ne - 1);
     return;
   }
   node(0);
   node(1);
-  interiorForces(t, Nf, g, f, 6, 3 * (ne - 1));
+  if (interiors) interiorForces(t, Nf, g, f, 6, 3 * (ne - 1));
   if (ne - 1 > 1) node(ne - 1);
   node(ne);
+}
+
+// elasticForces' two interior loops on entries i0 .. i1-1 (a block of elements, spread over threads):
+// the couples of elements 1 .. ne-2 and the forces of the interior nodes, with the same operations.
+COSSERAT_SIMD_CLONES void interiorCouples(const double* __restrict cn, const double* __restrict Jn,
+                                          const double* __restrict Jp, double* __restrict couple,
+                                          double* __restrict fr, int i0, int i1) {
+  for (int i = i0; i < i1; ++i) {
+    const double c = (cn[i] - Jn[i]) + Jp[i + 3];
+    couple[i] = c;
+    fr[i] += c;
+  }
+}
+COSSERAT_SIMD_CLONES void interiorNodeForces(const double* __restrict t, const double* __restrict Nf,
+                                             const double* __restrict g, double* __restrict f, int i0, int i1) {
+  interiorForces(t, Nf, g, f, i0, i1);
 }
 
 }  // namespace
@@ -877,8 +992,20 @@ COSSERAT_SIMD_CLONES void elasticForces(const double* __restrict t, const double
 void CosseratRod::addElasticForce(VecRef fv) const {
   ensureStrains();
   double* f = fv.data();
+  double* fr = f + rotationDof(0);
   elasticForces(t_.front().data(), Nf_.data(), cn_.front().data(), Jp_.data(), Jn_.data(), g_.data(),
-                couple_.front().data(), f, f + rotationDof(0), ne_, closed_);
+                couple_.front().data(), f, fr, ne_, closed_, !spread_);
+  if (!spread_) return;
+  // The interior elements' couples and nodes' forces in blocks of elements: each entry is written by
+  // one block, from the per-element and per-node terms computeStrains prepared.
+  const int first_node = closed_ ? 1 : 2;  // elasticForces did nodes 0, 1 (open) or 0 (ring) itself
+  parallelForBlocks(loops_, ne_, kSpreadGrain, [&](int b, int e) {
+    const int end = std::min(e, ne_ - 1);
+    if (std::max(b, 1) < end)
+      interiorCouples(cn_.front().data(), Jn_.data(), Jp_.data(), couple_.front().data(), fr, 3 * std::max(b, 1), 3 * end);
+    if (std::max(b, first_node) < end)
+      interiorNodeForces(t_.front().data(), Nf_.data(), g_.data(), f, 3 * std::max(b, first_node), 3 * end);
+  });
 }
 
 namespace {
@@ -960,8 +1087,17 @@ void CosseratRod::addVelocityForce(const EvalContext& ctx, VecRef fv) const {
   const double* qs = ctx.q_start->data() + off;
   const double idt = 1.0 / ctx.dt;
   double* fr = fv.data() + r0;
-  velocityCouples(q, qs, r0, idt, J_.data(), gamma_r_, lhat_.data(), e_.data(), t_.front().data(),
-                  couple_.front().data(), fr, vel_.data(), closed_ ? ne_ - 1 : ne_);
+  const int open_elements = closed_ ? ne_ - 1 : ne_;
+  if (!spread_) {
+    velocityCouples(q, qs, r0, idt, J_.data(), gamma_r_, lhat_.data(), e_.data(), t_.front().data(),
+                    couple_.front().data(), fr, vel_.data(), open_elements);
+  } else {  // blocks of elements: element e reads its rotation DOFs and its two nodes, writes its couple
+    double* vel = vel_.data();
+    parallelForBlocks(loops_, open_elements, kSpreadGrain, [&](int b, int e) {
+      velocityCouples(q + 3 * b, qs + 3 * b, r0, idt, J_.data(), gamma_r_, lhat_.data() + b, e_.data() + b,
+                      t_.front().data() + 3 * b, couple_.front().data() + 3 * b, fr + 3 * b, vel + 6 * b, e - b);
+    });
+  }
   if (closed_) {  // the closing element of a ring, node n-1 to node 0
     const int e = ne_ - 1, a = 3 * e, r = r0 + 3 * e;
     const double wx = (q[r] - qs[r]) * idt, wy = (q[r + 1] - qs[r + 1]) * idt, wz = (q[r + 2] - qs[r + 2]) * idt;

@@ -43,6 +43,8 @@ class CosseratRod : public Rod,
  public:
   static Schema schema();
   explicit CosseratRod(const Params& p);
+  // Finds the World's threads (ParallelLoops, SDK 1.10): a long rod spreads its element passes over them.
+  void bind(World& world) override;
 
   // --- layout: [x_0 .. x_{N}] (3 per node), then [φ_0 .. φ_{n-1}] (3 per element); an open rod has
   // n = N elements on N + 1 nodes, a closed one (`closed`) n = N + 1 (element N joins node N to node 0).
@@ -75,6 +77,9 @@ class CosseratRod : public Rod,
   // angular velocity, exp(-[φ']) = exp(-h[ω]) exp(-[φ]) (Eq. 16 after the earlier drifts of the
   // step), i.e. φ' = log(exp([φ]) exp(h[ω])).
   void drift(VecRef q_local, ConstVecRef v_local, const double* free_local, double h) const override;
+  // drift's rotation vectors of elements first .. end-1.
+  void driftRotations(VecRef q_local, ConstVecRef v_local, const double* free_local, double h, int first,
+                      int end) const;
   double elasticEnergy() const override;
   void addElasticForce(VecRef f_local) const override;
   void addVelocityForce(const EvalContext& ctx, VecRef f_local) const override;
@@ -148,6 +153,18 @@ class CosseratRod : public Rod,
   // The node after node e along element e: e + 1, or 0 for the closing element of a ring.
   int next(int e) const { return closed_ && e + 1 == nn_ ? 0 : e + 1; }
   double closedTwistRate(double requested) const;  // constructor: a ring's initial twist density
+
+  // True when the element passes are spread over the World's threads (README.md, "Threads"): more
+  // than one thread and at least 2 kSpreadGrain elements. Each element (node) of a spread pass is
+  // computed from inputs no other element of that pass writes, with the operations of the one-thread
+  // pass, so the results are bit for bit those of one thread.
+  bool spread() const { return spread_; }
+  static constexpr int kSpreadGrain = 1024;  // elements per block at least (a pass over them: ~10 us)
+  // elasticEnergy of a rod longer than this sums chunks of this many elements (a fixed order).
+  static constexpr int kEnergyChunk = 1024;
+  mutable cosserat::Doubles energy_chunks_;  // elasticEnergy's partial sums
+  ParallelLoops* loops_ = nullptr;
+  bool spread_ = false;
 
   int nn_ = 0, ne_ = 0;
   std::size_t ns_ = 0;  // stride of the structure-of-arrays frames: ne_ rounded up to a multiple of 8 (gather)

@@ -2,6 +2,7 @@
 
 #include <rodsim/plugin.h>
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -296,16 +297,23 @@ const Vec& ExplicitSolver::swapIntoWorld(World& world) {
 }
 
 void ExplicitSolver::driftRods(World& world, double h) {
-  drift(q_.data(), v_.data(), outside_rods_.data(), h, static_cast<int>(q_.size()));
-  for (int r = 0; r < world.numRods(); ++r) {
-    Rod& rod = world.rod(r);
-    const int off = rod.dofOffset(), nd = rod.numDofs();
-    // Rotation vectors compose on SO(3); every other DOF drifts by h v (as drift() above).
-    if (RodRotationVectors* rv = rod.as<RodRotationVectors>())
-      rv->drift(q_.segment(off, nd), v_.segment(off, nd), free_.data() + off, h);
-    else
-      drift(q_.data() + off, v_.data() + off, free_.data() + off, h, nd);
-  }
+  double* q = q_.data();
+  const double* v = v_.data();
+  const double* outside = outside_rods_.data();
+  perDof(static_cast<int>(q_.size()), [&](int b, int e) { drift(q + b, v + b, outside + b, h, e - b); });
+  // Rods in blocks over the threads (each drifts its own slice; a long rod alone spreads its elements).
+  auto rods = [&](int r0, int r1) {
+    for (int r = r0; r < r1; ++r) {
+      Rod& rod = world.rod(r);
+      const int off = rod.dofOffset(), nd = rod.numDofs();
+      // Rotation vectors compose on SO(3); every other DOF drifts by h v (as drift() above).
+      if (RodRotationVectors* rv = rod.as<RodRotationVectors>())
+        rv->drift(q_.segment(off, nd), v_.segment(off, nd), free_.data() + off, h);
+      else
+        drift(q_.data() + off, v_.data() + off, free_.data() + off, h, nd);
+    }
+  };
+  parallelForBlocks(loops_, world.numRods(), 8, rods);
 }
 
 // The kick integrates v' = M⁻¹ (P(q) + G(q, v)) over tau with q frozen; f_ = P + G(v0) was
@@ -318,18 +326,25 @@ void ExplicitSolver::integrateVelocityForces(World& world, double t, double dt, 
   const EvalContext ctx = context(t, dt);
   // G at velocity w: ctx.velocity(i) = (q - qs)/dt = w.
   auto velocityForces = [&](const Vec& w, Vec& g) {
-    startConfiguration(qs_.data(), q_.data(), w.data(), dt, n);
+    double* qs = qs_.data();
+    const double* q = q_.data();
+    const double* wd = w.data();
+    perDof(n, [&](int b, int e) { startConfiguration(qs + b, q + b, wd + b, dt, e - b); });
     world.evaluateVelocityForces(ctx, g);
   };
   velocityForces(v, g0_);
   // stage velocity v0 + c tau M⁻¹ (f + k), with k the correction of the stage's force
   auto stage = [&](double c, const Vec* k) {
-    for (int i = 0; i < n; ++i) vstage_[i] = v[i] + c * tau * m_inv_[i] * (f_[i] + (k ? (*k)[i] - g0_[i] : 0.0));
+    perDof(n, [&](int b, int e) {
+      for (int i = b; i < e; ++i)
+        vstage_[i] = v[i] + c * tau * m_inv_[i] * (f_[i] + (k ? (*k)[i] - g0_[i] : 0.0));
+    });
   };
   if (velocity_forces_ == VelocityForces::Midpoint) {
     stage(0.5, nullptr);
     velocityForces(vstage_, g_);
-    f_ += g_ - g0_;
+    // f += g - g0, entry by entry as the Eigen expression f_ += g_ - g0_ rounds it
+    perDof(n, [&](int b, int e) { f_.segment(b, e - b) += g_.segment(b, e - b) - g0_.segment(b, e - b); });
   } else {
     gsum_ = g0_;
     stage(0.5, nullptr);  // k1 = M⁻¹ f
@@ -569,7 +584,10 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     vstage_.setZero(n);
     gsum_.setZero(n);
   }
-  if (!contacts_found_) findContacts(world);
+  if (!contacts_found_) {
+    findContacts(world);
+    loops_ = worldCapability<ParallelLoops>(world);
+  }
   const double t0 = world.time();
   world.beginStep(dt);
   q_.resize(n);
@@ -645,12 +663,16 @@ StepReport ExplicitSolver::step(World& world, double dt) {
   const std::size_t K = scheme_.kick.size();
   for (std::size_t k = 0; k <= K; ++k) {
     const bool start_fused = fused && k == 0;
-    if (start_fused)
-      startDrift(q, qs, world.q().data(), v0, fixed.data(), scheme_.drift[0] * dt, dt, n);
-    else if (compose_rotations_)
-      driftRods(world, scheme_.drift[k] * dt);
-    else
-      drift(q, v, fr, scheme_.drift[k] * dt, n);
+    const double a = scheme_.drift[k] * dt;
+    if (start_fused) {
+      const double* qw = world.q().data();
+      const char* fx = fixed.data();
+      perDof(n, [&](int b, int e) { startDrift(q + b, qs + b, qw + b, v0 + b, fx + b, a, dt, e - b); });
+    } else if (compose_rotations_) {
+      driftRods(world, a);
+    } else {
+      perDof(n, [&](int b, int e) { drift(q + b, v + b, fr + b, a, e - b); });
+    }
     tau = k == K ? t0 + dt : tau + scheme_.drift[k] * dt;
     world.prescribe(tau, q_);
     if (k == K) {
@@ -661,7 +683,7 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     if (start_fused) {
       for (int i : fixed_list_) qs[i] = q[i] - dt * v0[i];
     } else {
-      startConfiguration(qs, q, v, dt, n);
+      perDof(n, [&](int b, int e) { startConfiguration(qs + b, q + b, v + b, dt, e - b); });
     }
     qs_fresh_ = true;
     evaluate(world, tau, dt);
@@ -670,7 +692,13 @@ StepReport ExplicitSolver::step(World& world, double dt) {
     if (!force_contacts_.empty() && !contact_free_ && !contactStable(world, tau, dt, report)) return report;
     if (fused) {
       // the kick + last drift, then the constraints and the prescribed DOFs with their reactions
-      const int bad = kickDrift(q, v, v0, f, minv, scheme_.kick[k], scheme_.drift[K] * dt, dt, n);
+      std::atomic<int> any_bad{0};
+      const double b_kick = scheme_.kick[k], a_last = scheme_.drift[K] * dt;
+      perDof(n, [&](int b, int e) {
+        if (const int r = kickDrift(q + b, v + b, v0 + b, f + b, minv + b, b_kick, a_last, dt, e - b))
+          any_bad.fetch_or(r, std::memory_order_relaxed);
+      });
+      const int bad = any_bad.load(std::memory_order_relaxed);
       if (bad & 1) return nonFiniteForce(tau);
       // residual_ stays as sized, 0, on the free DOFs: a solver takes this path at every step or never
       // (its scheme and its contact models are fixed by its first step), and writes the reactions below.
@@ -695,14 +723,25 @@ StepReport ExplicitSolver::step(World& world, double dt) {
       report.residual = 0;
       return report;
     }
-    if (!kick(acc, v, f, minv, scheme_.kick[k], dt, k == 0, n)) return nonFiniteForce(tau);
+    std::atomic<bool> finite{true};
+    const double b_kick = scheme_.kick[k];
+    perDof(n, [&](int b, int e) {
+      if (!kick(acc + b, v + b, f + b, minv + b, b_kick, dt, k == 0, e - b)) finite.store(false, std::memory_order_relaxed);
+    });
+    if (!finite.load(std::memory_order_relaxed)) return nonFiniteForce(tau);
   }
   for (std::size_t j = 0; j < fixed_list_.size(); ++j) {
     const int i = fixed_list_[j];
     v[i] = (q[i] - q0_fixed_[j]) / dt;
   }
   // M a - F with a = (v - v0)/dt and F the step-averaged force: 0 on free DOFs, the reaction on fixed ones.
-  if (!residual(residual_.data(), M.data(), q, v, v0, acc, dt, n)) return nonFiniteState();
+  std::atomic<bool> finite{true};
+  double* res = residual_.data();
+  const double* Md = M.data();
+  perDof(n, [&](int b, int e) {
+    if (!residual(res + b, Md + b, q + b, v + b, v0 + b, acc + b, dt, e - b)) finite.store(false, std::memory_order_relaxed);
+  });
+  if (!finite.load(std::memory_order_relaxed)) return nonFiniteState();
   world.commitStep(t0 + dt, swapIntoWorld(world), world.v(), residual_);
   report.residual = 0;
   return report;

@@ -54,6 +54,14 @@ class ExplicitSolver : public Solver {
   // v: the velocity before the kick.
   void integrateVelocityForces(World& world, double t, double dt, double tau, const Vec& v);
 
+  // The World's threads (ParallelLoops, SDK 1.10; found at the first step): the per-DOF passes run in
+  // blocks of at least kDofGrain DOFs, each DOF with the operations of the one-thread pass, so the
+  // trajectory is bit for bit the same for any thread count. nullptr: one thread.
+  ParallelLoops* loops_ = nullptr;
+  static constexpr int kDofGrain = 8192;
+  // f(begin, end) over blocks of [0, n) (one call f(0, n) on one thread).
+  template <class F> void perDof(int n, F&& f) { parallelForBlocks(loops_, n, kDofGrain, f); }
+
   Scheme scheme_;
   std::string type_;
   double bound_ = 2.0;

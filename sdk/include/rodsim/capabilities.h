@@ -348,6 +348,43 @@ class ContactExtrapolation {
   virtual double contactExtrapolation() const = 0;
 };
 
+// ---------------------------------------------------------------------------- SDK 1.10: world
+
+// Capability of the World (the kernel's implements it), found with worldCapability<I>(world): the
+// threads a run may use ([simulation] threads, rodsim run --threads; 1 unless asked) and a loop that
+// spreads a range of items over them. The split is static: [0, n) in at most threads() contiguous
+// blocks of near-equal size whose inner boundaries are multiples of 8 items (whole cache lines of a
+// double array), block k always on thread k, no work stealing. A component that spreads a loop
+// computes each item from inputs no other item of the loop writes, and combines per-block results
+// (flags, sums) only in ways that do not depend on the blocks, so that its results are bit for bit
+// those of one thread whatever the count. A loop started from inside a block (a rod's element loop
+// while the World spreads its rods over the threads) runs whole on the calling thread.
+class ParallelLoops {
+ public:
+  static constexpr const char* kInterfaceId = "world-parallel-loops";
+  virtual ~ParallelLoops() = default;
+  // The threads of the run, >= 1.
+  virtual int threads() const = 0;
+  // Calls body(context, begin, end) once per block of [0, n): min(threads(), n / grain) blocks (at
+  // least one), so that no block is smaller than `grain` items, the smallest amount of work worth a
+  // thread. Returns when every block has ended; an exception of a block is rethrown here (that of
+  // the first block that threw) after every block has ended. Allocates nothing.
+  virtual void forBlocks(int n, int grain, void (*body)(void* context, int begin, int end), void* context) = 0;
+};
+
+// forBlocks with a callable f(begin, end); f(0, n) on the calling thread when `loops` is nullptr (an
+// older kernel, a test's fake world) or has one thread.
+template <class F> void parallelForBlocks(ParallelLoops* loops, int n, int grain, F&& f) {
+  if (!loops || loops->threads() <= 1 || n < 2 * grain) {
+    if (n > 0) f(0, n);
+    return;
+  }
+  using Callable = std::remove_reference_t<F>;
+  loops->forBlocks(
+      n, grain, [](void* c, int begin, int end) { (*static_cast<Callable*>(c))(begin, end); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
 // ------------------------------------------------------------------------------------------
 
 // The capability interfaces this SDK defines, by id. Registry::add derives what a component type

@@ -16,7 +16,7 @@
 // Capability interfaces appended to capabilities.h since 1.0. A plugin built with a smaller minor
 // version loads (it just answers none of the newer interfaces); a larger one is refused.
 #ifndef RODSIM_SDK_MINOR  // overridable only so that tests can build a plugin for another minor version
-#define RODSIM_SDK_MINOR 9
+#define RODSIM_SDK_MINOR 10
 #endif
 #define RODSIM_SDK_VERSION "1." RODSIM_STRINGIFY(RODSIM_SDK_MINOR)
 

@@ -73,6 +73,8 @@ struct Scene {
   long long seed = 0;
   bool substep_on_failure = false;
   int max_step_cuts = 4;
+  // Threads the run may use ([simulation] threads; 0: every hardware thread). Results do not depend on it.
+  int threads = 1;
   std::vector<std::string> plugin_paths;  // absolute
   ComponentSpec solver;
   std::vector<ComponentSpec> rods, forces, constraints, contacts;

@@ -5,6 +5,8 @@
 
 #include <rodsim/plugin.h>
 
+#include <rodsim/parallel/thread_pool.h>
+
 #include <csignal>
 #include <limits>
 #include <memory>
@@ -26,7 +28,7 @@ class ComponentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class KernelWorld final : public World, public ContactFreeEvaluation, public StopRequests, public ContactExtrapolation {
+class KernelWorld final : public World, public ContactFreeEvaluation, public StopRequests, public ContactExtrapolation, public ParallelLoops {
  public:
   // Creates and binds every component of the scene. Throws InputError (with the scene location)
   // for any ParamError or exception a plugin raises while constructing or binding.
@@ -58,6 +60,9 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   // StopRequests: the flag the program's signal handler sets (rodsim run: SIGINT, SIGTERM), or none.
   bool stopRequested() const override { return stop_flag_ && *stop_flag_ != 0; }
   void watchStopFlag(const volatile std::sig_atomic_t* flag) { stop_flag_ = flag; }
+  // ParallelLoops: the scene's [simulation] threads (0 resolved to the hardware threads).
+  int threads() const override { return pool_->threads(); }
+  void forBlocks(int n, int grain, void (*body)(void* context, int begin, int end), void* context) override;
   // ContactExtrapolation: the force contacts at q_s + s (q - q_s) (sdk capabilities.h, SDK 1.9).
   void setContactExtrapolation(double s) override;
   double contactExtrapolation() const override { return contact_scale_; }
@@ -113,6 +118,24 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
  private:
   // evaluateVarying without the force contacts: the rods, then the forces that vary in a step.
   void evaluateRodsAndForces(const EvalContext& ctx, Vec& force, StiffnessSink* stiffness);
+  // f(r) for every rod r: on one thread in order, or with the rods of rod_blocks_ spread over the
+  // threads (each rod writes only its own slice of the global vectors; its exceptions are rethrown
+  // as one thread would meet them first: the lowest block's).
+  template <class F> void forEachRod(F&& f);
+  // force = 0 over every DOF, resized to numDofs() (in blocks over the threads for long vectors).
+  void zeroForce(Vec& force);
+  // Sets rod_blocks_ (constructor, after the layout).
+  void shareRods();
+  // The threads of the run (one thread: no worker), made before any component binds.
+  std::unique_ptr<parallel::ThreadPool> pool_;
+  // Contiguous blocks of rods of near-equal DOF counts, one per thread: block k is rods
+  // rod_blocks_[k] .. rod_blocks_[k+1]-1. Empty with one thread, one rod, or rods too unequal to share
+  // out evenly (one long rod among short ones): the rods then run one after another, a long one
+  // spreading its own element passes over the threads.
+  std::vector<int> rod_blocks_;
+  // kineticEnergy of more DOFs than this sums chunks of this many (a fixed order).
+  static constexpr Eigen::Index kEnergyChunk = 32768;
+  mutable Vec energy_chunks_;
   std::vector<Bound<Rod>> rods_;
   std::vector<Bound<Force>> forces_;
   // Indexes into forces_ of the step-constant ones (added last) and of the others.
