@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -150,8 +151,16 @@ StepReport advanceChecked(KernelWorld& world, const Scene& scene, double h, int 
     report.ok = false;
     report.message = e.what();
   }
-  if (report.ok && !finiteState(world.q().data(), world.v().data(), world.q().size()))
-    report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  if (report.ok) {
+    const double* q = world.q().data();
+    const double* v = world.v().data();
+    std::atomic<bool> finite{true};  // blocks of the state over the run's threads, their verdicts ANDed
+    parallelForBlocks(&world, static_cast<int>(world.q().size()), 16384, [&](int b, int e) {
+      if (!finiteState(q + b, v + b, e - b)) finite.store(false, std::memory_order_relaxed);
+    });
+    if (!finite.load(std::memory_order_relaxed))
+      report = {false, report.iterations, report.residual, "the state became NaN or infinite"};
+  }
   if (report.ok && world.hasSweptChecks()) {
     Crossing crossing;
     std::string who;
