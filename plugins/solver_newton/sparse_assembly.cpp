@@ -435,13 +435,25 @@ using sparse_direct::SerialOpenMp;
 using sparse_direct::SupernodalCholesky;
 
 // An unsymmetric J on a wide pattern (implicit friction on a pile of crossing rods): GMRES on J,
-// right-preconditioned by the supernodal Cholesky factor of its symmetric part S = (J + Jᵀ)/2. The
+// right-preconditioned by the supernodal Cholesky factor of a symmetric S taken from J. The
 // friction's unsymmetric part is small beside the mass, elastic and contact terms, so GMRES reaches
 // round-off in 4-5 steps, and the factorization is CHOLMOD's supernodal one (dense BLAS-3 fronts)
 // instead of UMFPACK's unsymmetric LU, about 60 % of an imc step at 10,000 contacts before (a solve
 // there went from 37-38 to 24.5-25 us per contact: benchmarks/README.md, "Contacts that scale").
-// When S is not positive definite or GMRES stalls, the caller takes UMFPACK for the rest of this
-// pattern.
+//
+// S is J's symmetric core: J where J(i, j) = J(j, i); elsewhere, of the two mirrored entries, the
+// one of smaller magnitude when they have the same sign, and 0 when they do not. Not the symmetric
+// part (J + Jᵀ)/2: a sliding contact's friction depends on its normal force (imc: mu dF^fr/dF^c
+// dF^c/dx, Tong et al. (2023) Eq. 21), a one-sided coupling c t nᵀ of the slip direction t to the
+// normal n whose symmetric half c (t nᵀ + n tᵀ)/2 has an eigenvalue -c/2 and makes (J + Jᵀ)/2
+// indefinite once mu times the normal contact stiffness exceeds the tangential one (a woven mat
+// under gravity, where every crossing slides). The core leaves such a coupling out, and J = S + C
+// with C nilpotent on each contact (t nᵀ with t ⊥ n), which GMRES removes in a few steps. On the
+// rod piles it is as good as (J + Jᵀ)/2 (4.6 GMRES steps per solve at 3042 contacts against 4.7);
+// on the 30 x 30 woven mat it is positive definite at all 57 solves of 5 steps, where (J + Jᵀ)/2
+// failed at the 9th and sent the rest to UMFPACK (4.1 s against 6.1 s).
+// When S is not positive definite twice in a row, or GMRES stalls, the caller takes UMFPACK for the
+// rest of this pattern (once: for this factorization).
 class SymmetricPartGmres {
  public:
   // Forget the pattern (SparseAssembler rebuilt it): the next factorize() analyses it again.
@@ -449,19 +461,30 @@ class SymmetricPartGmres {
   bool usable() const { return usable_; }
   void giveUp() { usable_ = false; }
 
-  // Assembles S's lower triangle from A and factorizes it; false (and not usable for this pattern)
-  // when S is not positive definite.
+  // Assembles S's lower triangle from A and factorizes it; false when S is not positive definite
+  // (and not usable for this pattern when that happens twice in a row).
   bool factorize(const SpMat& A) {
     if (!analyzed_) analyze(A);
     if (!usable_) return false;
-    double* s = S_.valuePtr();
-    std::fill(s, s + S_.nonZeros(), 0.0);
+    std::fill(lower_.begin(), lower_.end(), 0.0);
+    std::fill(upper_.begin(), upper_.end(), 0.0);
     const double* a = A.valuePtr();
-    for (std::size_t k = 0; k < slot_.size(); ++k) s[slot_[k]] += weight_[k] * a[k];
+    for (std::size_t k = 0; k < slot_.size(); ++k) (above_[k] ? upper_ : lower_)[slot_[k]] += a[k];
+    double* s = S_.valuePtr();
+    for (int p = 0; p < static_cast<int>(S_.nonZeros()); ++p) {
+      const double lo = lower_[p], up = upper_[p];
+      // The diagonal as it is; an entry whose mirror is a structural zero is left out, as one
+      // whose mirror has the opposite sign.
+      s[p] = diagonal_[p] ? lo : lo * up > 0 ? (std::abs(lo) < std::abs(up) ? lo : up) : 0.0;
+    }
     chol_.factorize(S_);
-    usable_ = chol_.info() == Eigen::Success;
     A_ = &A;
-    return usable_;
+    if (chol_.info() == Eigen::Success) {
+      failures_ = 0;
+      return true;
+    }
+    usable_ = ++failures_ < 2;
+    return false;
   }
 
   // x = A⁻¹ b to a relative residual of 1e-12 (round-off for the Newton step, far inside
@@ -483,10 +506,12 @@ class SymmetricPartGmres {
 
  private:
   static constexpr double kTolerance = 1e-12;
-  static constexpr int kMaxIterations = 30;
+  // 12-30 steps on the woven mats (benchmarks/make_woven_mat.py; up to 51 seen at 30 x 30): each is
+  // a pair of triangular solves with the factor, cheaper than the LU of J a failure falls back on.
+  static constexpr int kMaxIterations = 100;
 
-  // S's pattern: lower(A) ∪ upper(A)ᵀ; every stored entry of A adds half its value to S(i, j) and
-  // S(j, i) (the lower one of the two), its whole value on the diagonal.
+  // S's pattern: lower(A) ∪ upper(A)ᵀ; every stored entry of A goes to the slot of S(i, j) or
+  // S(j, i), whichever is in the lower triangle, as its lower or its upper value.
   void analyze(const SpMat& A) {
     const int n = static_cast<int>(A.rows());
     std::vector<Eigen::Triplet<double>> lower;
@@ -498,14 +523,20 @@ class SymmetricPartGmres {
     S_.setFromTriplets(lower.begin(), lower.end());
     S_.makeCompressed();
     slot_.resize(A.nonZeros());
-    weight_.resize(A.nonZeros());
+    above_.resize(A.nonZeros());
+    diagonal_.assign(S_.nonZeros(), 0);
     for (std::size_t k = 0; k < lower.size(); ++k) {
       const int row = lower[k].row(), col = lower[k].col();
       const int* begin = S_.innerIndexPtr() + S_.outerIndexPtr()[col];
       const int* end = S_.innerIndexPtr() + S_.outerIndexPtr()[col + 1];
       slot_[k] = static_cast<int>(std::lower_bound(begin, end, row) - S_.innerIndexPtr());
-      weight_[k] = row == col ? 1.0 : 0.5;
+      if (row == col) diagonal_[slot_[k]] = 1;
     }
+    for (int j = 0, k = 0; j < n; ++j)
+      for (SpMat::InnerIterator it(A, j); it; ++it, ++k) above_[k] = it.row() < j;
+    lower_.assign(S_.nonZeros(), 0.0);
+    upper_.assign(S_.nonZeros(), 0.0);
+    failures_ = 0;
     chol_.analyzePattern(S_);
     usable_ = chol_.cholmod().status >= 0;  // no METIS, out of memory: no factor to give
     gmres_.resize(n, kMaxIterations);
@@ -515,7 +546,10 @@ class SymmetricPartGmres {
   SupernodalCholesky chol_;
   SpMat S_;
   std::vector<int> slot_;        // stored entry of A -> slot of S_'s values
-  std::vector<double> weight_;   // 1 on the diagonal, 1/2 off it
+  std::vector<char> above_;      // stored entry of A above the diagonal: its slot's upper value
+  std::vector<char> diagonal_;   // per slot of S_: on the diagonal
+  std::vector<double> lower_, upper_;  // per slot of S_: J(i, j) and J(j, i), i >= j
+  int failures_ = 0;             // factorizations in a row whose S was not positive definite
   krylov::Gmres gmres_;
   const SpMat* A_ = nullptr;     // the matrix of the last factorize()
   bool analyzed_ = false, usable_ = true;

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
 
 #include <cmath>
 #include <limits>
@@ -815,3 +816,44 @@ TEST_CASE("linear solver auto: an unsymmetric J on a wide pattern takes GMRES on
     CHECK(solver.active() == c.solved);
   }
 }
+TEST_CASE("linear solver auto: a one-sided coupling that makes (J + Jᵀ)/2 indefinite still takes GMRES") {
+  // A sliding contact's friction-like coupling: J(i + 1, i) += c on disjoint pairs (i, i + 1), with
+  // no mirror entry, c = 60 beside a diagonal of 25 (wide pattern 2 x 12 + mass 1): the 2 x 2
+  // symmetric part [[25, 30], [30, 25]] is indefinite. The Cholesky of J's symmetric core (the
+  // coupling left out) preconditions GMRES, which reaches round-off against UMFPACK's answer, and the
+  // next factorization of the pattern takes the same path.
+  using Kind = LinearSolver::Kind;
+  const int n = 2100, band = 12;
+  auto t = wideSymmetricPattern(n, band);
+  const double c = 60.0;
+  for (int i = 0; i + 1 < n; i += 3) t.emplace_back(i + 1, i, c);
+  SparseAssembler a;
+  a.setFixed(std::vector<char>(n, 0), SparseAssembler::Layout::Free);
+  Vec mass = Vec::Constant(n, 1.0);
+  a.assemble(t, &mass, 1.0);
+  REQUIRE_FALSE(a.isSymmetric());
+  {
+    // (J + Jᵀ)/2 is indefinite: its Cholesky fails (what sent such Jacobians to UMFPACK before).
+    const SpMat J = a.matrix();
+    const SpMat Jt = J.transpose();
+    const SpMat S = 0.5 * (J + Jt);
+    Eigen::SimplicialLLT<SpMat> llt(S);
+    CHECK(llt.info() != Eigen::Success);
+  }
+  LinearSolver lu(Kind::UmfPack), solver(Kind::Auto);
+  lu.analyzePattern(a.matrix());
+  solver.analyzePattern(a.matrix());
+  const Vec b = Vec::LinSpaced(n, -1.0, 2.0);
+  Vec x_lu(n), x(n);
+  REQUIRE(lu.factorize(a.matrix()));
+  REQUIRE(lu.solve(b, x_lu));
+  for (int k = 0; k < 2; ++k) {
+    REQUIRE(solver.factorize(a.matrix(), false));
+    CHECK(solver.active() == Kind::SymmetricPartGmres);
+    REQUIRE(solver.solve(b, x));
+    CHECK(solver.active() == Kind::SymmetricPartGmres);
+    CHECK((x - x_lu).norm() < 1e-10 * x_lu.norm());
+    CHECK((a.matrix() * x - b).norm() < 1e-11 * b.norm());
+  }
+}
+
