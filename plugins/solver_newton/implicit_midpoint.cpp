@@ -15,6 +15,7 @@
 #include "implicit_midpoint.h"
 
 #include "newton_solvers.h"  // requireOneImpulseContact
+#include "rotation_rates.h"
 
 #include <rodsim/capabilities.h>
 #include <rodsim/contact.h>
@@ -30,23 +31,6 @@ namespace rodsim::newton {
 namespace {
 
 const char* kName = "implicit-midpoint";
-
-// J_r(x) = I - (1 - cos a)/a^2 [x] + (a - sin a)/a^3 [x]^2, a = |x| (Taylor series below a^2 = 1e-4).
-Mat3 rightJacobian(const Vec3& x) {
-  const double a2 = x.squaredNorm();
-  double alpha, beta;
-  if (a2 < 1e-4) {
-    alpha = 0.5 - a2 / 24 + a2 * a2 / 720;
-    beta = 1.0 / 6 - a2 / 120 + a2 * a2 / 5040;
-  } else {
-    const double a = std::sqrt(a2);
-    alpha = (1 - std::cos(a)) / a2;
-    beta = (a - std::sin(a)) / (a2 * a);
-  }
-  Mat3 X;
-  X << 0, -x.z(), x.y(), x.z(), 0, -x.x(), -x.y(), x.x(), 0;
-  return Mat3::Identity() - alpha * X + beta * X * X;
-}
 
 // Sets the World's contact extrapolation for one step and resets it on every return.
 class ContactAtStepEnd {
@@ -114,6 +98,7 @@ void ImplicitMidpointSolver::bind(World& world) {
                                "use implicit-euler");
     if (contact.as<StepBoundContact>()) has_barrier_ = true;
   }
+  triplets_found_ = false;  // the fixed mask is complete at the first step
   for (int r = 0; r < world.numRods(); ++r)
     if (world.rod(r).as<RodRotationVectors>()) rotation_vectors = true;
   // As implicit-euler: Cosserat rods with a contact solved through the residual compare the velocity
@@ -132,6 +117,10 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   v_n_ = world.v();
   if (!q_n_.allFinite() || !v_n_.allFinite())
     return midpointFailure(rep, "the state at t = " + formatNumber(t_n) + " is not finite (NaN/Inf)");
+  if (!triplets_found_) {
+    rotation_triplets_ = freeRotationTriplets(world);
+    triplets_found_ = true;
+  }
 
   // The half step: a backward-Euler step of length h from (q_n, v_n) to the midpoint. Forces see a
   // step of length h (their velocities (q - q_n)/h are v_m); contacts the whole step from q_n to the
@@ -202,18 +191,7 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
   // phi = 0 (rebaseDofs), where the rate of phi is the angular velocity. Convert it:
   // omega = J_r(phi) phi' (Q = exp(-[phi]) Q_c, dQ/dt = -[omega] Q; plugins/rod_cosserat/README.md).
   // Without it the end velocity is off by 1/2 phi x phi' = O(dt^2) per step: first order overall.
-  for (int r = 0; r < world.numRods(); ++r) {
-    Rod& rod = world.rod(r);
-    if (!rod.as<RodRotationVectors>()) continue;
-    const int off = rod.dofOffset();
-    for (int e = 0; e < rod.numEdges(); ++e) {
-      const std::vector<int> dofs = rod.frameDofs(e);
-      if (dofs.size() != 3 || dofs[1] != dofs[0] + 1 || dofs[2] != dofs[0] + 2) continue;
-      const int g = off + dofs[0];
-      if (fixed[g] || fixed[g + 1] || fixed[g + 2]) continue;
-      v_.segment<3>(g) = rightJacobian(q_.segment<3>(g)) * v_.segment<3>(g);
-    }
-  }
+  for (const int g : rotation_triplets_) v_.segment<3>(g) = rightJacobian(q_.segment<3>(g)) * v_.segment<3>(g);
   if (!v_.allFinite()) return midpointFailure(rep, "non-finite velocity at t = " + formatNumber(t));
   world.commitStep(t, q_, v_, residual_);
   return rep;

@@ -11,6 +11,8 @@
 
 #include <rodsim/solver.h>
 
+#include <vector>
+
 namespace rodsim::newton {
 
 class ImplicitMidpointSolver : public Solver {
@@ -30,6 +32,8 @@ class ImplicitMidpointSolver : public Solver {
   bool compare_starts_ = false;
   bool has_barrier_ = false;  // a StepBoundContact: the predictor is bounded by CCD
   ContactExtrapolation* contact_at_end_ = nullptr;  // the World's, when the scene has contacts
+  std::vector<int> rotation_triplets_;  // freeRotationTriplets of the bound world, found at the first step
+  bool triplets_found_ = false;
   long position_starts_ = 0;
   Vec q_n_, v_n_, q_m_, q_, v_, scratch_, residual_;
 };

@@ -52,7 +52,7 @@ void requireOneImpulseContact(World& world) {
 
 // The world has a rod whose DOFs include rotation vectors (RodRotationVectors: Cosserat) and a contact
 // model solved through the residual (not an impulse contact, whose impulses R does not contain).
-bool ImplicitEulerSolver::startFromBetterPredictor(World& world) const {
+bool startFromBetterPredictor(World& world) {
   if (world.numContacts() == 0) return false;
   for (int c = 0; c < world.numContacts(); ++c)
     if (world.contact(c).as<LinearizedImpulseContact>()) return false;

@@ -12,6 +12,11 @@ namespace rodsim::newton {
 // each solve it alone and one would be ignored, so a scene with two is refused at bind.
 void requireOneImpulseContact(World& world);
 
+// Whether a step should compare the velocity predictor with q_n and start Newton from the one with
+// the lower residual: when rods with rotation-vector DOFs (Cosserat) meet a contact solved through
+// the residual (README.md, "Predictor"). implicit-euler and implicit-bdf2.
+bool startFromBetterPredictor(World& world);
+
 class ImplicitEulerSolver : public Solver {
  public:
   static Schema schema();
@@ -27,9 +32,6 @@ class ImplicitEulerSolver : public Solver {
   long positionStarts() const { return position_starts_; }
 
  private:
-  // With the velocity predictor, whether a step compares it with q_n and starts from the one with the
-  // lower residual: when rods with rotation-vector DOFs meet a contact solved through the residual.
-  bool startFromBetterPredictor(World& world) const;
 
   NewtonCore core_;
   bool velocity_predictor_ = true;
