@@ -81,12 +81,6 @@ void ImplicitMidpointSolver::bind(World& world) {
   has_barrier_ = false;
   contact_at_end_ = nullptr;
   bool residual_contact = world.numContacts() > 0, rotation_vectors = false;
-  if (residual_contact) {
-    contact_at_end_ = worldCapability<ContactExtrapolation>(world);
-    if (!contact_at_end_)
-      throw std::runtime_error(std::string(kName) + " takes contact forces at the step's end, which needs a World "
-                               "with the world-contact-extrapolation capability (rodsim's kernel, SDK 1.9 or later)");
-  }
   for (int c = 0; c < world.numContacts(); ++c) {
     Contact& contact = world.contact(c);
     // The schema's requirement refuses them before a run; a world built without the kernel's check
@@ -97,6 +91,12 @@ void ImplicitMidpointSolver::bind(World& world) {
                                "velocity at the step's end), which the midpoint extrapolation would break; "
                                "use implicit-euler");
     if (contact.as<StepBoundContact>()) has_barrier_ = true;
+  }
+  if (residual_contact) {
+    contact_at_end_ = worldCapability<ContactExtrapolation>(world);
+    if (!contact_at_end_)
+      throw std::runtime_error(std::string(kName) + " takes contact forces at the step's end, which needs a World "
+                               "with the world-contact-extrapolation capability (rodsim's kernel, SDK 1.9 or later)");
   }
   triplets_found_ = false;  // the fixed mask is complete at the first step
   for (int r = 0; r < world.numRods(); ++r)

@@ -11,6 +11,7 @@
 #include <rodsim/testing/fake_world.h>
 #include "cosserat_rod.h"
 #include "der_rod.h"
+#include "implicit_bdf2.h"
 #include "implicit_midpoint.h"
 #include "loads.h"
 #include "newton_solvers.h"
@@ -26,6 +27,7 @@
 
 using namespace rodsim;
 using namespace rodsim::testing;
+using rodsim::newton::ImplicitBdf2Solver;
 using rodsim::newton::ImplicitEulerSolver;
 using rodsim::newton::ImplicitMidpointSolver;
 
@@ -84,6 +86,9 @@ std::unique_ptr<Solver> makeSolver(const std::string& type) {
   if (type == "implicit-midpoint")
     return std::make_unique<ImplicitMidpointSolver>(
         makeParams(ImplicitMidpointSolver::schema(), {{"tolerance", toValue(1e-9)}, {"relative_tolerance", toValue(1e-12)}}));
+  if (type == "implicit-bdf2")
+    return std::make_unique<ImplicitBdf2Solver>(
+        makeParams(ImplicitBdf2Solver::schema(), {{"tolerance", toValue(1e-9)}, {"relative_tolerance", toValue(1e-12)}}));
   return std::make_unique<ImplicitEulerSolver>(
       makeParams(ImplicitEulerSolver::schema(), {{"tolerance", toValue(1e-9)}, {"relative_tolerance", toValue(1e-12)}}));
 }
@@ -125,12 +130,16 @@ double totalEnergy(FakeWorld& w) { return w.kineticEnergy() + w.elasticEnergy();
 
 }  // namespace
 
-TEST_CASE("implicit-midpoint is second order, implicit-euler first order: cantilever under gravity, DER and Cosserat" * doctest::skip(kLongCasesSkipped)) {
-  const double T = 0.25, dt0 = 2e-3;
+TEST_CASE("implicit-midpoint and implicit-bdf2 are second order, implicit-euler first order: cantilever under gravity, DER and Cosserat" * doctest::skip(kLongCasesSkipped)) {
+  const double T = 0.25;
   for (const char* model : {"der", "cosserat"}) {
     double midpoint_err = 0;
-    for (const char* solver : {"implicit-midpoint", "implicit-euler"}) {
-      const double expected = std::string(solver) == "implicit-midpoint" ? 2.0 : 1.0;
+    for (const char* solver : {"implicit-midpoint", "implicit-bdf2", "implicit-euler"}) {
+      const double expected = std::string(solver) == "implicit-euler" ? 1.0 : 2.0;
+      // BDF2 damps the stretch and shear waves of the release by an amount that depends on omega dt,
+      // so its error reaches the asymptotic order only once dt resolves more of them: at 2, 1, 0.5 ms
+      // the observed orders are 1.0 and 1.8, at 1, 0.5, 0.25 ms 1.8-2.0 (measured).
+      const double dt0 = std::string(solver) == "implicit-bdf2" ? 1e-3 : 2e-3;
       const Vec ref = cantileverAt(model, solver, T, dt0 / 32);
       double err[3];
       for (int k = 0; k < 3; ++k) err[k] = (cantileverAt(model, solver, T, dt0 / (1 << k)) - ref).cwiseAbs().maxCoeff();
@@ -145,14 +154,18 @@ TEST_CASE("implicit-midpoint is second order, implicit-euler first order: cantil
       // floor of its undamped shear oscillation (about 1e-6 m, see rodParams); bound 1.6-2.2, and
       // its errors at least 10x below backward Euler's (15-40x measured).
       CHECK(err[2] > 1e-7);
-      const bool floor = std::string(model) == "cosserat" && expected == 2.0;
-      const double below = floor ? 0.4 : 0.2;
+      const bool floor = std::string(model) == "cosserat" && std::string(solver) == "implicit-midpoint";
+      const bool bdf2 = std::string(solver) == "implicit-bdf2";
+      // BDF2, still approaching its order at these steps (measured DER 1.80, 2.26; Cosserat 1.62,
+      // 1.83): each within 0.5 below and 0.4 above 2, and their mean at least 1.65.
+      const double below = bdf2 ? 0.5 : floor ? 0.4 : 0.2, above = bdf2 ? 0.4 : 0.2;
       CHECK(p1 >= expected - below);
-      CHECK(p1 <= expected + 0.2);
+      CHECK(p1 <= expected + above);
       CHECK(p2 >= expected - below);
-      CHECK(p2 <= expected + 0.2);
-      if (expected == 2.0) midpoint_err = err[2];
-      else CHECK(err[2] > 10 * midpoint_err);
+      CHECK(p2 <= expected + above);
+      if (bdf2) CHECK(0.5 * (p1 + p2) >= 1.65);
+      if (std::string(solver) == "implicit-midpoint") midpoint_err = err[2];
+      else if (expected == 1.0) CHECK(err[2] > 10 * midpoint_err);
     }
   }
 }
@@ -162,9 +175,9 @@ TEST_CASE("implicit-midpoint keeps the energy of a free vibrating rod, implicit-
   // = 28 rad/s, period 0.22 s. Set vibrating by a transverse velocity 0.05 cos(2 pi s / L) m/s.
   const double dt = 2e-3, T = 2.0;
   for (const char* model : {"der", "cosserat"}) {
-    double kept[2] = {0, 0}, spread[2] = {0, 0};
+    double kept[3] = {0, 0, 0}, spread[3] = {0, 0, 0};
     int which = 0;
-    for (const char* solver : {"implicit-midpoint", "implicit-euler"}) {
+    for (const char* solver : {"implicit-midpoint", "implicit-euler", "implicit-bdf2"}) {
       auto w = makeWorld(model, 21, /*cantilever=*/false);
       Rod& rod = w->rod(0);
       for (int i = 0; i < rod.numNodes(); ++i)
@@ -187,13 +200,18 @@ TEST_CASE("implicit-midpoint keeps the energy of a free vibrating rod, implicit-
                   model, solver, T, steps, dt, kept[which], e0, spread[which]);
       ++which;
     }
-    INFO(model << ": midpoint keeps " << kept[0] << " (spread " << spread[0] << "), Euler keeps " << kept[1]);
+    INFO(model << ": midpoint keeps " << kept[0] << " (spread " << spread[0] << "), Euler keeps " << kept[1]
+               << ", BDF2 keeps " << kept[2]);
     // Midpoint: no dissipation; the energy of a nonlinear system oscillates within a bound, here
     // well below 1 %. Backward Euler: each step multiplies a mode's energy by about
     // 1/(1 + (omega dt)^2) = 0.997 for the first mode: 1000 steps leave about 5 % of it.
     CHECK(spread[0] < 0.01);
     CHECK(std::abs(kept[0] - 1) < 0.01);
     CHECK(kept[1] < 0.2);
+    // BDF2 damps a resolved mode by O((omega dt)^4) per step where backward Euler damps (omega dt)^2:
+    // measured 0.951 (both models) against Euler's 0.045.
+    CHECK(kept[2] > 0.9);
+    CHECK(kept[2] < 1.0);
   }
 }
 
@@ -244,7 +262,7 @@ TEST_CASE("implicit-midpoint refuses an impulse contact at bind, and declares th
       contact_requirement = true;
       REQUIRE(req.any_of.size() == 1);
       CHECK(req.any_of[0] == std::string("contact-midpoint-stable"));  // no contact model provides it
-      CHECK(req.why.find("use implicit-euler") != std::string::npos);
+      CHECK(req.why.find("use implicit-bdf2") != std::string::npos);
     }
   CHECK(contact_requirement);
 }
@@ -276,35 +294,69 @@ class FloorBarrier : public Contact, public ForceContact, public StepBoundContac
 
 }  // namespace
 
-TEST_CASE("implicit-midpoint with a barrier: an extrapolated end point past it fails the step, commits nothing") {
-  // A free node coasting down at 1 m/s onto the floor; no force acts above it. With dt = 2 ms the
-  // midpoint (z0 - 1 mm) is admissible; the end point z0 - 2 mm is below the floor for z0 = 1.5 mm
-  // (the step fails with the reason), above it for z0 = 3 mm (the step is taken).
-  for (double z0 : {0.0015, 0.003}) {
-    FakeWorld w;
-    SpringChain::Options o;
-    o.points = line(2, Vec3(0, 0, z0), Vec3(1, 0, z0));
-    o.stiffnesses = {100};
-    o.masses = {1, 1};
-    w.addRod<SpringChain>("chain", o);
-    w.addConstraint<constraints::Clamp>(makeParams(constraints::Clamp::schema(),
-                                                   {{"rod", toValue(std::string("chain"))}, {"nodes", toValue(std::vector<int>{0})}}));
-    auto& floor = static_cast<FloorBarrier&>(w.addContact(std::make_unique<FloorBarrier>(5)));
-    w.finalize();
-    w.v()[5] = -1.0;
-    ImplicitMidpointSolver s(makeParams(ImplicitMidpointSolver::schema(), {}));
-    s.bind(w);
-    const StepReport r = s.step(w, 2e-3);
-    CHECK(floor.calls >= 2);  // the predictor's CCD and the end point's
-    if (z0 < 0.002) {
-      CHECK_FALSE(r.ok);
-      CHECK(r.message.find("crosses a barrier contact") != std::string::npos);
-      CHECK(w.time() == 0);
-      CHECK(w.q()[5] == z0);
-    } else {
-      REQUIRE_MESSAGE(r.ok, r.message);
-      CHECK(w.q()[5] == doctest::Approx(z0 - 2e-3).epsilon(1e-6));
-      CHECK(w.v()[5] == doctest::Approx(-1.0).epsilon(1e-6));
-    }
+TEST_CASE("implicit-midpoint takes force contacts at the step's end: refused at bind on a World without ContactExtrapolation") {
+  // The FakeWorld evaluates every contact at ctx.q; the kernel's World offers the extrapolation
+  // (tests/kernel/test_contact_extrapolation.cpp checks it).
+  FakeWorld w;
+  SpringChain::Options o;
+  o.points = line(2, Vec3(0, 0, 0.003), Vec3(1, 0, 0.003));
+  o.stiffnesses = {100};
+  o.masses = {1, 1};
+  w.addRod<SpringChain>("chain", o);
+  w.addContact(std::make_unique<FloorBarrier>(5));
+  w.finalize();
+  ImplicitMidpointSolver s(makeParams(ImplicitMidpointSolver::schema(), {}));
+  CHECK_THROWS_WITH_AS(s.bind(w), doctest::Contains("world-contact-extrapolation"), std::runtime_error);
+}
+
+TEST_CASE("implicit-bdf2: a restart from its saved state continues bit for bit; a state set from outside starts with backward Euler") {
+  // The cantilever swinging sideways (Cosserat: rotation vectors in the history), 20 steps of 2 ms.
+  for (const char* model : {"der", "cosserat"}) {
+    CAPTURE(model);
+    auto run = [&](int split, std::vector<double>* saved_at_split) {
+      auto w = makeWorld(model, 11, /*cantilever=*/true);
+      Rod& r0 = w->rod(0);
+      for (int i = 0; i < r0.numNodes(); ++i) w->v()[r0.positionDof(i) + 1] = 0.3 * double(i) / (r0.numNodes() - 1);
+      auto s = makeSolver("implicit-bdf2");
+      s->bind(*w);
+      for (int k = 0; k < 20; ++k) {
+        if (k == split && saved_at_split) {
+          // A fresh solver on a fresh world restored to this state: as a checkpoint restart does.
+          std::vector<double> state;
+          s->saveState(state);
+          *saved_at_split = state;
+          auto w2 = makeWorld(model, 11, /*cantilever=*/true);
+          std::vector<double> rod_state;
+          w->rod(0).saveState(rod_state);
+          w2->rod(0).loadState(rod_state);
+          w2->q() = w->q();
+          w2->v() = w->v();
+          auto s2 = makeSolver("implicit-bdf2");
+          s2->bind(*w2);
+          s2->loadState(state);
+          for (int j = k; j < 20; ++j) REQUIRE(s2->step(*w2, 2e-3).ok);
+          CHECK(static_cast<ImplicitBdf2Solver&>(*s2).startingSteps() == 0);
+          return Vec(w2->q());
+        }
+        REQUIRE(s->step(*w, 2e-3).ok);
+      }
+      CHECK(static_cast<ImplicitBdf2Solver&>(*s).startingSteps() == 1);
+      return Vec(w->q());
+    };
+    std::vector<double> state;
+    const Vec straight = run(-1, nullptr);
+    const Vec restarted = run(7, &state);
+    CHECK(state.size() == 3 + 2 * static_cast<std::size_t>(straight.size()));
+    CHECK((straight.array() == restarted.array()).all());
   }
+  // Positions set from outside between steps: the next step has no valid history and is a
+  // backward-Euler step (counted), the one after it BDF2 again.
+  auto w = makeWorld("der", 11, /*cantilever=*/true);
+  ImplicitBdf2Solver s(makeParams(ImplicitBdf2Solver::schema(), {}));
+  s.bind(*w);
+  for (int k = 0; k < 3; ++k) REQUIRE(s.step(*w, 1e-3).ok);
+  CHECK(s.startingSteps() == 1);
+  w->q()[w->rod(0).positionDof(5) + 2] += 1e-4;
+  for (int k = 0; k < 3; ++k) REQUIRE(s.step(*w, 1e-3).ok);
+  CHECK(s.startingSteps() == 2);
 }

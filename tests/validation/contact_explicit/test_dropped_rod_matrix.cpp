@@ -63,14 +63,15 @@ std::string rodsDt(const MatrixScene& scene, const std::string& sets) {
 
 // The generated matrix of issue 39: every rod model x solver x contact model at the contact model's
 // default parameters and the dt the rods need without contact, either refused by `rodsim check` with
-// its reason, or running to the end at rest on the held rod and the floor.
-void runMatrix(const MatrixScene& scene) {
+// its reason, or running to the end at rest on the held rod and the floor. Every cell must work but
+// implicit-midpoint's, which `check` refuses (it does not damp impacts) naming implicit-bdf2.
+void runMatrix(const MatrixScene& scene, const std::vector<std::string>& solvers) {
   int works = 0;
   std::string table = "\n| rod | solver | contact | dt (s) | result | min gap / r | KE end / KE max | final gap to " +
                       scene.held + " / r | final gap to floor / r | wall (s) |\n|---|---|---|---|---|---|---|---|---|---|\n";
   std::vector<std::string> refusals;
   for (const std::string rod : {"der", "cosserat"})
-    for (const std::string solver : {"implicit-euler", "position-verlet", "pefrl"}) {
+    for (const std::string& solver : solvers) {
       const std::string models = " --set rod." + scene.held + ".model=" + rod + " --set rod." + scene.dropped +
                                  ".model=" + rod + " --set solver.type=" + solver;
       const std::string dt = rodsDt(scene, models);
@@ -86,6 +87,8 @@ void runMatrix(const MatrixScene& scene) {
           const auto at = check.output.find("error:");
           const std::string reason = at == std::string::npos ? check.output : check.output.substr(at + 7);
           CHECK(reason.size() > 20);
+          CHECK(solver == "implicit-midpoint");
+          CHECK(reason.find("implicit-bdf2") != std::string::npos);
           refusals.push_back(rod + " + " + solver + " + " + contact + ": " + reason);
           std::snprintf(row, sizeof row, "| %s | %s | %s | %s | refused | | | | | |\n", rod.c_str(), solver.c_str(),
                         contact.c_str(), dt.c_str());
@@ -133,19 +136,31 @@ void runMatrix(const MatrixScene& scene) {
     }
   std::string why;
   for (const auto& r : refusals) why += "\n- " + r;
-  MESSAGE(scene.file << ": " << works << " of 24 work" << table << "\nrefused:" << why);
-  // every cell works: none is refused
-  CHECK(works == 24);
+  const int cells = 2 * 4 * static_cast<int>(solvers.size());
+  MESSAGE(scene.file << ": " << works << " of " << cells << " work" << table << "\nrefused:" << why);
+  // every cell works but implicit-midpoint's (4 contact models x 2 rod models)
+  const bool midpoint = std::find(solvers.begin(), solvers.end(), "implicit-midpoint") != solvers.end();
+  CHECK(works == cells - (midpoint ? 8 : 0));
 }
 
 }  // namespace
 
+// Two halves per scene (two ctest entries each, run in parallel): the first-order and explicit
+// solvers, and the second-order implicit ones.
+const std::vector<std::string> kFirstOrderAndExplicit{"implicit-euler", "position-verlet", "pefrl"};
+const std::vector<std::string> kSecondOrderImplicit{"implicit-bdf2", "implicit-midpoint"};
+
 TEST_CASE("contact matrix: rope dropped across a bar onto a floor, every rod model x solver x contact model at defaults") {
-  runMatrix(kRope);
+  runMatrix(kRope, kFirstOrderAndExplicit);
 }
 
 TEST_CASE("contact matrix: rod dropped across a beam onto a floor, every rod model x solver x contact model at defaults") {
-  runMatrix(kDroppedRod);
+  runMatrix(kDroppedRod, kFirstOrderAndExplicit);
+}
+
+TEST_CASE("second-order implicit contact matrix: rope across a bar and rod across a beam at defaults") {
+  runMatrix(kRope, kSecondOrderImplicit);
+  runMatrix(kDroppedRod, kSecondOrderImplicit);
 }
 
 namespace {
