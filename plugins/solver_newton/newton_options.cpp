@@ -20,8 +20,8 @@ std::string formatNumber(double x) {
 void NewtonOptions::declare(Schema& s, bool impulse_contacts) {
   // What Newton on M q'' = F needs of the others (checked by the kernel before a run).
   s.require(ComponentKind::Rod, {RodStiffness::kInterfaceId},
-            "Newton needs the Hessian of every rod's elastic energy: the cosserat rod has none, so use an "
-            "explicit solver (position-verlet or pefrl) with it.");
+            "Newton needs the Hessian of every rod's elastic energy (both shipped rod models have one); a rod "
+            "model without it runs under an explicit solver (position-verlet or pefrl).");
   if (impulse_contacts)
     s.require(ComponentKind::Contact, {ForceContact::kInterfaceId, LinearizedImpulseContact::kInterfaceId},
               "Newton adds contact as forces with a Hessian (imc, ipc) or solves impulses with its linearized "
