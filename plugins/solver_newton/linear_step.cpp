@@ -57,10 +57,15 @@ bool LinearStep::symmetricJacobian() const {
   return linear_.kind() == LinearSolver::Kind::Auto && assembler_.isSymmetric();
 }
 
+bool LinearStep::factorize(bool symmetric) {
+  if (assembler_.banded() && linear_.takesBand(symmetric))
+    return linear_.factorizeBand(assembler_.band(), assembler_.size());  // the band as assembled
+  return linear_.factorize(assembler_.matrix(), symmetric);
+}
+
 void LinearStep::prefactorize(const StiffnessSink& K, const InertiaTerm& inertia) {
-  const SpMat& A = assembler_.matrix();
-  if (assemble(K, inertia)) linear_.analyzePattern(A);
-  prefactored_ok_ = linear_.factorize(A, symmetricJacobian());
+  if (assemble(K, inertia)) linear_.analyzePattern(assembler_.matrix());
+  prefactored_ok_ = factorize(symmetricJacobian());
   prefactored_ = true;
 }
 
@@ -113,8 +118,7 @@ bool LinearStep::solve(World& world, const StiffnessSink& K, const InertiaTerm& 
                        double& dphi0, std::string& why, bool& singular, int& solves) {
   bool rebuilt = false;
   const bool prefactored = setUp(world.fixedMask(), K, inertia, R, rebuilt);
-  const SpMat& A = assembler_.matrix();
-  if (rebuilt) linear_.analyzePattern(A);
+  if (rebuilt) linear_.analyzePattern(assembler_.matrix());
   // The Levenberg shift below only moves the diagonal: the symmetry is that of the first attempt.
   const bool symmetric = symmetricJacobian();
   double mu = 0, base = -1;
@@ -134,10 +138,10 @@ bool LinearStep::solve(World& world, const StiffnessSink& K, const InertiaTerm& 
       mu = target;
     }
     // The first attempt of a prefactorized Jacobian takes prefactorize()'s factorization.
-    if (!(attempt == 0 && prefactored ? prefactored_ok_ : linear_.factorize(A, symmetric))) continue;
+    if (!(attempt == 0 && prefactored ? prefactored_ok_ : factorize(symmetric))) continue;
     ++solves;
     if (!linear_.solve(b_, x_)) continue;
-    Jx_.noalias() = A * x_;
+    assembler_.multiply(x_, Jx_);
     // Normwise backward error: tiny for a backward-stable factorization even when J is badly
     // conditioned (stiff rods), large only for garbage from a (numerically) singular one.
     const double scale = assembler_.frobeniusNorm() * x_.norm() + b_.norm();

@@ -73,6 +73,9 @@ class LinearStep {
   bool setUp(const std::vector<char>& fixed, const StiffnessSink& K, const InertiaTerm& inertia, const Vec& R,
              bool& rebuilt);
   bool symmetricJacobian() const;
+  // Factorizes the assembled J, whose symmetry is `symmetric`: straight from the assembler's band
+  // when it holds one and the solver takes it (the band LDLT), else from matrix().
+  bool factorize(bool symmetric);
 
   NewtonOptions opt_;
   LinearSolver linear_;

@@ -80,36 +80,87 @@ void SparseAssembler::rebuild(const std::vector<Eigen::Triplet<double>>& triplet
       const int m = slotOf(j, i);
       if (i > j || m < 0) mirror_.emplace_back(k, m);
     }
+  // Band mode: the triplets' and the diagonal's slots then index band_ instead of A_'s values.
+  int bandwidth = 0;
+  for (int j = 0; j < n; ++j)
+    for (int k = A_.outerIndexPtr()[j]; k < A_.outerIndexPtr()[j + 1]; ++k)
+      bandwidth = std::max(bandwidth, std::abs(A_.innerIndexPtr()[k] - j));
+  banded_ = layout_ == Layout::Free && n > 0 && bandwidth <= kBandHalf;
+  stale_ = false;
+  band_.clear();
+  band_of_slot_.clear();
+  if (banded_) {
+    band_.assign(std::size_t(n) * kBandStride, 0.0);
+    band_of_slot_.resize(A_.nonZeros());
+    for (int j = 0; j < n; ++j)
+      for (int k = A_.outerIndexPtr()[j]; k < A_.outerIndexPtr()[j + 1]; ++k)
+        band_of_slot_[k] = kBandStride * j + kBandHalf + A_.innerIndexPtr()[k] - j;
+    for (int& s : slot_)
+      if (s >= 0) s = band_of_slot_[s];
+    for (int& s : diag_slot_) s = band_of_slot_[s];
+  }
   dirty_ = false;
   ++rebuilds_;
+}
+
+void SparseAssembler::copyBandToMatrix() const {
+  double* values = A_.valuePtr();
+  for (std::size_t p = 0; p < band_of_slot_.size(); ++p) values[p] = band_[band_of_slot_[p]];
+  stale_ = false;
+}
+
+void SparseAssembler::multiply(const Vec& x, Vec& y) const {
+  const int n = size();
+  y.setZero(n);
+  if (!banded_) {
+    y.noalias() = A_ * x;
+    return;
+  }
+  // Column by column, rows ascending: the order (and so the rounding) of the sparse product; the
+  // band's zeros outside the pattern add nothing.
+  for (int c = 0; c < n; ++c) {
+    const double xc = x[c];
+    const double* col = band_.data() + std::size_t(kBandStride) * c + kBandHalf - c;  // col[r]: (r, c)
+    const int r1 = std::min(n - 1, c + kBandHalf);
+    for (int r = std::max(0, c - kBandHalf); r <= r1; ++r) y[r] += col[r] * xc;
+  }
 }
 
 bool SparseAssembler::assemble(const std::vector<Eigen::Triplet<double>>& triplets,
                                const Vec* diag, double diag_scale) {
   // Pattern check and scatter in one pass over the triplets (a Newton iteration sends thousands
   // per rod); the first triplet off the stored sequence rebuilds the pattern and scatters again.
+  // The values go to band_ in band mode, else to A_'s; the arrays are read through local pointers
+  // (a store into the values could otherwise, for the compiler, change the vectors' own pointers).
   const std::size_t count = triplets.size();
   bool same = !dirty_ && count == prev_keys_.size();
-  auto zeroValues = [this] { std::fill(A_.valuePtr(), A_.valuePtr() + A_.nonZeros(), 0.0); };
-  double* values = A_.valuePtr();
+  auto zeroValues = [this]() -> double* {
+    double* v = banded_ ? band_.data() : A_.valuePtr();
+    std::fill(v, v + (banded_ ? Eigen::Index(band_.size()) : A_.nonZeros()), 0.0);
+    return v;
+  };
+  const Eigen::Triplet<double>* t = triplets.data();
   if (same) {
-    zeroValues();
+    double* values = zeroValues();
+    const std::uint64_t* keys = prev_keys_.data();
+    const int* slot = slot_.data();
     for (std::size_t k = 0; k < count; ++k) {
-      const Eigen::Triplet<double>& t = triplets[k];
-      if (key(t.row(), t.col()) != prev_keys_[k]) {
+      if (key(t[k].row(), t[k].col()) != keys[k]) {
         same = false;
         break;
       }
-      if (slot_[k] >= 0) values[slot_[k]] += t.value();
+      if (slot[k] >= 0) values[slot[k]] += t[k].value();
     }
   }
   if (!same) {
     rebuild(triplets);
-    values = A_.valuePtr();
-    zeroValues();
+    double* values = zeroValues();
+    const int* slot = slot_.data();
     for (std::size_t k = 0; k < count; ++k)
-      if (slot_[k] >= 0) values[slot_[k]] += triplets[k].value();
+      if (slot[k] >= 0) values[slot[k]] += t[k].value();
   }
+  stale_ = banded_;
+  double* values = banded_ ? band_.data() : A_.valuePtr();
   const bool identity = layout_ == Layout::GlobalIdentity;
   for (int i = 0; i < size(); ++i) {
     const int g = global_of_[i];
@@ -124,6 +175,20 @@ bool SparseAssembler::assemble(const std::vector<Eigen::Triplet<double>>& triple
 bool SparseAssembler::isSymmetric() const {
   // The test of isNumericallySymmetric, |a_ij - a_ji| <= 1e-12 max |a| for every stored entry
   // below the diagonal, and also for entries above it whose mirror is not stored (taken as 0).
+  if (banded_) {
+    // Entry (r, c) below the diagonal against (c, r), in the band's columns; zeros outside the
+    // pattern on both sides.
+    const int n = size();
+    const double scale = Eigen::Map<const Vec>(band_.data(), Eigen::Index(band_.size())).cwiseAbs().maxCoeff();
+    double asym = 0;
+    for (int c = 0; c < n; ++c) {
+      const double* col = band_.data() + std::size_t(kBandStride) * c + kBandHalf - c;  // col[r]: (r, c)
+      const int r1 = std::min(n - 1, c + kBandHalf);
+      for (int r = c + 1; r <= r1; ++r)
+        asym = std::max(asym, std::abs(col[r] - band_[std::size_t(kBandStride) * r + kBandHalf + c - r]));
+    }
+    return asym <= 1e-12 * scale;
+  }
   const double* v = A_.valuePtr();
   if (A_.nonZeros() == 0) return true;
   const double scale = Eigen::Map<const Vec>(v, A_.nonZeros()).cwiseAbs().maxCoeff();  // vectorized
@@ -134,14 +199,15 @@ bool SparseAssembler::isSymmetric() const {
 
 void SparseAssembler::shiftDiagonal(double mu) {
   const bool identity = layout_ == Layout::GlobalIdentity;
-  double* values = A_.valuePtr();
+  double* values = banded_ ? band_.data() : A_.valuePtr();
+  stale_ = banded_;
   for (int i = 0; i < size(); ++i)
     if (!(identity && fixed_[global_of_[i]])) values[diag_slot_[i]] += mu;
 }
 
 double SparseAssembler::meanAbsDiagonal() const {
   const bool identity = layout_ == Layout::GlobalIdentity;
-  const double* values = A_.valuePtr();
+  const double* values = banded_ ? band_.data() : A_.valuePtr();
   double sum = 0;
   int count = 0;
   for (int i = 0; i < size(); ++i) {
@@ -195,6 +261,23 @@ class BandedLdlt {
         col[inner[k] - j] = val[k];
       }
     }
+    return eliminate();
+  }
+  // The same from SparseAssembler's band storage (half-bandwidth B, column stride 2B + 1, the
+  // diagonal at offset B): the lower half of each column is this storage's column.
+  bool factorize(const double* band, int n) {
+    if (n != n_) return false;
+    for (int j = 0; j < n; ++j) {
+      const double* from = band + std::size_t(2 * B + 1) * j + B;
+      double* col = column(j);
+      for (int r = 0; r < S; ++r) col[r] = from[r];
+    }
+    return eliminate();
+  }
+
+ private:
+  bool eliminate() {
+    const int n = n_;
     // Left-looking, column j from the B columns k = j - o before it (the leading padding has
     // D = 0, so it contributes nothing):
     //   acc(j + t) = A(j + t, j) - Σ_k L(j + t, k) D_k L(j, k),   D_j = acc(j),  L(j + t, j) = acc(j + t)/D_j,
@@ -223,6 +306,8 @@ class BandedLdlt {
       if (!(std::abs(column(j)[0]) > 1e-14 * dmax)) return false;
     return true;
   }
+
+ public:
   // x = A⁻¹ rhs (x must have the size of rhs).
   void solve(const Vec& rhs, Vec& x) {
     const int n = n_;
@@ -615,6 +700,16 @@ void LinearSolver::analyzePattern(const SpMat& A) {
 }
 
 LinearSolver::LdltMethod LinearSolver::ldltMethod() const { return impl_->method; }
+
+bool LinearSolver::takesBand(bool symmetric) const {
+  return impl_->method == LdltMethod::Band && (kind_ == Kind::LDLT || (kind_ == Kind::Auto && symmetric));
+}
+
+bool LinearSolver::factorizeBand(const double* band, int n) {
+  static_assert(SparseAssembler::kBandHalf == kBand, "the assembler's band is the factorization's");
+  active_ = Kind::LDLT;
+  return impl_->ldlt_banded.factorize(band, n);
+}
 
 bool isNumericallySymmetric(const SpMat& A) {
   double scale = 0;

@@ -50,9 +50,27 @@ class SparseAssembler {
   // Mean absolute value of the (non-identity) diagonal, for scaling the Levenberg shift.
   double meanAbsDiagonal() const;
   // |A|_F from the stored values in one vectorized pass (SparseMatrix::norm() iterates by column).
-  double frobeniusNorm() const { return Eigen::Map<const Vec>(A_.valuePtr(), A_.nonZeros()).norm(); }
+  double frobeniusNorm() const {
+    return banded_ ? Eigen::Map<const Vec>(band_.data(), Eigen::Index(band_.size())).norm()
+                   : Eigen::Map<const Vec>(A_.valuePtr(), A_.nonZeros()).norm();
+  }
 
-  const SpMat& matrix() const { return A_; }
+  // Band storage. When the pattern (Free layout) has a half-bandwidth of at most kBandHalf (a DER
+  // rod; rods that do not touch), assemble() scatters the triplets straight into a dense band
+  // instead of the sparse matrix: the band LDLT takes its columns as they are, and the product,
+  // the symmetry test, the norms and the Levenberg shift read it in contiguous passes. matrix()
+  // copies the band into the sparse matrix only when someone asks for it (an LU, a test).
+  static constexpr int kBandHalf = 10, kBandStride = 2 * kBandHalf + 1;
+  bool banded() const { return banded_; }
+  // Entry (r, c) of A at band()[kBandStride c + kBandHalf + r - c] (zero outside the pattern).
+  const double* band() const { return band_.data(); }
+  // y = A x (x, y of size size(); y is resized), in the order of A's columns and rows.
+  void multiply(const Vec& x, Vec& y) const;
+
+  const SpMat& matrix() const {
+    if (stale_) copyBandToMatrix();
+    return A_;
+  }
   int size() const { return static_cast<int>(global_of_.size()); }
   // Matrix index -> global DOF, and global DOF -> matrix index (-1 when dropped).
   const std::vector<int>& globalOf() const { return global_of_; }
@@ -64,6 +82,7 @@ class SparseAssembler {
  private:
   void rebuild(const std::vector<Eigen::Triplet<double>>& triplets);
   int slotOf(int row, int col) const;
+  void copyBandToMatrix() const;
 
   Layout layout_ = Layout::Free;
   std::vector<char> fixed_;       // copy of the mask the map was built from
@@ -79,7 +98,14 @@ class SparseAssembler {
   std::vector<std::pair<int, int>> mirror_;  // (slot of (i, j), slot of (j, i) or -1): see rebuild()
   bool dirty_ = true;
   int rebuilds_ = 0;
-  SpMat A_;
+  // In band mode the values live in band_ (slot_ and diag_slot_ then index band_) and A_ holds the
+  // pattern, its values copied from band_ by matrix() when stale_; band_of_slot_: A_'s value slot ->
+  // band_ index.
+  bool banded_ = false;
+  std::vector<double> band_;
+  std::vector<int> band_of_slot_;
+  mutable bool stale_ = false;
+  mutable SpMat A_;
 };
 
 // Sparse direct solver chosen by name: "auto" (default: LDLT when the matrix is numerically
@@ -116,6 +142,11 @@ class LinearSolver {
   // The same, with the symmetry of A already known (SparseAssembler::isSymmetric): `auto` then
   // skips its own check.
   bool factorize(const SpMat& A, bool symmetric);
+  // Whether factorizeBand() serves a matrix of the analysed pattern with this symmetry: the LDLT
+  // the kind chooses for it is the dense band one.
+  bool takesBand(bool symmetric) const;
+  // The band LDLT of the n x n matrix in SparseAssembler::band() storage (its pattern analysed).
+  bool factorizeBand(const double* band, int n);
   // x = A^{-1} b with the last factorization; false when the solver reports a failure.
   bool solve(const Vec& b, Vec& x);
   int analyses() const { return analyses_; }

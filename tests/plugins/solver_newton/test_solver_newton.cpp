@@ -575,6 +575,75 @@ TEST_CASE("sparse assembly: the cached pattern gives the fresh matrix, a new pat
   CHECK(G.col(0).cwiseAbs().sum() == 1.0);
 }
 
+TEST_CASE("sparse assembly: a narrow band is assembled into band storage, the same matrix as the sparse one") {
+  // Couplings up to 10 DOFs apart (a DER stencil's reach), duplicates, two fixed DOFs.
+  const int n = 40;
+  std::vector<char> fixed(n, 0);
+  fixed[0] = fixed[17] = 1;
+  const Vec mass = Vec::LinSpaced(n, 1.0, 2.0);
+  auto t = laplacian(n, 2.0);
+  for (int i = 0; i + 10 < n; i += 3) {
+    t.emplace_back(i, i + 10, 0.25 + 0.01 * i);
+    t.emplace_back(i + 10, i, 0.25 + 0.01 * i);
+  }
+  SparseAssembler a;
+  a.setFixed(fixed, SparseAssembler::Layout::Free);
+  REQUIRE(a.assemble(t, &mass, 3.0));
+  CHECK(a.banded());
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+  for (const auto& e : t) K(e.row(), e.col()) += e.value();
+  K.diagonal() += 3.0 * mass;
+  const auto& g = a.globalOf();
+  Eigen::MatrixXd Kff(a.size(), a.size());
+  for (int i = 0; i < a.size(); ++i)
+    for (int j = 0; j < a.size(); ++j) Kff(i, j) = K(g[i], g[j]);
+  CHECK((dense(a.matrix()) - Kff).norm() < 1e-14 * Kff.norm());
+  // The band's product, in the sparse product's order: the same numbers.
+  const Vec x = Vec::LinSpaced(a.size(), -1.0, 3.0);
+  Vec y;
+  a.multiply(x, y);
+  CHECK((y - a.matrix() * x).cwiseAbs().maxCoeff() == 0.0);
+  CHECK(std::abs(a.frobeniusNorm() - Kff.norm()) < 1e-14 * Kff.norm());
+  CHECK(a.isSymmetric());
+  // Factorized from the band or from the sparse matrix: the same factorization.
+  LinearSolver s(LinearSolver::Kind::Auto);
+  s.analyzePattern(a.matrix());
+  REQUIRE(s.takesBand(true));
+  CHECK_FALSE(s.takesBand(false));  // auto takes an LU for an unsymmetric J
+  const Vec b = Vec::LinSpaced(a.size(), 2.0, -1.0);
+  Vec from_band(a.size()), from_matrix(a.size());
+  REQUIRE(s.factorizeBand(a.band(), a.size()));
+  REQUIRE(s.solve(b, from_band));
+  REQUIRE(s.factorize(a.matrix(), true));
+  REQUIRE(s.solve(b, from_matrix));
+  CHECK((from_band - from_matrix).cwiseAbs().maxCoeff() == 0.0);
+  CHECK((Kff * from_band - b).norm() < 1e-12 * b.norm());
+  // The Levenberg shift moves the band's diagonal, which matrix() shows.
+  const double mean = a.meanAbsDiagonal();
+  CHECK(std::abs(mean - Kff.diagonal().cwiseAbs().mean()) < 1e-14 * mean);
+  a.shiftDiagonal(0.5);
+  CHECK((dense(a.matrix()) - Kff - 0.5 * Eigen::MatrixXd::Identity(a.size(), a.size())).norm() < 1e-14 * Kff.norm());
+  // An unsymmetric entry inside the band: still banded, no longer symmetric.
+  auto u = t;
+  u.emplace_back(3, 4, 0.7);
+  REQUIRE(a.assemble(u, &mass, 3.0));
+  CHECK(a.banded());
+  CHECK_FALSE(a.isSymmetric());
+  // A coupling 11 DOFs apart leaves the band: the sparse matrix holds the values.
+  auto w = t;
+  w.emplace_back(2, 13, 0.1);
+  w.emplace_back(13, 2, 0.1);
+  REQUIRE(a.assemble(w, &mass, 3.0));
+  CHECK_FALSE(a.banded());
+  a.multiply(x, y);
+  CHECK((y - a.matrix() * x).cwiseAbs().maxCoeff() == 0.0);
+  // The Global layout (an impulse contact's) is never banded.
+  SparseAssembler global;
+  global.setFixed(fixed, SparseAssembler::Layout::GlobalIdentity);
+  global.assemble(t, &mass, 3.0);
+  CHECK_FALSE(global.banded());
+}
+
 TEST_CASE("sparse assembly: umfpack, sparselu and ldlt agree") {
   const int n = 30;
   std::vector<char> fixed(n, 0);
