@@ -154,12 +154,13 @@ KernelWorld::KernelWorld(const Scene& scene, const TypeRegistry& registry)
 }
 
 void KernelWorld::shareRods() {
-  // Blocks of consecutive rods, block k ending at the first rod where the DOFs so far reach
-  // (k + 1) / threads of the total. Used when the largest block stays within 15 % of an even share.
+  // Blocks of consecutive rods (up to 4 per thread), block k ending at the first rod where the DOFs so
+  // far reach (k + 1) / parts of the total. Used when the largest block stays within 15 % of a thread's
+  // even share (else one rod is too long to share out: it spreads its own passes).
   rod_blocks_.clear();
   const int threads = pool_->threads(), rods = numRods();
   if (threads < 2 || rods < 2) return;
-  const int parts = std::min(threads, rods);
+  const int parts = std::min(pool_->maxParts(), rods);
   const double total = static_cast<double>(q_.size());
   std::vector<int> blocks{0};
   long long dofs = 0;
@@ -175,12 +176,12 @@ void KernelWorld::shareRods() {
     for (int i = blocks[k]; i < blocks[k + 1]; ++i) d += rods_[i].object->numDofs();
     largest = std::max(largest, d);
   }
-  if (largest <= 1.15 * total / parts) rod_blocks_ = std::move(blocks);
+  if (largest <= 1.15 * total / threads) rod_blocks_ = std::move(blocks);
 }
 
 void KernelWorld::forBlocks(int n, int grain, void (*body)(void* context, int begin, int end), void* context) {
   if (n <= 0) return;
-  const int parts = std::clamp(n / std::max(grain, 1), 1, pool_->threads());
+  const int parts = std::clamp(n / std::max(grain, 1), 1, pool_->maxParts());
   if (parts == 1 || parallel::ThreadPool::insideTask()) {  // one block, or a loop inside a block: here, whole
     body(context, 0, n);
     return;

@@ -50,7 +50,8 @@ int resolveThreadCount(int requested) {
 }
 
 ThreadPool::ThreadPool(int threads)
-    : threads_(std::clamp(threads, 1, 0xffff)), errors_(static_cast<std::size_t>(threads_)) {
+    : threads_(std::clamp(threads, 1, 0xffff / kPartsPerThread)),
+      errors_(static_cast<std::size_t>(maxParts())) {
   workers_.reserve(static_cast<std::size_t>(threads_ - 1));
   for (int k = 1; k < threads_; ++k) workers_.emplace_back([this] { workerLoop(); });
 }
@@ -112,7 +113,7 @@ void ThreadPool::workerLoop() {
 }
 
 void ThreadPool::run(int parts, Task task, void* context) {
-  parts = std::min(parts, threads_);
+  parts = std::min(parts, maxParts());
   bool expected = false;
   if (parts <= 1 || t_inside_task || !busy_.compare_exchange_strong(expected, true, std::memory_order_acquire)) {
     // One part, a nested loop or a second caller: every part here, in order, as one thread would.

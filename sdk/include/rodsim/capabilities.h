@@ -352,9 +352,9 @@ class ContactExtrapolation {
 
 // Capability of the World (the kernel's implements it), found with worldCapability<I>(world): the
 // threads a run may use ([simulation] threads, rodsim run --threads; 1 unless asked) and a loop that
-// spreads a range of items over them. The split is static: [0, n) in at most threads() contiguous
+// spreads a range of items over them. The split is fixed before the loop runs: [0, n) in contiguous
 // blocks of near-equal size whose inner boundaries are multiples of 8 items (whole cache lines of a
-// double array), block k always on thread k, no work stealing. A component that spreads a loop
+// double array), up to 4 per thread, each run once by whichever thread claims it. A component that spreads a loop
 // computes each item from inputs no other item of the loop writes, and combines per-block results
 // (flags, sums) only in ways that do not depend on the blocks, so that its results are bit for bit
 // those of one thread whatever the count. A loop started from inside a block (a rod's element loop
@@ -365,7 +365,7 @@ class ParallelLoops {
   virtual ~ParallelLoops() = default;
   // The threads of the run, >= 1.
   virtual int threads() const = 0;
-  // Calls body(context, begin, end) once per block of [0, n): min(threads(), n / grain) blocks (at
+  // Calls body(context, begin, end) once per block of [0, n): min(4 threads(), n / grain) blocks (at
   // least one), so that no block is smaller than `grain` items, the smallest amount of work worth a
   // thread. Returns when every block has ended; an exception of a block is rethrown here (that of
   // the first block that threw) after every block has ended. Allocates nothing.

@@ -39,14 +39,21 @@ TEST_CASE("every part runs exactly once, on any thread count, many times over") 
   for (int threads : {1, 2, 3, 4}) {
     ThreadPool pool(threads);
     CHECK(pool.threads() == threads);
-    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(threads));
+    CHECK(pool.maxParts() == ThreadPool::kPartsPerThread * threads);
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(pool.maxParts()));
     for (int round = 0; round < 2000; ++round) {
       struct Ctx {
         std::vector<std::atomic<int>>* runs;
       } ctx{&runs};
-      pool.run(threads, [](void* c, int k) { (*static_cast<Ctx*>(c)->runs)[static_cast<std::size_t>(k)]++; }, &ctx);
+      // every count of parts from 1 to maxParts in turn: parts beyond the threads are claimed too
+      const int parts = 1 + round % pool.maxParts();
+      pool.run(parts, [](void* c, int k) { (*static_cast<Ctx*>(c)->runs)[static_cast<std::size_t>(k)]++; }, &ctx);
     }
-    for (auto& r : runs) CHECK(r.load() == 2000);
+    for (int k = 0; k < pool.maxParts(); ++k) {
+      int expected = 0;  // rounds whose part count exceeded k
+      for (int round = 0; round < 2000; ++round) expected += (1 + round % pool.maxParts()) > k;
+      CHECK(runs[static_cast<std::size_t>(k)].load() == expected);
+    }
   }
 }
 

@@ -128,10 +128,10 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   void shareRods();
   // The threads of the run (one thread: no worker), made before any component binds.
   std::unique_ptr<parallel::ThreadPool> pool_;
-  // Contiguous blocks of rods of near-equal DOF counts, one per thread: block k is rods
-  // rod_blocks_[k] .. rod_blocks_[k+1]-1. Empty with one thread, one rod, or rods too unequal to share
-  // out evenly (one long rod among short ones): the rods then run one after another, a long one
-  // spreading its own element passes over the threads.
+  // Contiguous blocks of rods of near-equal DOF counts, up to 4 per thread, claimed by the threads in
+  // order: block k is rods rod_blocks_[k] .. rod_blocks_[k+1]-1. Empty with one thread, one rod, or
+  // rods too unequal to share out evenly (one long rod among short ones): the rods then run one after
+  // another, a long one spreading its own element passes over the threads.
   std::vector<int> rod_blocks_;
   // kineticEnergy of more DOFs than this sums chunks of this many (a fixed order).
   static constexpr Eigen::Index kEnergyChunk = 32768;

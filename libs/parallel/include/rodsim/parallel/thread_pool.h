@@ -43,8 +43,13 @@ class ThreadPool {
 
   int threads() const { return threads_; }
 
-  // Runs task(context, k) for k = 0 .. parts-1 (parts <= threads(), at most 65535), each part once, on
-  // the calling thread or on a worker; returns when every part has ended. If parts threw, rethrows the
+  // A loop may be split into up to this many parts per thread: on a machine shared with other work a
+  // thread can run at half speed for a while, and the others then take more of the smaller parts.
+  static constexpr int kPartsPerThread = 4;
+  int maxParts() const { return kPartsPerThread * threads_; }
+
+  // Runs task(context, k) for k = 0 .. parts-1 (parts <= maxParts()), each part once, on the calling
+  // thread or on a worker, claimed in order by whichever is free; returns when every part has ended. If parts threw, rethrows the
   // exception of the lowest such part. Allocates nothing (an exception's own storage aside). Called
   // from inside a part of any pool (a nested loop), with parts <= 1 or by a second thread while the
   // pool is busy, all parts run on the calling thread, in order.
