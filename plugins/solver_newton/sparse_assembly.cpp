@@ -118,11 +118,18 @@ void SparseAssembler::multiply(const Vec& x, Vec& y) const {
   }
   // Column by column, rows ascending: the order (and so the rounding) of the sparse product; the
   // band's zeros outside the pattern add nothing.
+  double* out = y.data();
   for (int c = 0; c < n; ++c) {
     const double xc = x[c];
+    if (c >= kBandHalf && c + kBandHalf < n) {  // a whole column: a fixed count, unrolled
+      const double* col = band_.data() + std::size_t(kBandStride) * c;  // rows c - kBandHalf ..
+      double* o = out + (c - kBandHalf);
+      for (int k = 0; k < kBandStride; ++k) o[k] += col[k] * xc;
+      continue;
+    }
     const double* col = band_.data() + std::size_t(kBandStride) * c + kBandHalf - c;  // col[r]: (r, c)
     const int r1 = std::min(n - 1, c + kBandHalf);
-    for (int r = std::max(0, c - kBandHalf); r <= r1; ++r) y[r] += col[r] * xc;
+    for (int r = std::max(0, c - kBandHalf); r <= r1; ++r) out[r] += col[r] * xc;
   }
 }
 
@@ -182,10 +189,15 @@ bool SparseAssembler::isSymmetric() const {
     const double scale = Eigen::Map<const Vec>(band_.data(), Eigen::Index(band_.size())).cwiseAbs().maxCoeff();
     double asym = 0;
     for (int c = 0; c < n; ++c) {
-      const double* col = band_.data() + std::size_t(kBandStride) * c + kBandHalf - c;  // col[r]: (r, c)
-      const int r1 = std::min(n - 1, c + kBandHalf);
-      for (int r = c + 1; r <= r1; ++r)
-        asym = std::max(asym, std::abs(col[r] - band_[std::size_t(kBandStride) * r + kBandHalf + c - r]));
+      // (c + t, c) at col[t], its mirror (c, c + t) at col[kBandStride t - 2 t]: column c + t,
+      // kBandHalf - t rows above that column's diagonal.
+      const double* col = band_.data() + std::size_t(kBandStride) * c + kBandHalf;
+      const int reach = std::min(kBandHalf, n - 1 - c);
+      if (reach == kBandHalf) {
+        for (int t = 1; t <= kBandHalf; ++t) asym = std::max(asym, std::abs(col[t] - col[(kBandStride - 1) * t]));
+      } else {
+        for (int t = 1; t <= reach; ++t) asym = std::max(asym, std::abs(col[t] - col[(kBandStride - 1) * t]));
+      }
     }
     return asym <= 1e-12 * scale;
   }
