@@ -3,7 +3,7 @@
 // shortened step b = dt / a0 (implicit_bdf2.h has the formulas).
 #include "implicit_bdf2.h"
 
-#include "newton_solvers.h"  // requireOneImpulseContact, startFromBetterPredictor
+#include "newton_solvers.h"  // requireOneImpulseContact, startFromBetterPredictor, startCollisionFree
 #include "rotation_rates.h"
 
 #include <rodsim/capabilities.h>
@@ -102,18 +102,7 @@ StepReport ImplicitBdf2Solver::step(World& world, double dt) {
     q_ = q_n_;
   world.prescribe(t, q_);
   if (!q_.allFinite()) return bdf2Failure(rep, "prescribed values at t = " + formatNumber(t) + " are not finite");
-  // Barrier contacts: start collision free (as implicit-euler).
-  v_ = q_ - q_n_;
-  for (int c = 0; c < world.numContacts() && v_.squaredNorm() > 0; ++c) {
-    if (!world.contact(c).as<StepBoundContact>()) continue;
-    const double f = world.maxStepFraction(q_n_, v_);
-    if (f < 1) {
-      const auto& fixed = world.fixedMask();
-      for (int i = 0; i < n; ++i)
-        if (!fixed[i]) q_[i] = q_n_[i] + f * v_[i];
-    }
-    break;
-  }
+  startCollisionFree(world, q_n_, q_, v_);  // v_: scratch here
 
   EvalContext ctx;
   ctx.t = t;

@@ -14,7 +14,7 @@
 // second order while no contact is active.
 #include "implicit_midpoint.h"
 
-#include "newton_solvers.h"  // requireOneImpulseContact
+#include "newton_solvers.h"  // requireOneImpulseContact, startCollisionFree
 #include "rotation_rates.h"
 
 #include <rodsim/capabilities.h>
@@ -78,7 +78,6 @@ ImplicitMidpointSolver::ImplicitMidpointSolver(const Params& p)
 
 void ImplicitMidpointSolver::bind(World& world) {
   requireOneImpulseContact(world);
-  has_barrier_ = false;
   contact_at_end_ = nullptr;
   bool residual_contact = world.numContacts() > 0, rotation_vectors = false;
   for (int c = 0; c < world.numContacts(); ++c) {
@@ -90,7 +89,6 @@ void ImplicitMidpointSolver::bind(World& world) {
                                "': it solves contact impulses for a backward-Euler step (gap and normal "
                                "velocity at the step's end), which the midpoint extrapolation would break; "
                                "use implicit-euler");
-    if (contact.as<StepBoundContact>()) has_barrier_ = true;
   }
   if (residual_contact) {
     contact_at_end_ = worldCapability<ContactExtrapolation>(world);
@@ -134,18 +132,8 @@ StepReport ImplicitMidpointSolver::step(World& world, double dt) {
     q_m_ = q_n_;
   world.prescribe(t_m, q_m_);
   if (!q_m_.allFinite()) return midpointFailure(rep, "prescribed values at t = " + formatNumber(t_m) + " are not finite");
-  // Barrier contacts: start collision free (as implicit-euler; the World bounds the end point's step).
-  if (has_barrier_) {
-    scratch_ = q_m_ - q_n_;
-    if (scratch_.squaredNorm() > 0) {
-      const double f = world.maxStepFraction(q_n_, scratch_);
-      if (f < 1) {
-        const auto& fixed = world.fixedMask();
-        for (int i = 0; i < n; ++i)
-          if (!fixed[i]) q_m_[i] = q_n_[i] + f * scratch_[i];
-      }
-    }
-  }
+  // Barrier contacts: start collision free (the World bounds the end point's step).
+  startCollisionFree(world, q_n_, q_m_, scratch_);
 
   EvalContext ctx;
   ctx.t = t_m;

@@ -30,7 +30,6 @@ class ImplicitMidpointSolver : public Solver {
   NewtonCore core_;
   bool velocity_predictor_ = true;
   bool compare_starts_ = false;
-  bool has_barrier_ = false;  // a StepBoundContact: the predictor is bounded by CCD
   ContactExtrapolation* contact_at_end_ = nullptr;  // the World's, when the scene has contacts
   std::vector<int> rotation_triplets_;  // freeRotationTriplets of the bound world, found at the first step
   bool triplets_found_ = false;

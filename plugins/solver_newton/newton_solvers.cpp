@@ -52,6 +52,19 @@ void requireOneImpulseContact(World& world) {
 
 // The world has a rod whose DOFs include rotation vectors (RodRotationVectors: Cosserat) and a contact
 // model solved through the residual (not an impulse contact, whose impulses R does not contain).
+void startCollisionFree(World& world, const Vec& q_n, Vec& q, Vec& scratch) {
+  bool barrier = false;
+  for (int c = 0; c < world.numContacts() && !barrier; ++c) barrier = world.contact(c).as<StepBoundContact>() != nullptr;
+  if (!barrier) return;
+  scratch = q - q_n;
+  if (!(scratch.squaredNorm() > 0)) return;
+  const double f = world.maxStepFraction(q_n, scratch);
+  if (f >= 1) return;
+  const auto& fixed = world.fixedMask();
+  for (int i = 0; i < q.size(); ++i)
+    if (!fixed[i]) q[i] = q_n[i] + f * scratch[i];
+}
+
 bool startFromBetterPredictor(World& world) {
   if (world.numContacts() == 0) return false;
   for (int c = 0; c < world.numContacts(); ++c)
@@ -113,19 +126,7 @@ StepReport ImplicitEulerSolver::step(World& world, double dt) {
   world.prescribe(t, q_);
   if (!q_.allFinite())
     return fail(rep, "implicit-euler: prescribed values at t = " + num(t) + " are not finite");
-  // Barrier contacts are undefined at and beyond contact: shorten the predictor's free motion to
-  // the fraction that CCD allows from q_n, so that Newton starts collision free.
-  v_ = q_ - q_n_;  // scratch: the predictor's displacement
-  for (int c = 0; c < world.numContacts() && v_.squaredNorm() > 0; ++c) {
-    if (!world.contact(c).as<StepBoundContact>()) continue;
-    const double f = world.maxStepFraction(q_n_, v_);
-    if (f < 1) {
-      const auto& fixed = world.fixedMask();
-      for (int i = 0; i < n; ++i)
-        if (!fixed[i]) q_[i] = q_n_[i] + f * v_[i];
-    }
-    break;
-  }
+  startCollisionFree(world, q_n_, q_, v_);  // v_: scratch here
 
   EvalContext ctx;
   ctx.t = t;

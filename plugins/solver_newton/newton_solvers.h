@@ -17,6 +17,12 @@ void requireOneImpulseContact(World& world);
 // the residual (README.md, "Predictor"). implicit-euler and implicit-bdf2.
 bool startFromBetterPredictor(World& world);
 
+// Barrier contacts are undefined at and beyond contact: shortens the free DOFs' predictor motion
+// q - q_n to the fraction that the World's CCD allows from q_n, so that Newton starts collision free
+// (no change without a StepBoundContact). `scratch` holds the displacement (resized, no allocation
+// once sized). implicit-euler, implicit-bdf2 and implicit-midpoint.
+void startCollisionFree(World& world, const Vec& q_n, Vec& q, Vec& scratch);
+
 class ImplicitEulerSolver : public Solver {
  public:
   static Schema schema();

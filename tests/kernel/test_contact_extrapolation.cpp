@@ -31,7 +31,7 @@ duration = 0.01
 dt = 0.001
 
 [solver]
-type = "implicit-midpoint"
+type = "implicit-euler"
 
 [[rod]]
 name = "bar"
@@ -149,7 +149,14 @@ TEST_CASE("contact extrapolation: F_c(q_c), s K_c(q_c) and E_c(q_c)/s for every 
       world.evaluateWithoutContacts(plain, at_end_without_contacts);
       const Vec contact_force = at_end - at_end_without_contacts;
       CHECK((at_q.force - without_contacts - contact_force).norm() <= 1e-9 * contact_force.norm());
+      // The barrier's CCD bounds the contacts' own step (q_c, s dq) from the step's start.
+      Vec dq = Vec::Zero(n);
+      const Rod& rope = *world.findRod("rope");
+      for (int k = 0; k < rope.numNodes(); ++k) dq[rope.dofOffset() + rope.positionDof(k) + 2] = -1e-4;  // into the bar
+      const double plain_fraction = world.maxStepFraction(q_c, s * dq);
       world.setContactExtrapolation(s);
+      CHECK(world.maxStepFraction(q, dq) == plain_fraction);
+      if (model == "ipc") CHECK(plain_fraction < 1);
 
       // Against central differences of the force (K = -dF/dq) and, without friction, of the energy.
       Eigen::MatrixXd fd(n, n);
