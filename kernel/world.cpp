@@ -219,7 +219,7 @@ void KernelWorld::zeroForce(Vec& force) {
   if (force.size() != n) force.resize(n);
   double* f = force.data();
   // zeroFill's loop over each block (bitwise zeros either way)
-  parallelForBlocks(this, static_cast<int>(n), 32768, [f](int b, int e) { zeroRange(f + b, e - b); });
+  parallelForBlocks(this, static_cast<int>(n), 8192, [f](int b, int e) { zeroRange(f + b, e - b); });
 }
 
 namespace {
@@ -535,7 +535,7 @@ double KernelWorld::kineticEnergy() const {
     }
   };
   // (forBlocks changes nothing of the World: it only runs the loop)
-  parallelForBlocks(const_cast<KernelWorld*>(this), chunks, 2, sum);
+  parallelForBlocks(const_cast<KernelWorld*>(this), chunks, 1, sum);
   double e = 0;
   for (int c = 0; c < chunks; ++c) e += energy_chunks_[c];
   return 0.5 * e;

@@ -135,7 +135,7 @@ void ThreadPool::run(int parts, Task task, void* context) {
   }
   for (int polls = 0; completed_.load(std::memory_order_acquire) != parts; ++polls) {
     cpuRelax();
-    if (polls > 256) std::this_thread::yield();  // a worker was descheduled inside its part
+    if (polls > 4096) std::this_thread::yield();  // ~0.1 ms: a worker was descheduled inside its part
   }
   busy_.store(false, std::memory_order_release);
   for (int k = 0; k < parts; ++k)

@@ -134,7 +134,7 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   // another, a long one spreading its own element passes over the threads.
   std::vector<int> rod_blocks_;
   // kineticEnergy of more DOFs than this sums chunks of this many (a fixed order).
-  static constexpr Eigen::Index kEnergyChunk = 32768;
+  static constexpr Eigen::Index kEnergyChunk = 8192;
   mutable Vec energy_chunks_;
   std::vector<Bound<Rod>> rods_;
   std::vector<Bound<Force>> forces_;
