@@ -542,8 +542,12 @@ double KernelWorld::kineticEnergy() const {
 }
 
 double KernelWorld::elasticEnergy() {
+  // Each rod's energy (its strains at the committed configuration, computed on demand) in the rods'
+  // blocks over the threads, then summed in the rods' order as on one thread.
+  rod_energy_.resize(rods_.size());
+  forEachRod([&](int r) { rod_energy_[r] = rods_[r].object->elasticEnergy(); });
   double e = 0;
-  for (auto& r : rods_) e += r.object->elasticEnergy();
+  for (double x : rod_energy_) e += x;
   return e;
 }
 

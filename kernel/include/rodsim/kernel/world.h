@@ -136,6 +136,7 @@ class KernelWorld final : public World, public ContactFreeEvaluation, public Sto
   // kineticEnergy of more DOFs than this sums chunks of this many (a fixed order).
   static constexpr Eigen::Index kEnergyChunk = 8192;
   mutable Vec energy_chunks_;
+  std::vector<double> rod_energy_;  // elasticEnergy's per-rod terms
   std::vector<Bound<Rod>> rods_;
   std::vector<Bound<Force>> forces_;
   // Indexes into forces_ of the step-constant ones (added last) and of the others.
