@@ -3,6 +3,9 @@
 # 10 000-element Cosserat Timoshenko beam (one rod) and on 100 cantilevers of 100 elements, each run
 # REPEATS times with the thread counts interleaved; prints min-max per case and the speed-up of the
 # medians, and checks that final.csv is the same bit for bit. Run it on a quiet machine (`uptime`).
+# On a machine shared with other sessions, `nice` does not help (the kernel's autogroups share the CPUs
+# between sessions first); a session of its own at autogroup nice -20 gets both cores:
+#   setsid bash -c 'echo -20 > /proc/self/autogroup; benchmarks/bench_threads.sh 5'
 #   benchmarks/bench_threads.sh [REPEATS]      (RODSIM=path/to/rodsim, default build/bin/rodsim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
