@@ -76,8 +76,11 @@ StepReport ImplicitBdf2Solver::step(World& world, double dt) {
   }
 
   // The coefficients: BDF2 with the step ratio w when the history is this World's, else backward
-  // Euler (a0 = 1, a1 = -1, a2 = 0).
-  const bool two_step = has_history_ && q_prev_.size() == n && (trust_restored_history_ || historyMatchesWorld(world));
+  // Euler (a0 = 1, a1 = -1, a2 = 0). Also backward Euler when the step grows more than twofold (the
+  // full step after a failed one was cut into substeps): variable-step BDF2 is zero-stable only for
+  // w < 1 + sqrt(2), and its extrapolation q^ amplifies the history's errors by about w/2.
+  const bool two_step = has_history_ && q_prev_.size() == n && dt <= 2 * dt_prev_ &&
+                        (trust_restored_history_ || historyMatchesWorld(world));
   double a0 = 1, a1 = -1, a2 = 0;
   if (two_step) {
     const double w = dt / dt_prev_;

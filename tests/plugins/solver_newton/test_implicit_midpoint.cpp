@@ -359,4 +359,9 @@ TEST_CASE("implicit-bdf2: a restart from its saved state continues bit for bit; 
   w->q()[w->rod(0).positionDof(5) + 2] += 1e-4;
   for (int k = 0; k < 3; ++k) REQUIRE(s.step(*w, 1e-3).ok);
   CHECK(s.startingSteps() == 2);
+  // A step twice the last is BDF2 (w = 2); one more than twice the last starts again (w = 2.5).
+  REQUIRE(s.step(*w, 2e-3).ok);
+  CHECK(s.startingSteps() == 2);
+  REQUIRE(s.step(*w, 5e-3).ok);
+  CHECK(s.startingSteps() == 3);
 }
