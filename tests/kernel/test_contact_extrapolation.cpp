@@ -108,7 +108,10 @@ Evaluation evaluateAt(KernelWorld& world, const EvalContext& base, const Vec& q)
 
 TEST_CASE("contact extrapolation: F_c(q_c), s K_c(q_c) and E_c(q_c)/s for every force contact model") {
   const std::pair<std::string, double> models[] = {{"imc", 5e-6}, {"ipc", 5e-6}, {"spring-dashpot", -3e-6}};
-  for (const auto& [model, gap] : models) {
+  for (const auto& entry : models) {
+    // (no structured binding: clang 14 cannot capture one in CAPTURE's lambda)
+    const std::string& model = entry.first;
+    const double gap = entry.second;
     for (const double friction : {0.0, 0.3}) {
       CAPTURE(model);
       CAPTURE(friction);
