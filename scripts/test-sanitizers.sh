@@ -74,8 +74,6 @@ for t in $wanted rodsim rodsim_plugins rodsim_sweep_mpi fuzz_scene; do
   if grep -qx -- "$t" <<<"$available" && [[ " ${targets[*]} " != *" $t "* ]]; then targets+=("$t"); fi
 done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
-# .ci/run builds this configuration alongside the main one's build and tests, then runs the rest.
-[ "${RODSIM_SANITIZER_BUILD_ONLY:-0}" = 1 ] && exit 0
 costs="$build/Testing/Temporary/CTestCostData.txt"   # the longest tests first (scripts/test.sh)
 [ -f "$costs" ] || { mkdir -p "$(dirname "$costs")"; cp scripts/ctest-costs/sanitizers.txt "$costs"; }
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
